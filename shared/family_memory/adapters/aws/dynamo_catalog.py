@@ -1,0 +1,376 @@
+"""The catalog, lease and change ledger in one DynamoDB table.
+
+Single-table design, one partition per family (``pk = FAM#{family_id}``):
+
+=====================  ==========================================================
+``sk``                 item
+=====================  ==========================================================
+``MEM#{memory_id}``    catalog row: ``status``, ``revision``, ``formed_key``, ``doc``
+``LEASE``              ``holder``, ``token`` (fencing), ``expires_at`` (epoch s)
+``INTENT#{change_id}`` a recorded change set not yet settled (``payload``)
+``APPLIED#{change_id}`` the applied-change ledger (``outcome``)
+=====================  ==========================================================
+
+A local secondary index ``by_formed`` (``pk``, ``formed_key``) gives the
+newest-first listing with strongly consistent reads. Every write that must be
+fenced is a TransactWriteItems whose first element is a ConditionCheck on
+the lease item's holder and token.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from family_memory.domain.clock import Clock, SystemClock
+from family_memory.domain.errors import (
+    InvalidInputError,
+    LeaseHeldError,
+    LeaseLostError,
+    StaleRevisionError,
+)
+from family_memory.domain.ids import check_change_id, check_family_id, check_memory_id
+from family_memory.domain.memory import Status
+from family_memory.ports.catalog import (
+    DEFAULT_PAGE_SIZE,
+    Catalog,
+    CatalogRow,
+    Lease,
+    Page,
+    PendingIntent,
+    check_page_size,
+    decode_cursor,
+    encode_cursor,
+)
+
+LSI_BY_FORMED = "by_formed"
+_TRANSACT_LIMIT = 100
+_MEM, _LEASE, _INTENT, _APPLIED = "MEM#", "LEASE", "INTENT#", "APPLIED#"
+
+
+def _pk(family_id: str) -> str:
+    return f"FAM#{check_family_id(family_id)}"
+
+
+def _s(value: str) -> dict[str, str]:
+    return {"S": value}
+
+
+def _n(value: float | int) -> dict[str, str]:
+    return {"N": repr(value) if isinstance(value, float) else str(value)}
+
+
+def _code(exc: ClientError) -> str:
+    return str(exc.response.get("Error", {}).get("Code", ""))
+
+
+def table_definition(table_name: str) -> dict[str, Any]:
+    """CreateTable arguments; template.yaml declares the same shape."""
+    return {
+        "TableName": table_name,
+        "BillingMode": "PAY_PER_REQUEST",
+        "AttributeDefinitions": [
+            {"AttributeName": "pk", "AttributeType": "S"},
+            {"AttributeName": "sk", "AttributeType": "S"},
+            {"AttributeName": "formed_key", "AttributeType": "S"},
+        ],
+        "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+        "LocalSecondaryIndexes": [
+            {
+                "IndexName": LSI_BY_FORMED,
+                "KeySchema": [
+                    {"AttributeName": "pk", "KeyType": "HASH"},
+                    {"AttributeName": "formed_key", "KeyType": "RANGE"},
+                ],
+                "Projection": {"ProjectionType": "ALL"},
+            }
+        ],
+    }
+
+
+class DynamoCatalog(Catalog):
+    def __init__(self, client: Any, table_name: str, *, clock: Clock | None = None) -> None:
+        self._ddb = client
+        self.table = table_name
+        self.clock = clock or SystemClock()
+
+    # --- helpers --------------------------------------------------------------
+
+    def _fence(self, lease: Lease) -> dict[str, Any]:
+        return {
+            "ConditionCheck": {
+                "TableName": self.table,
+                "Key": {"pk": _s(_pk(lease.family_id)), "sk": _s(_LEASE)},
+                "ConditionExpression": "holder = :holder AND #token = :token",
+                "ExpressionAttributeNames": {"#token": "token"},
+                "ExpressionAttributeValues": {":holder": _s(lease.holder), ":token": _n(lease.token)},
+            }
+        }
+
+    def _transact(self, lease: Lease, items: list[dict[str, Any]], *, tolerate: frozenset[int] = frozenset()) -> None:
+        """Run ``items`` behind the lease's fence. A ConditionalCheckFailed on an
+        item whose position (1-based after the fence) is in ``tolerate`` means
+        the write was already done and is not an error."""
+        attempts = 0
+        while True:
+            try:
+                self._ddb.transact_write_items(TransactItems=[self._fence(lease), *items])
+                return
+            except ClientError as exc:
+                if _code(exc) != "TransactionCanceledException":
+                    raise
+                reasons = [r.get("Code", "None") for r in exc.response.get("CancellationReasons", [])]
+                if reasons and reasons[0] == "ConditionalCheckFailed":
+                    raise LeaseLostError(
+                        f"the lease on family {lease.family_id} was taken over (token {lease.token} is stale)"
+                    ) from exc
+                if "TransactionConflict" in reasons and attempts < 5:
+                    attempts += 1
+                    time.sleep(0.05 * 2**attempts)
+                    continue
+                failed = [i for i, code in enumerate(reasons) if code == "ConditionalCheckFailed"]
+                if failed and all(i in tolerate for i in failed):
+                    # Retry without the items already in place.
+                    items = [item for i, item in enumerate(items, start=1) if i not in failed]
+                    tolerate = frozenset()
+                    if not items:
+                        return
+                    continue
+                if failed:
+                    raise StaleRevisionError(
+                        f"a catalog write for family {lease.family_id} lost a race: {reasons}"
+                    ) from exc
+                raise
+
+    def _query(self, **kwargs: Any) -> Iterator[dict[str, Any]]:
+        paginator = self._ddb.get_paginator("query")
+        for page in paginator.paginate(TableName=self.table, ConsistentRead=True, **kwargs):
+            yield from page.get("Items", [])
+
+    # --- lease ----------------------------------------------------------------
+
+    def acquire_lease(self, family_id: str, holder: str, ttl: timedelta) -> Lease:
+        now = self.clock.now().timestamp()
+        expires_at = now + ttl.total_seconds()
+        try:
+            response = self._ddb.update_item(
+                TableName=self.table,
+                Key={"pk": _s(_pk(family_id)), "sk": _s(_LEASE)},
+                UpdateExpression=(
+                    "SET holder = :holder, expires_at = :expires, #token = if_not_exists(#token, :zero) + :one"
+                ),
+                ConditionExpression="attribute_not_exists(holder) OR expires_at <= :now",
+                ExpressionAttributeNames={"#token": "token"},
+                ExpressionAttributeValues={
+                    ":holder": _s(holder),
+                    ":expires": _n(expires_at),
+                    ":zero": _n(0),
+                    ":one": _n(1),
+                    ":now": _n(now),
+                },
+                ReturnValues="ALL_NEW",
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            )
+        except ClientError as exc:
+            if _code(exc) == "ConditionalCheckFailedException":
+                item: dict[str, Any] = dict(exc.response.get("Item", {}))  # type: ignore[call-overload]
+                who = item.get("holder", {}).get("S", "another writer")
+                until = item.get("expires_at", {}).get("N")
+                when = datetime.fromtimestamp(float(until), UTC).isoformat() if until else "unknown"
+                raise LeaseHeldError(f"family {family_id} is being written by {who} until {when}") from exc
+            raise
+        token = int(response["Attributes"]["token"]["N"])
+        return Lease(family_id, holder, token, datetime.fromtimestamp(expires_at, UTC))
+
+    def renew_lease(self, lease: Lease, ttl: timedelta) -> Lease:
+        expires_at = self.clock.now().timestamp() + ttl.total_seconds()
+        try:
+            self._ddb.update_item(
+                TableName=self.table,
+                Key={"pk": _s(_pk(lease.family_id)), "sk": _s(_LEASE)},
+                UpdateExpression="SET expires_at = :expires",
+                ConditionExpression="holder = :holder AND #token = :token",
+                ExpressionAttributeNames={"#token": "token"},
+                ExpressionAttributeValues={
+                    ":expires": _n(expires_at),
+                    ":holder": _s(lease.holder),
+                    ":token": _n(lease.token),
+                },
+            )
+        except ClientError as exc:
+            if _code(exc) == "ConditionalCheckFailedException":
+                raise LeaseLostError(f"the lease on family {lease.family_id} was taken over") from exc
+            raise
+        return Lease(lease.family_id, lease.holder, lease.token, datetime.fromtimestamp(expires_at, UTC))
+
+    def release_lease(self, lease: Lease) -> bool:
+        try:
+            self._ddb.update_item(
+                TableName=self.table,
+                Key={"pk": _s(_pk(lease.family_id)), "sk": _s(_LEASE)},
+                UpdateExpression="REMOVE holder SET expires_at = :zero",
+                ConditionExpression="holder = :holder AND #token = :token",
+                ExpressionAttributeNames={"#token": "token"},
+                ExpressionAttributeValues={":zero": _n(0), ":holder": _s(lease.holder), ":token": _n(lease.token)},
+            )
+        except ClientError as exc:
+            if _code(exc) == "ConditionalCheckFailedException":
+                return False
+            raise
+        return True
+
+    # --- rows -----------------------------------------------------------------
+
+    def _row_item(self, family_id: str, row: CatalogRow) -> dict[str, Any]:
+        return {
+            "pk": _s(_pk(family_id)),
+            "sk": _s(_MEM + row.id),
+            "status": _s(row.status.value),
+            "revision": _n(row.revision),
+            "formed_key": _s(row.sort_key),
+            "doc": _s(row.model_dump_json()),
+        }
+
+    def put_rows(self, family_id: str, rows: Sequence[CatalogRow], *, lease: Lease, force: bool = False) -> None:
+        if lease.family_id != family_id:
+            raise LeaseLostError(f"the lease is for family {lease.family_id}, not {family_id}")
+        for start in range(0, len(rows), _TRANSACT_LIMIT - 1):
+            items = []
+            for row in rows[start : start + _TRANSACT_LIMIT - 1]:
+                put: dict[str, Any] = {"TableName": self.table, "Item": self._row_item(family_id, row)}
+                if not force:
+                    put["ConditionExpression"] = "attribute_not_exists(sk) OR revision <= :revision"
+                    put["ExpressionAttributeValues"] = {":revision": _n(row.revision)}
+                items.append({"Put": put})
+            self._transact(lease, items)
+
+    def delete_rows(self, family_id: str, memory_ids: Iterable[str], *, lease: Lease) -> None:
+        keys = [{"pk": _s(_pk(family_id)), "sk": _s(_MEM + check_memory_id(i))} for i in memory_ids]
+        for start in range(0, len(keys), _TRANSACT_LIMIT - 1):
+            items = [
+                {"Delete": {"TableName": self.table, "Key": key}} for key in keys[start : start + _TRANSACT_LIMIT - 1]
+            ]
+            self._transact(lease, items)
+
+    def get_rows(self, family_id: str, memory_ids: Iterable[str]) -> dict[str, CatalogRow]:
+        pk = _pk(family_id)
+        ids = sorted({check_memory_id(i) for i in memory_ids})
+        found: dict[str, CatalogRow] = {}
+        for start in range(0, len(ids), 100):
+            request: dict[str, Any] = {
+                self.table: {
+                    "Keys": [{"pk": _s(pk), "sk": _s(_MEM + i)} for i in ids[start : start + 100]],
+                    "ConsistentRead": True,
+                    "ProjectionExpression": "doc",
+                }
+            }
+            delay = 0.02
+            while request:
+                response = self._ddb.batch_get_item(RequestItems=request)
+                for item in response.get("Responses", {}).get(self.table, []):
+                    row = CatalogRow.model_validate_json(item["doc"]["S"])
+                    found[row.id] = row
+                request = response.get("UnprocessedKeys") or {}
+                if request:
+                    time.sleep(delay)
+                    delay = min(delay * 2, 1.0)
+        return found
+
+    def list_rows(
+        self,
+        family_id: str,
+        *,
+        status: Status | None = None,
+        limit: int = DEFAULT_PAGE_SIZE,
+        cursor: str | None = None,
+    ) -> Page:
+        check_page_size(limit)
+        pk = _pk(family_id)
+        status_key = status.value if status else ""
+        start_key = None
+        if cursor is not None:
+            data = decode_cursor(cursor)
+            if data.get("f") != family_id or data.get("s", "") != status_key or "sk" not in data or "k" not in data:
+                raise InvalidInputError("the page cursor belongs to a different listing")
+            check_memory_id(data["sk"].removeprefix(_MEM))
+            start_key = {"pk": _s(pk), "sk": _s(data["sk"]), "formed_key": _s(data["k"])}
+        rows: list[CatalogRow] = []
+        last_item: dict[str, Any] | None = None
+        more = True
+        while len(rows) < limit and more:
+            kwargs: dict[str, Any] = {
+                "TableName": self.table,
+                "IndexName": LSI_BY_FORMED,
+                "KeyConditionExpression": "pk = :pk",
+                "ExpressionAttributeValues": {":pk": _s(pk)},
+                "ScanIndexForward": False,
+                "ConsistentRead": True,
+                "Limit": limit - len(rows),
+            }
+            if status is not None:
+                kwargs["FilterExpression"] = "#status = :status"
+                kwargs["ExpressionAttributeNames"] = {"#status": "status"}
+                kwargs["ExpressionAttributeValues"][":status"] = _s(status.value)
+            if start_key is not None:
+                kwargs["ExclusiveStartKey"] = start_key
+            response = self._ddb.query(**kwargs)
+            for item in response.get("Items", []):
+                rows.append(CatalogRow.model_validate_json(item["doc"]["S"]))
+                last_item = item
+            start_key = response.get("LastEvaluatedKey")
+            more = start_key is not None
+        next_cursor = None
+        if more and last_item is not None:
+            next_cursor = encode_cursor(
+                {"f": family_id, "s": status_key, "sk": last_item["sk"]["S"], "k": last_item["formed_key"]["S"]}
+            )
+        return Page(rows, next_cursor)
+
+    def all_rows(self, family_id: str) -> Iterator[CatalogRow]:
+        for item in self._query(
+            KeyConditionExpression="pk = :pk AND begins_with(sk, :mem)",
+            ExpressionAttributeValues={":pk": _s(_pk(family_id)), ":mem": _s(_MEM)},
+        ):
+            yield CatalogRow.model_validate_json(item["doc"]["S"])
+
+    # --- change ledger --------------------------------------------------------
+
+    def record_intent(self, family_id: str, change_id: str, payload: str, *, lease: Lease) -> None:
+        item = {"pk": _s(_pk(family_id)), "sk": _s(_INTENT + check_change_id(change_id)), "payload": _s(payload)}
+        put = {"Put": {"TableName": self.table, "Item": item, "ConditionExpression": "attribute_not_exists(sk)"}}
+        self._transact(lease, [put], tolerate=frozenset({1}))
+
+    def pending_intents(self, family_id: str) -> list[PendingIntent]:
+        items = self._query(
+            KeyConditionExpression="pk = :pk AND begins_with(sk, :intent)",
+            ExpressionAttributeValues={":pk": _s(_pk(family_id)), ":intent": _s(_INTENT)},
+        )
+        return [PendingIntent(item["sk"]["S"][len(_INTENT) :], item["payload"]["S"]) for item in items]
+
+    def settle(self, family_id: str, change_id: str, *, lease: Lease, outcome: str = "applied") -> None:
+        pk = _s(_pk(family_id))
+        check_change_id(change_id)
+        self._transact(
+            lease,
+            [
+                {"Delete": {"TableName": self.table, "Key": {"pk": pk, "sk": _s(_INTENT + change_id)}}},
+                {
+                    "Put": {
+                        "TableName": self.table,
+                        "Item": {"pk": pk, "sk": _s(_APPLIED + change_id), "outcome": _s(outcome)},
+                    }
+                },
+            ],
+        )
+
+    def is_applied(self, family_id: str, change_id: str) -> bool:
+        response = self._ddb.get_item(
+            TableName=self.table,
+            Key={"pk": _s(_pk(family_id)), "sk": _s(_APPLIED + check_change_id(change_id))},
+            ConsistentRead=True,
+        )
+        return "Item" in response

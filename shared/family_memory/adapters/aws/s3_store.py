@@ -1,0 +1,112 @@
+"""The store on S3: ``s3://{bucket}/families/{family_id}/...``.
+
+Creates use ``IfNoneMatch='*'`` and replaces ``IfMatch=<etag read>``, so S3
+itself arbitrates races. The version tag is the object's ETag. Vendor errors
+become the core's: 412 -> StaleRevisionError / AlreadyExistsError, 409 (a
+concurrent conditional write in flight) -> StaleRevisionError, 404 ->
+NotFoundError.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from family_memory.domain.errors import AlreadyExistsError, NotFoundError, StaleRevisionError
+from family_memory.domain.ids import check_family_id
+from family_memory.domain.layout import check_relpath
+from family_memory.ports.store import Document, Store, content_type_for
+
+FAMILIES_PREFIX = "families/"
+
+
+def _code(exc: ClientError) -> str:
+    return str(exc.response.get("Error", {}).get("Code", ""))
+
+
+def _status(exc: ClientError) -> int:
+    return int(exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0))
+
+
+class S3Store(Store):
+    def __init__(self, client: Any, bucket: str) -> None:
+        self._s3 = client
+        self.bucket = bucket
+
+    def key(self, family_id: str, path: str) -> str:
+        return f"{FAMILIES_PREFIX}{check_family_id(family_id)}/{check_relpath(path)}"
+
+    def read(self, family_id: str, path: str) -> Document:
+        key = self.key(family_id, path)
+        try:
+            response = self._s3.get_object(Bucket=self.bucket, Key=key)
+        except ClientError as exc:
+            if _code(exc) in ("NoSuchKey", "404", "NotFound"):
+                raise NotFoundError(f"{path} does not exist in family {family_id}") from exc
+            raise
+        return Document(response["Body"].read(), response["ETag"])
+
+    def read_if_changed(self, family_id: str, path: str, tag: str) -> Document | None:
+        key = self.key(family_id, path)
+        try:
+            response = self._s3.get_object(Bucket=self.bucket, Key=key, IfNoneMatch=tag)
+        except ClientError as exc:
+            if _status(exc) == 304 or _code(exc) in ("304", "NotModified"):
+                return None
+            if _code(exc) in ("NoSuchKey", "404", "NotFound"):
+                raise NotFoundError(f"{path} does not exist in family {family_id}") from exc
+            raise
+        return Document(response["Body"].read(), response["ETag"])
+
+    def _put(self, family_id: str, path: str, data: bytes, **conditions: str) -> str:
+        key = self.key(family_id, path)
+        response = self._s3.put_object(
+            Bucket=self.bucket, Key=key, Body=data, ContentType=content_type_for(path), **conditions
+        )
+        return str(response["ETag"])
+
+    def create(self, family_id: str, path: str, data: bytes) -> str:
+        try:
+            return self._put(family_id, path, data, IfNoneMatch="*")
+        except ClientError as exc:
+            if _code(exc) == "PreconditionFailed" or _status(exc) == 412:
+                raise AlreadyExistsError(f"{path} already exists in family {family_id}") from exc
+            if _code(exc) == "ConditionalRequestConflict" or _status(exc) == 409:
+                raise StaleRevisionError(f"{path} in family {family_id} is being written concurrently") from exc
+            raise
+
+    def replace(self, family_id: str, path: str, data: bytes, *, expected_tag: str) -> str:
+        try:
+            return self._put(family_id, path, data, IfMatch=expected_tag)
+        except ClientError as exc:
+            if _code(exc) in ("PreconditionFailed", "ConditionalRequestConflict", "NoSuchKey") or _status(exc) in (
+                404,
+                409,
+                412,
+            ):
+                raise StaleRevisionError(f"{path} in family {family_id} changed since it was read") from exc
+            raise
+
+    def put(self, family_id: str, path: str, data: bytes) -> str:
+        return self._put(family_id, path, data)
+
+    def list(self, family_id: str, prefix: str = "") -> Iterator[str]:
+        if prefix:
+            check_relpath(prefix)
+        base = f"{FAMILIES_PREFIX}{check_family_id(family_id)}/"
+        paginator = self._s3.get_paginator("list_objects_v2")
+        for page in paginator.paginate(Bucket=self.bucket, Prefix=base + prefix):
+            for item in page.get("Contents", []):
+                yield item["Key"][len(base) :]
+
+    def families(self) -> Iterator[str]:
+        paginator = self._s3.get_paginator("list_objects_v2")
+        for page in paginator.paginate(Bucket=self.bucket, Prefix=FAMILIES_PREFIX, Delimiter="/"):
+            for common in page.get("CommonPrefixes", []):
+                name = common["Prefix"][len(FAMILIES_PREFIX) :].rstrip("/")
+                try:
+                    yield check_family_id(name)
+                except ValueError:
+                    continue

@@ -1,0 +1,281 @@
+"""The catalog, lease and change ledger in one SQLite file.
+
+Every write runs in a ``BEGIN IMMEDIATE`` transaction that first checks the
+lease (holder and fencing token), so a writer whose lease was taken over is
+refused exactly as the DynamoDB adapter refuses it. Each thread has its own
+connection; WAL mode lets readers run beside the writer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from family_memory.domain.clock import Clock, SystemClock
+from family_memory.domain.errors import (
+    InvalidInputError,
+    LeaseHeldError,
+    LeaseLostError,
+    StaleRevisionError,
+)
+from family_memory.domain.ids import check_change_id, check_family_id, check_memory_id
+from family_memory.domain.memory import Status
+from family_memory.ports.catalog import (
+    DEFAULT_PAGE_SIZE,
+    Catalog,
+    CatalogRow,
+    Lease,
+    Page,
+    PendingIntent,
+    check_page_size,
+    decode_cursor,
+    encode_cursor,
+)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS memories (
+    family_id TEXT NOT NULL,
+    memory_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    sort_key TEXT NOT NULL,
+    revision INTEGER NOT NULL,
+    row_json TEXT NOT NULL,
+    PRIMARY KEY (family_id, memory_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS memories_newest ON memories (family_id, sort_key DESC);
+CREATE INDEX IF NOT EXISTS memories_status ON memories (family_id, status, sort_key DESC);
+CREATE TABLE IF NOT EXISTS leases (
+    family_id TEXT PRIMARY KEY,
+    holder TEXT,
+    token INTEGER NOT NULL,
+    expires_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS intents (
+    family_id TEXT NOT NULL,
+    change_id TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    PRIMARY KEY (family_id, change_id)
+);
+CREATE TABLE IF NOT EXISTS applied (
+    family_id TEXT NOT NULL,
+    change_id TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    PRIMARY KEY (family_id, change_id)
+);
+"""
+
+
+class SQLiteCatalog(Catalog):
+    def __init__(self, path: Path | str, *, clock: Clock | None = None) -> None:
+        self.path = str(path)
+        self.clock = clock or SystemClock()
+        self._local = threading.local()
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._connection().executescript(_SCHEMA)
+
+    # --- connections ----------------------------------------------------------
+
+    def _connection(self) -> sqlite3.Connection:
+        db = getattr(self._local, "db", None)
+        if db is None:
+            db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=True)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute("PRAGMA busy_timeout=30000")
+            self._local.db = db
+        return db
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        db = self._connection()
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield db
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+
+    def _now(self) -> float:
+        return self.clock.now().timestamp()
+
+    @staticmethod
+    def _check_fence(db: sqlite3.Connection, lease: Lease) -> None:
+        row = db.execute("SELECT holder, token FROM leases WHERE family_id = ?", (lease.family_id,)).fetchone()
+        if row is None or row[0] != lease.holder or row[1] != lease.token:
+            raise LeaseLostError(f"the lease on family {lease.family_id} was taken over (token {lease.token} is stale)")
+
+    # --- lease ----------------------------------------------------------------
+
+    def acquire_lease(self, family_id: str, holder: str, ttl: timedelta) -> Lease:
+        check_family_id(family_id)
+        now = self._now()
+        with self._transaction() as db:
+            row = db.execute(
+                "SELECT holder, token, expires_at FROM leases WHERE family_id = ?", (family_id,)
+            ).fetchone()
+            if row is not None and row[0] is not None and row[2] > now:
+                expires = datetime.fromtimestamp(row[2], UTC)
+                raise LeaseHeldError(f"family {family_id} is being written by {row[0]} until {expires.isoformat()}")
+            token = (row[1] if row is not None else 0) + 1
+            expires_at = now + ttl.total_seconds()
+            db.execute(
+                "INSERT INTO leases (family_id, holder, token, expires_at) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (family_id) DO UPDATE SET holder = excluded.holder, token = excluded.token, "
+                "expires_at = excluded.expires_at",
+                (family_id, holder, token, expires_at),
+            )
+        return Lease(family_id, holder, token, datetime.fromtimestamp(expires_at, UTC))
+
+    def renew_lease(self, lease: Lease, ttl: timedelta) -> Lease:
+        expires_at = self._now() + ttl.total_seconds()
+        with self._transaction() as db:
+            self._check_fence(db, lease)
+            db.execute("UPDATE leases SET expires_at = ? WHERE family_id = ?", (expires_at, lease.family_id))
+        return Lease(lease.family_id, lease.holder, lease.token, datetime.fromtimestamp(expires_at, UTC))
+
+    def release_lease(self, lease: Lease) -> bool:
+        with self._transaction() as db:
+            cursor = db.execute(
+                "UPDATE leases SET holder = NULL, expires_at = 0 WHERE family_id = ? AND holder = ? AND token = ?",
+                (lease.family_id, lease.holder, lease.token),
+            )
+            return cursor.rowcount == 1
+
+    # --- rows -----------------------------------------------------------------
+
+    def put_rows(self, family_id: str, rows: Sequence[CatalogRow], *, lease: Lease, force: bool = False) -> None:
+        check_family_id(family_id)
+        if lease.family_id != family_id:
+            raise LeaseLostError(f"the lease is for family {lease.family_id}, not {family_id}")
+        with self._transaction() as db:
+            self._check_fence(db, lease)
+            for row in rows:
+                stored = db.execute(
+                    "SELECT revision FROM memories WHERE family_id = ? AND memory_id = ?", (family_id, row.id)
+                ).fetchone()
+                if stored is not None and stored[0] > row.revision and not force:
+                    raise StaleRevisionError(
+                        f"catalog holds revision {stored[0]} of memory {row.id}; "
+                        f"refusing to write revision {row.revision}"
+                    )
+                db.execute(
+                    "INSERT INTO memories (family_id, memory_id, status, sort_key, revision, row_json) "
+                    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (family_id, memory_id) DO UPDATE SET "
+                    "status = excluded.status, sort_key = excluded.sort_key, revision = excluded.revision, "
+                    "row_json = excluded.row_json",
+                    (family_id, row.id, row.status.value, row.sort_key, row.revision, row.model_dump_json()),
+                )
+
+    def delete_rows(self, family_id: str, memory_ids: Iterable[str], *, lease: Lease) -> None:
+        ids = [check_memory_id(i) for i in memory_ids]
+        with self._transaction() as db:
+            self._check_fence(db, lease)
+            db.executemany(
+                "DELETE FROM memories WHERE family_id = ? AND memory_id = ?",
+                [(check_family_id(family_id), i) for i in ids],
+            )
+
+    def get_rows(self, family_id: str, memory_ids: Iterable[str]) -> dict[str, CatalogRow]:
+        check_family_id(family_id)
+        ids = sorted({check_memory_id(i) for i in memory_ids})
+        found: dict[str, CatalogRow] = {}
+        db = self._connection()
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for (row_json,) in db.execute(
+                f"SELECT row_json FROM memories WHERE family_id = ? AND memory_id IN ({marks})",  # noqa: S608 (placeholders only)
+                (family_id, *chunk),
+            ):
+                row = CatalogRow.model_validate_json(row_json)
+                found[row.id] = row
+        return found
+
+    def list_rows(
+        self,
+        family_id: str,
+        *,
+        status: Status | None = None,
+        limit: int = DEFAULT_PAGE_SIZE,
+        cursor: str | None = None,
+    ) -> Page:
+        check_family_id(family_id)
+        check_page_size(limit)
+        after = None
+        if cursor is not None:
+            data = decode_cursor(cursor)
+            if data.get("f") != family_id or data.get("s", "") != (status.value if status else ""):
+                raise InvalidInputError("the page cursor belongs to a different listing")
+            after = data.get("k")
+        clauses = ["family_id = ?"]
+        params: list[object] = [family_id]
+        if status is not None:
+            clauses.append("status = ?")
+            params.append(status.value)
+        if after is not None:
+            clauses.append("sort_key < ?")
+            params.append(after)
+        query = f"SELECT row_json FROM memories WHERE {' AND '.join(clauses)} ORDER BY sort_key DESC LIMIT ?"  # noqa: S608
+        params.append(limit + 1)
+        rows = [CatalogRow.model_validate_json(r[0]) for r in self._connection().execute(query, params)]
+        next_cursor = None
+        if len(rows) > limit:
+            rows = rows[:limit]
+            next_cursor = encode_cursor({"f": family_id, "s": status.value if status else "", "k": rows[-1].sort_key})
+        return Page(rows, next_cursor)
+
+    def all_rows(self, family_id: str) -> Iterator[CatalogRow]:
+        check_family_id(family_id)
+        rows = (
+            self._connection()
+            .execute("SELECT row_json FROM memories WHERE family_id = ? ORDER BY memory_id", (family_id,))
+            .fetchall()
+        )
+        return (CatalogRow.model_validate_json(r[0]) for r in rows)
+
+    # --- change ledger --------------------------------------------------------
+
+    def record_intent(self, family_id: str, change_id: str, payload: str, *, lease: Lease) -> None:
+        check_family_id(family_id)
+        check_change_id(change_id)
+        with self._transaction() as db:
+            self._check_fence(db, lease)
+            db.execute(
+                "INSERT OR IGNORE INTO intents (family_id, change_id, payload) VALUES (?, ?, ?)",
+                (family_id, change_id, payload),
+            )
+
+    def pending_intents(self, family_id: str) -> list[PendingIntent]:
+        check_family_id(family_id)
+        rows = (
+            self._connection()
+            .execute("SELECT change_id, payload FROM intents WHERE family_id = ? ORDER BY change_id", (family_id,))
+            .fetchall()
+        )
+        return [PendingIntent(r[0], r[1]) for r in rows]
+
+    def settle(self, family_id: str, change_id: str, *, lease: Lease, outcome: str = "applied") -> None:
+        with self._transaction() as db:
+            self._check_fence(db, lease)
+            db.execute("DELETE FROM intents WHERE family_id = ? AND change_id = ?", (family_id, change_id))
+            db.execute(
+                "INSERT OR REPLACE INTO applied (family_id, change_id, outcome) VALUES (?, ?, ?)",
+                (family_id, change_id, outcome),
+            )
+
+    def is_applied(self, family_id: str, change_id: str) -> bool:
+        row = (
+            self._connection()
+            .execute(
+                "SELECT 1 FROM applied WHERE family_id = ? AND change_id = ?",
+                (check_family_id(family_id), check_change_id(change_id)),
+            )
+            .fetchone()
+        )
+        return row is not None

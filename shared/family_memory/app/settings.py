@@ -1,0 +1,54 @@
+"""Settings, read from the environment once and validated.
+
+``FAMILY_MEMORY_BACKEND`` picks the adapter set: ``local`` (the default: a
+directory, SQLite, in-process dispatch; no AWS account) or ``aws``. Code below
+the composition root receives plain values, never ``os.environ``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from family_memory.domain.errors import InvalidInputError
+from family_memory.domain.okf import validation_message
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    backend: Literal["local", "aws"] = "local"
+    home: Path = Field(default=Path(".family-memory"), description="local mode: where the bundle and SQLite live")
+    bucket: str | None = Field(default=None, description="aws mode: the memory bucket")
+    table: str | None = Field(default=None, description="aws mode: the catalog table")
+    region: str | None = None
+    lease_ttl_seconds: float = Field(default=30.0, gt=0, le=900)
+    lease_wait_seconds: float = Field(default=60.0, ge=0, le=900)
+
+
+_ENV = {
+    "backend": "FAMILY_MEMORY_BACKEND",
+    "home": "FAMILY_MEMORY_HOME",
+    "bucket": "MEMORY_BUCKET",
+    "table": "MEMORY_TABLE",
+    "region": "AWS_REGION",
+    "lease_ttl_seconds": "LEASE_TTL_SECONDS",
+    "lease_wait_seconds": "LEASE_WAIT_SECONDS",
+}
+
+
+def load_settings(environ: Mapping[str, str] | None = None, **overrides: object) -> Settings:
+    env = os.environ if environ is None else environ
+    values: dict[str, object] = {field: env[name] for field, name in _ENV.items() if env.get(name)}
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    try:
+        settings = Settings.model_validate(values)
+    except ValidationError as exc:
+        raise InvalidInputError(f"configuration: {validation_message(exc)}") from exc
+    if settings.backend == "aws" and not (settings.bucket and settings.table):
+        raise InvalidInputError("configuration: the aws backend needs MEMORY_BUCKET and MEMORY_TABLE")
+    return settings

@@ -1,0 +1,97 @@
+"""Identifiers and the rules every id from outside must pass.
+
+An id becomes part of an S3 key, a DynamoDB key or a file path, so it is
+validated before it goes anywhere: a closed character set, a length limit,
+no ``/``, no ``..``, no NUL. Memory and entity ids are ULIDs.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated
+
+from pydantic import AfterValidator
+from ulid import ULID
+
+from family_memory.domain.errors import InvalidInputError
+
+# Family, session, member and change ids: letters, digits, '_' and '-',
+# starting with a letter or digit. Dots are excluded so '..' can never occur.
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
+# Crockford base32 as ULIDs use it: no I, L, O, U; the first char is 0-7.
+_ULID = re.compile(r"[0-7][0-9A-HJKMNP-TV-Z]{25}")
+
+FAMILY_ID_MAX = 64
+SESSION_ID_MAX = 128
+MEMBER_ID_MAX = 64
+CHANGE_ID_MAX = 128
+
+
+def _describe(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _check_token(kind: str, value: object, max_len: int) -> str:
+    if not isinstance(value, str):
+        raise InvalidInputError(f"{kind} must be a string, got {type(value).__name__}")
+    if not value:
+        raise InvalidInputError(f"{kind} is empty")
+    if len(value) > max_len:
+        raise InvalidInputError(f"{kind} is {len(value)} characters long; the limit is {max_len}")
+    if "\x00" in value or "/" in value or ".." in value or not _TOKEN.fullmatch(value):
+        raise InvalidInputError(
+            f"{kind} {_describe(value)} is not allowed: use letters, digits, '_' and '-', "
+            "starting with a letter or digit"
+        )
+    return value
+
+
+def check_family_id(value: object) -> str:
+    return _check_token("family id", value, FAMILY_ID_MAX)
+
+
+def check_session_id(value: object) -> str:
+    return _check_token("session id", value, SESSION_ID_MAX)
+
+
+def check_member_id(value: object) -> str:
+    return _check_token("member id", value, MEMBER_ID_MAX)
+
+
+def check_change_id(value: object) -> str:
+    return _check_token("change id", value, CHANGE_ID_MAX)
+
+
+def _check_ulid(kind: str, value: object) -> str:
+    if not isinstance(value, str):
+        raise InvalidInputError(f"{kind} must be a string, got {type(value).__name__}")
+    if not _ULID.fullmatch(value):
+        raise InvalidInputError(f"{kind} {_describe(value)} is not a ULID (26 characters of Crockford base32)")
+    return value
+
+
+def check_memory_id(value: object) -> str:
+    return _check_ulid("memory id", value)
+
+
+def check_entity_id(value: object) -> str:
+    return _check_ulid("entity id", value)
+
+
+def check_rule_id(value: object) -> str:
+    return _check_ulid("suppression rule id", value)
+
+
+def new_ulid() -> str:
+    """A fresh ULID (time-ordered, 26 characters)."""
+    return str(ULID())
+
+
+FamilyId = Annotated[str, AfterValidator(check_family_id)]
+SessionId = Annotated[str, AfterValidator(check_session_id)]
+MemberId = Annotated[str, AfterValidator(check_member_id)]
+ChangeId = Annotated[str, AfterValidator(check_change_id)]
+MemoryId = Annotated[str, AfterValidator(check_memory_id)]
+EntityId = Annotated[str, AfterValidator(check_entity_id)]
+RuleId = Annotated[str, AfterValidator(check_rule_id)]

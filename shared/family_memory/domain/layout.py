@@ -1,0 +1,81 @@
+"""Where things live inside a family's folder (``families/{family_id}/...``).
+
+Stores take these relative paths; they add the family prefix themselves.
+``check_relpath`` is the last gate before a path becomes a key or a file name.
+"""
+
+from __future__ import annotations
+
+import re
+
+from family_memory.domain.errors import InvalidInputError
+from family_memory.domain.ids import (
+    check_change_id,
+    check_entity_id,
+    check_memory_id,
+    check_rule_id,
+    check_session_id,
+)
+
+FAMILY_SETTINGS = "family.json"
+BRIEF = "brief.json"
+INDEX = "index.md"
+LOG = "log.md"
+MEMORIES = "memories/"
+ENTITIES = "entities/"
+SESSIONS = "sessions/"
+CANDIDATES = "candidates/"
+SUPPRESSIONS = "suppressions/"
+CHANGES = "changes/"
+
+_SEGMENT = r"[A-Za-z0-9_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*"
+_RELPATH = re.compile(rf"{_SEGMENT}(?:/{_SEGMENT}){{0,3}}/?")
+MEMORY_SUFFIX = ".md"
+EVIDENCE_SUFFIX = ".evidence.jsonl"
+
+
+def check_relpath(path: object) -> str:
+    """A path inside a family folder: at most four plain segments, no '..', no
+    leading '/', no empty segment, no NUL. A trailing '/' marks a prefix."""
+    if not isinstance(path, str) or not path or len(path) > 200 or not _RELPATH.fullmatch(path):
+        raise InvalidInputError(f"{str(path)[:80]!r} is not a valid path inside a family folder")
+    return path
+
+
+def memory_path(memory_id: str) -> str:
+    return f"{MEMORIES}{check_memory_id(memory_id)}{MEMORY_SUFFIX}"
+
+
+def evidence_path(memory_id: str) -> str:
+    return f"{MEMORIES}{check_memory_id(memory_id)}{EVIDENCE_SUFFIX}"
+
+
+def entity_path(entity_id: str) -> str:
+    return f"{ENTITIES}{check_entity_id(entity_id)}.md"
+
+
+def session_path(session_id: str) -> str:
+    return f"{SESSIONS}{check_session_id(session_id)}.json"
+
+
+def candidates_path(session_id: str) -> str:
+    return f"{CANDIDATES}{check_session_id(session_id)}.json"
+
+
+def suppression_path(rule_id: str) -> str:
+    return f"{SUPPRESSIONS}{check_rule_id(rule_id)}.json"
+
+
+def change_path(change_id: str) -> str:
+    return f"{CHANGES}{check_change_id(change_id)}.json"
+
+
+def memory_id_from_path(path: str) -> str | None:
+    """The memory id of a ``memories/{id}.md`` path, or None for anything else (sidecars included)."""
+    if not path.startswith(MEMORIES) or not path.endswith(MEMORY_SUFFIX) or path.endswith(EVIDENCE_SUFFIX):
+        return None
+    candidate = path[len(MEMORIES) : -len(MEMORY_SUFFIX)]
+    try:
+        return check_memory_id(candidate)
+    except InvalidInputError:
+        return None

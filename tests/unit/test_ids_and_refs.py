@@ -1,0 +1,118 @@
+from __future__ import annotations
+
+import pytest
+
+from family_memory.domain.errors import InvalidInputError
+from family_memory.domain.ids import (
+    check_family_id,
+    check_memory_id,
+    check_session_id,
+    new_ulid,
+)
+from family_memory.domain.layout import check_relpath, memory_id_from_path, memory_path
+from family_memory.domain.refs import ConvRef, MemoryRef
+
+HOSTILE_IDS = ["", "..", "a/b", "../etc", "fam\x00x", "fam.rivera", " fam", "fam ", "-fam", "é", "a" * 65, "fam%2F..", "fam\n"]
+
+
+@pytest.mark.parametrize("value", HOSTILE_IDS)
+def test_family_id_rejects_anything_that_could_escape_its_folder(value: str) -> None:
+    with pytest.raises(InvalidInputError):
+        check_family_id(value)
+
+
+def test_family_id_accepts_plain_tokens() -> None:
+    assert check_family_id("fam-rivera_2") == "fam-rivera_2"
+
+
+def test_id_errors_say_what_is_wrong() -> None:
+    with pytest.raises(InvalidInputError, match="session id '../x' is not allowed"):
+        check_session_id("../x")
+    with pytest.raises(InvalidInputError, match="65 characters long; the limit is 64"):
+        check_family_id("a" * 65)
+    with pytest.raises(InvalidInputError, match="must be a string"):
+        check_family_id(42)
+
+
+@pytest.mark.parametrize("value", ["01K6N1R0A0B0C0D0E0F0G0H01", "01K6N1R0A0B0C0D0E0F0G0H0IO", "81K6N1R0A0B0C0D0E0F0G0H010", "x" * 26])
+def test_memory_id_must_be_a_ulid(value: str) -> None:
+    with pytest.raises(InvalidInputError, match="not a ULID"):
+        check_memory_id(value)
+
+
+def test_new_ulids_are_valid_and_ordered() -> None:
+    ids = [new_ulid() for _ in range(50)]
+    assert all(check_memory_id(i) for i in ids)
+    assert len(set(ids)) == 50
+
+
+def test_memory_ref_round_trips() -> None:
+    ref = MemoryRef.parse("memory://fam-rivera/01K6N1R0A0B0C0D0E0F0G0H010")
+    assert ref == MemoryRef("fam-rivera", "01K6N1R0A0B0C0D0E0F0G0H010")
+    assert str(ref) == "memory://fam-rivera/01K6N1R0A0B0C0D0E0F0G0H010"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "memory://fam-rivera/01K6N1R0A0B0C0D0E0F0G0H010/",
+        "memory://fam-rivera/../01K6N1R0A0B0C0D0E0F0G0H010",
+        "memory://fam-rivera/01K6N1R0A0B0C0D0E0F0G0H010#x",
+        "memory://fam%2Frivera/01K6N1R0A0B0C0D0E0F0G0H010",
+        "memory://{family}/01K6N1R0A0B0C0D0E0F0G0H010",
+        "MEMORY://fam-rivera/01K6N1R0A0B0C0D0E0F0G0H010",
+        " memory://fam-rivera/01K6N1R0A0B0C0D0E0F0G0H010",
+        "memory://fam-rivera/not-a-ulid",
+        "conv://fam-rivera/sess#turn=1",
+    ],
+)
+def test_memory_ref_parsing_is_strict(text: str) -> None:
+    with pytest.raises(InvalidInputError):
+        MemoryRef.parse(text)
+
+
+def test_conv_ref_parses_ranges_and_single_turns() -> None:
+    ref = ConvRef.parse("conv://fam-rivera/sess-0814#turn=12-14")
+    assert (ref.family_id, ref.session_id, list(ref.turns)) == ("fam-rivera", "sess-0814", [12, 13, 14])
+    assert str(ref) == "conv://fam-rivera/sess-0814#turn=12-14"
+    single = ConvRef.parse("conv://fam-rivera/sess-0814#turn=3")
+    assert list(single.turns) == [3] and str(single) == "conv://fam-rivera/sess-0814#turn=3"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "conv://fam-rivera/sess-0814#turn=14-12",
+        "conv://fam-rivera/sess-0814#turn=0",
+        "conv://fam-rivera/sess-0814#turn=012",
+        "conv://fam-rivera/sess-0814",
+        "conv://fam-rivera/sess-0814#turn=1-2-3",
+        "conv://fam-rivera/../sess#turn=1",
+        "conv://{family}/{session}#turn=12-14",
+        "conv://fam-rivera/sess-0814#turn=12-14&x=1",
+        "conv://fam-rivera/sess-0814#turn=1234567",
+    ],
+)
+def test_conv_ref_parsing_is_strict(text: str) -> None:
+    with pytest.raises(InvalidInputError):
+        ConvRef.parse(text)
+
+
+def test_refs_refuse_non_strings_and_huge_input() -> None:
+    with pytest.raises(InvalidInputError):
+        MemoryRef.parse(None)
+    with pytest.raises(InvalidInputError, match="limit is 300"):
+        ConvRef.parse("conv://" + "a" * 400)
+
+
+@pytest.mark.parametrize("path", ["../x", "/abs", "memories/../../x", "a//b", ".hidden", "a/.b", "a\x00b", "a/b/c/d/e/f", ""])
+def test_relative_paths_cannot_leave_the_family_folder(path: str) -> None:
+    with pytest.raises(InvalidInputError):
+        check_relpath(path)
+
+
+def test_memory_paths_and_back() -> None:
+    memory_id = new_ulid()
+    assert memory_id_from_path(memory_path(memory_id)) == memory_id
+    assert memory_id_from_path(f"memories/{memory_id}.evidence.jsonl") is None
+    assert memory_id_from_path("memories/index.md") is None
