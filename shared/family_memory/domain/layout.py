@@ -12,11 +12,13 @@ from family_memory.domain.errors import InvalidInputError
 from family_memory.domain.ids import (
     check_change_id,
     check_entity_id,
+    check_family_id,
     check_memory_id,
     check_rule_id,
     check_session_id,
 )
 
+FAMILIES_PREFIX = "families/"
 FAMILY_SETTINGS = "family.json"
 BRIEF = "brief.json"
 INDEX = "index.md"
@@ -79,3 +81,11 @@ def memory_id_from_path(path: str) -> str | None:
         return check_memory_id(candidate)
     except InvalidInputError:
         return None
+
+
+def split_key(key: str) -> tuple[str, str]:
+    """``families/{family_id}/{path}`` (an S3 object key) to a validated (family_id, path)."""
+    if not key.startswith(FAMILIES_PREFIX):
+        raise InvalidInputError(f"object key {key[:80]!r} is not under {FAMILIES_PREFIX}")
+    family_id, _, path = key[len(FAMILIES_PREFIX) :].partition("/")
+    return check_family_id(family_id), check_relpath(path)

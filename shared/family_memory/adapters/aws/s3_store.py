@@ -16,10 +16,9 @@ from botocore.exceptions import ClientError
 
 from family_memory.domain.errors import AlreadyExistsError, NotFoundError, StaleRevisionError
 from family_memory.domain.ids import check_family_id
-from family_memory.domain.layout import check_relpath
+from family_memory.domain.layout import FAMILIES_PREFIX, check_relpath
 from family_memory.ports.store import Document, Store, content_type_for
 
-FAMILIES_PREFIX = "families/"
 
 
 def _code(exc: ClientError) -> str:

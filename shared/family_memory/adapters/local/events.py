@@ -20,7 +20,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from family_memory.adapters.aws.s3_store import FAMILIES_PREFIX
+from family_memory.domain.layout import FAMILIES_PREFIX
 
 log = logging.getLogger(__name__)
 

@@ -1,0 +1,54 @@
+# One target per habit. `make demo` and `make test` are the README's quick start;
+# `make ci` is what .ci/run runs after installing.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+PIP_INSTALL := $(BIN)/pip install --disable-pip-version-check -q -c requirements/constraints.txt
+
+.PHONY: install demo test test-fast lint typecheck template ci bench clean
+
+$(BIN)/family-memory: pyproject.toml requirements/constraints.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PIP_INSTALL) --upgrade pip
+	$(PIP_INSTALL) -e ".[dev]"
+	@touch $@
+
+install: $(BIN)/family-memory
+
+demo: install  ## the walk-through on the embedded local default
+	$(BIN)/family-memory walkthrough
+
+test: install  ## every test (unit, contract on both adapter sets, integration under moto)
+	$(BIN)/python -m pytest
+
+test-fast: install  ## skip the slow crash-at-every-step and concurrency tests
+	$(BIN)/python -m pytest -m "not slow"
+
+lint: install
+	$(BIN)/ruff check shared functions tests
+	$(BIN)/ruff format --check shared functions tests
+
+typecheck: install
+	$(BIN)/mypy
+
+template: install  ## offline validation of the SAM template
+	$(BIN)/cfn-lint template.yaml
+
+ci: lint typecheck template test
+
+bench: install
+	$(BIN)/family-memory bench all
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .family-memory .aws-sam build
+
+# --- SAM: the shared layer, built without Docker ------------------------------
+# Wheels for the Lambda platform (Python 3.13 on arm64), then the project itself.
+LAMBDA_PLATFORM ?= manylinux2014_aarch64
+LAMBDA_PYTHON ?= 3.13
+build-FamilyMemoryLayer:
+	rm -rf build/layer-wheels && mkdir -p build/layer-wheels
+	$(PYTHON) -m pip wheel --no-deps -q -w build/layer-wheels .
+	$(PYTHON) -m pip install -q --target "$(ARTIFACTS_DIR)/python" \
+		--platform $(LAMBDA_PLATFORM) --implementation cp --python-version $(LAMBDA_PYTHON) \
+		--only-binary=:all: -c requirements/constraints.txt build/layer-wheels/*.whl

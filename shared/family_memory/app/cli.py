@@ -1,0 +1,56 @@
+"""``family-memory``: the command line. Each subcommand lives in ``app/commands/``.
+
+Errors the core raises on purpose are printed as one line and exit with 2;
+a check that finds problems exits with 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from collections.abc import Sequence
+
+from family_memory.domain.errors import FamilyMemoryError
+
+#: Modules with a ``register(subparsers)`` function, in help order.
+COMMAND_MODULES = (
+    "family_memory.app.commands.walkthrough",
+    "family_memory.app.commands.catalog",
+    "family_memory.app.commands.bundle",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="family-memory",
+        description="Long-term memory for a family assistant. Runs on one machine by default "
+        "(a folder of OKF files, SQLite, an embedded index); set FAMILY_MEMORY_BACKEND=aws to use AWS.",
+    )
+    parser.add_argument("--home", help="local mode: folder for the bundle and catalog (default .family-memory)")
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    # Metrics are for Lambda (EMF to CloudWatch); on the command line they would be noise.
+    os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
+    os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        code = args.run(args)
+    except FamilyMemoryError as exc:
+        print(f"family-memory: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("family-memory: interrupted", file=sys.stderr)
+        return 130
+    return int(code or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

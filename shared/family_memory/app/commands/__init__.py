@@ -1,0 +1,31 @@
+"""CLI subcommands. Each module has ``register(subparsers)``; its handler gets
+the parsed args and builds the runtime through ``runtime_for(args)``."""
+
+from __future__ import annotations
+
+import argparse
+
+from family_memory.app.bootstrap import Runtime, build
+from family_memory.app.settings import load_settings
+
+
+def runtime_for(args: argparse.Namespace) -> Runtime:
+    return build(load_settings(home=getattr(args, "home", None)))
+
+
+def family_ids(runtime: Runtime, args: argparse.Namespace) -> list[str]:
+    """The families a command should act on: ``--family`` or, with ``--all``, every one."""
+    from family_memory.domain.errors import InvalidInputError
+    from family_memory.domain.ids import check_family_id
+
+    if getattr(args, "all", False):
+        return list(runtime.store.families())
+    if getattr(args, "family", None):
+        return [check_family_id(args.family)]
+    raise InvalidInputError("name a family with --family ID, or use --all")
+
+
+def add_family_selector(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_mutually_exclusive_group(required=True)
+    group.add_argument("--family", help="one family id")
+    group.add_argument("--all", action="store_true", help="every family")

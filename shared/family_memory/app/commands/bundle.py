@@ -1,0 +1,39 @@
+"""``family-memory bundle check``: OKF v0.2 conformance of a family's folder;
+``family-memory families``: list the families in the store."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from family_memory.app.commands import add_family_selector, family_ids, runtime_for
+from family_memory.domain.okf import check_bundle
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("bundle", help="check a family's folder against OKF v0.2")
+    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    check = actions.add_parser("check", help="report OKF conformance problems (exit 1 if any)")
+    add_family_selector(check)
+    check.set_defaults(run=_check)
+    families = subparsers.add_parser("families", help="list the families in the store")
+    families.set_defaults(run=_families)
+
+
+def _check(args: argparse.Namespace) -> int:
+    runtime = runtime_for(args)
+    ok = True
+    for family_id in family_ids(runtime, args):
+        files = {p: runtime.store.read(family_id, p).data for p in runtime.store.list(family_id) if p.endswith(".md")}
+        problems = check_bundle(files)
+        print(f"family {family_id}: {len(files)} markdown files, {len(problems)} problems")
+        for problem in problems:
+            print(f"  {problem}")
+        ok = ok and not problems
+    return 0 if ok else 1
+
+
+def _families(args: argparse.Namespace) -> int:
+    for family_id in runtime_for(args).store.families():
+        print(family_id)
+    return 0

@@ -1,0 +1,152 @@
+"""Chapter 1: the files, the catalog and the write protocol."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from family_memory.app.walkthrough import WalkContext
+from family_memory.domain.changes import Action, ChangeSet, MemoryWrite
+from family_memory.domain.errors import StaleRevisionError
+from family_memory.domain.evidence import EvidenceRecord
+from family_memory.domain.family import FamilySettings, Member, MemberRole
+from family_memory.domain.ids import new_ulid
+from family_memory.domain.layout import evidence_path, memory_path
+from family_memory.domain.memory import Authority, Memory, MemoryType, Strength
+from family_memory.families import save_family
+from family_memory.writes.projections import check_catalog, rebuild_catalog
+from family_memory.writes.protocol import FamilyWriter
+
+
+def run(ctx: WalkContext) -> None:
+    runtime, family_id, now = ctx.runtime, ctx.family_id, ctx.clock.now()
+    ctx.chapter("1. Files are the truth: one claim per file, written under a lease")
+
+    ctx.step("The Rivera family (invented) gets a settings file: time zone and members.")
+    settings = FamilySettings(
+        family_id=family_id,
+        time_zone="America/Los_Angeles",
+        members=[
+            Member(id="lucia", name="Lucía Rivera", address_as="Lu"),
+            Member(id="marco", name="Marco Rivera"),
+            Member(id="maya", name="Maya Rivera", role=MemberRole.CHILD),
+        ],
+    )
+    save_family(runtime.store, settings)
+    ctx.say(f"wrote {ctx.family_path('family.json')}")
+
+    ctx.step("A change set adds one memory with its evidence, through the write protocol.")
+    directive = Memory(
+        id=new_ulid(),
+        type=MemoryType.DIRECTIVE,
+        about="Soccer team group chat",
+        summary="Ask before sending anything to the soccer team group chat.",
+        when_to_use="Any request to message, post to, or reply in the soccer group chat",
+        strength=Strength.HARD,
+        authority=Authority.USER_EXPLICIT,
+        confidence=1.0,
+        formed_at=now,
+        last_reinforced_at=now,
+        body="Always show the draft and wait for a yes before anything goes to the soccer team group chat.",
+    )
+    quote = EvidenceRecord.model_validate(
+        {
+            "ref": f"conv://{family_id}/sess-walkthrough-0#turn=2",
+            "quote": "Please check with me before anything goes to the team chat",
+            "recordedAt": now,
+        }
+    )
+    add = ChangeSet(
+        id=new_ulid(),
+        family_id=family_id,
+        actor="human:lucia",
+        reason="walk-through: a first memory",
+        created_at=now,
+        memories=[MemoryWrite(action=Action.ADD, memory=directive, evidence=[quote])],
+    )
+    result = runtime.writer.apply(add)
+    ctx.say(f"applied change set {add.id}: {len(result.record.memories) if result.record else 0} memory written")
+    ctx.say(f"the claim:    {ctx.family_path(memory_path(directive.id))}")
+    ctx.show(ctx.family_path(memory_path(directive.id)).read_text())
+    ctx.say(f"its evidence: {ctx.family_path(evidence_path(directive.id))}")
+    ctx.show(ctx.family_path(evidence_path(directive.id)).read_text())
+
+    ctx.step("Applying the same change set again (a retried request) changes nothing.")
+    again = runtime.writer.apply(add)
+    ctx.say(f"already applied: {again.already_applied}; files untouched")
+
+    ctx.step("Every write checks the revision it read: a change decided on a stale read is refused.")
+    reinforced = directive.evolve(revision=2, reinforcement_count=1, last_reinforced_at=now + timedelta(minutes=5))
+    runtime.writer.apply(
+        ChangeSet(
+            id=new_ulid(),
+            family_id=family_id,
+            actor="process:walkthrough",
+            reason="reinforced",
+            created_at=now,
+            memories=[MemoryWrite(action=Action.REINFORCE, memory=reinforced, expected_revision=1)],
+        )
+    )
+    stale_edit = ChangeSet(
+        id=new_ulid(),
+        family_id=family_id,
+        actor="human:marco",
+        reason="an edit made against revision 1",
+        created_at=now,
+        memories=[
+            MemoryWrite(
+                action=Action.UPDATE,
+                memory=directive.evolve(revision=2, summary="Never post to the soccer chat."),
+                expected_revision=1,
+            )
+        ],
+    )
+    try:
+        runtime.writer.apply(stale_edit)
+    except StaleRevisionError as exc:
+        ctx.say(f"refused: {exc}")
+
+    ctx.step("A writer dies half-way through a change set; the next writer completes it.")
+    crashed = ChangeSet(
+        id=new_ulid(),
+        family_id=family_id,
+        actor="process:walkthrough",
+        reason="a change set interrupted by a crash",
+        created_at=now,
+        memories=[
+            MemoryWrite(
+                action=Action.ADD,
+                memory=Memory(
+                    id=new_ulid(),
+                    type=MemoryType.FACT,
+                    about="Pizza night",
+                    summary="Friday is pizza night.",
+                    authority=Authority.USER_IMPLICIT,
+                    confidence=0.8,
+                    formed_at=now,
+                    last_reinforced_at=now,
+                ),
+            )
+        ],
+    )
+    dying = FamilyWriter(runtime.store, runtime.catalog, ctx.clock, lease_ttl=timedelta(seconds=30))
+    lease = runtime.catalog.acquire_lease(family_id, dying.holder, dying.lease_ttl)
+    runtime.catalog.record_intent(family_id, crashed.id, crashed.model_dump_json(), lease=lease)
+    ctx.say("the dying writer recorded its intent, then stopped (no file, no row, lease still held)")
+    ctx.clock.advance(timedelta(seconds=31))
+    with runtime.writer.open(family_id) as session:
+        ctx.say(f"the next writer took the lease (token {session.lease.token} > {lease.token}) and completed it")
+    written = crashed.memories[0].memory
+    ctx.say(f"now on disk: {ctx.family_path(memory_path(written.id))}")
+
+    ctx.step("The catalog is a projection: list newest first, check it against the files, rebuild it.")
+    for row in runtime.catalog.list_rows(family_id).rows:
+        ctx.say(f"  {row.formed_at:%Y-%m-%d %H:%M}  {row.status.value:<7} r{row.revision}  {row.summary}")
+    report = check_catalog(runtime.store, runtime.catalog, family_id)
+    ctx.show("\n".join(report.lines()))
+    lost = runtime.catalog.acquire_lease(family_id, "walkthrough-vandal", timedelta(seconds=5))
+    runtime.catalog.delete_rows(family_id, [written.id], lease=lost)
+    runtime.catalog.release_lease(lost)
+    ctx.say("after losing a row:")
+    ctx.show("\n".join(check_catalog(runtime.store, runtime.catalog, family_id).lines()))
+    ctx.say("after `family-memory catalog rebuild`:")
+    ctx.show("\n".join(rebuild_catalog(runtime.writer, family_id).lines()))
