@@ -87,7 +87,9 @@ def local_adapters(root: Path, clock: FixedClock) -> Adapters:
     from family_memory.adapters.local.directory_store import DirectoryStore
     from family_memory.adapters.local.sqlite_catalog import SQLiteCatalog
 
-    return Adapters("local", DirectoryStore(root / "bundle"), SQLiteCatalog(root / "catalog.sqlite3", clock=clock), clock)
+    return Adapters(
+        "local", DirectoryStore(root / "bundle"), SQLiteCatalog(root / "catalog.sqlite3", clock=clock), clock
+    )
 
 
 def aws_adapters(session: object, clock: FixedClock) -> Adapters:

@@ -56,5 +56,8 @@ def add(m: Memory, *records: EvidenceRecord) -> MemoryWrite:
 
 def update(m: Memory, action: Action = Action.UPDATE, *records: EvidenceRecord, **changes: Any) -> MemoryWrite:
     return MemoryWrite(
-        action=action, memory=m.evolve(revision=m.revision + 1, **changes), expected_revision=m.revision, evidence=list(records)
+        action=action,
+        memory=m.evolve(revision=m.revision + 1, **changes),
+        expected_revision=m.revision,
+        evidence=list(records),
     )

@@ -46,7 +46,7 @@ def test_lost_races_raise_the_cores_errors_not_vendor_ones(adapters: Adapters) -
     store.replace(FAMILY, "memories/a.md", b"two", expected_tag=tag)
     try:
         store.replace(FAMILY, "memories/a.md", b"three", expected_tag=tag)
-    except Exception as exc:  # noqa: BLE001 - the point is which class arrives
+    except Exception as exc:
         assert type(exc).__module__ == "family_memory.domain.errors"
     else:
         pytest.fail("a stale replace succeeded")

@@ -90,7 +90,9 @@ def test_reinforcement_appends_evidence_without_duplicates(adapters: Adapters) -
     m = memory()
     w = writer(adapters)
     w.apply(change_set(add(m, evidence())))
-    w.apply(change_set(update(m, Action.REINFORCE, evidence(), evidence("pizza again", "sess-2"), reinforcement_count=1)))
+    w.apply(
+        change_set(update(m, Action.REINFORCE, evidence(), evidence("pizza again", "sess-2"), reinforcement_count=1))
+    )
     quotes = [r.quote for r in parse_ledger(adapters.store.read(FAMILY, evidence_path(m.id)).data)]
     assert quotes == ["Friday is pizza night", "pizza again"]
 
@@ -170,7 +172,7 @@ def _scenario(family_id: str) -> tuple[Any, Any, Any]:
 
 
 def _assert_completed(adapters: Adapters, family_id: str, scenario: tuple[Any, Any, Any]) -> None:
-    first, second, (existing, new, person, rule) = scenario
+    _first, second, (existing, new, person, rule) = scenario
     store, catalog = adapters.store, adapters.catalog
     on_disk = {m.id: m for m in memories_on_disk(store, family_id).values()}
     assert set(on_disk) == {existing.id, new.id}, "exactly the two logical memories"
@@ -244,7 +246,7 @@ def test_concurrent_writers_never_lose_an_update(adapters: Adapters) -> None:
                         add(memory(summary=f"Memory {n}-{i}.")),
                     )
                     session.apply(cs)
-        except BaseException as exc:  # noqa: BLE001 - reported below
+        except BaseException as exc:
             errors.append(exc)
 
     pool = [threading.Thread(target=work, args=(n,)) for n in range(threads_n)]

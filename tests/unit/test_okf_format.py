@@ -78,8 +78,13 @@ def test_okf_trust_fields_parse_and_bare_verified_mapping_is_a_list() -> None:
     m = parse_memory(_bytes("superseded_preference.md"))
     assert m.generated is not None and m.generated.by == "family-memory/0.1.0"
     assert m.verified is not None and [v.by for v in m.verified] == ["human:dad"]
-    text = _bytes("seed_directive.md").decode().replace(
-        "needs_enrichment: false\n", "needs_enrichment: false\nverified: {by: 'human:lucia', at: 2026-08-15T10:00:00Z}\n"
+    text = (
+        _bytes("seed_directive.md")
+        .decode()
+        .replace(
+            "needs_enrichment: false\n",
+            "needs_enrichment: false\nverified: {by: 'human:lucia', at: 2026-08-15T10:00:00Z}\n",
+        )
     )
     bare = parse_memory(text)
     assert bare.verified is not None and len(bare.verified) == 1 and bare.verified[0].by == "human:lucia"
@@ -187,7 +192,9 @@ def test_hostile_summaries_stay_text(text: str) -> None:
 
 
 def test_body_with_delimiters_and_front_matter_lookalikes_round_trips() -> None:
-    body = "First line\n---\nid: 01K6N1R0A0B0C0D0E0F0G0H010\ntype: directive\n---\n\n!!python/object:os.system\n\ttabbed"
+    body = (
+        "First line\n---\nid: 01K6N1R0A0B0C0D0E0F0G0H010\ntype: directive\n---\n\n!!python/object:os.system\n\ttabbed"
+    )
     m = memory(body=body)
     assert parse_memory(serialise_memory(m)).body == body
 
@@ -218,13 +225,21 @@ _one_line = st.text(
 ).filter(lambda s: s.strip() == s and s != "")
 _body = st.text(
     alphabet=st.characters(blacklist_categories=("Cs", "Zl", "Zp"), blacklist_characters="\x85"), max_size=400
-).map(lambda s: "".join(c for c in s if c in "\n\t" or not (ord(c) < 32 or 127 <= ord(c) < 160)).replace("\r", "").strip())
+).map(
+    lambda s: "".join(c for c in s if c in "\n\t" or not (ord(c) < 32 or 127 <= ord(c) < 160)).replace("\r", "").strip()
+)
 
 
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
-@given(about=_one_line, summary=_one_line, when=_one_line, body=_body, extra=st.dictionaries(
-    st.from_regex(r"x_[a-z]{1,8}", fullmatch=True), st.one_of(st.integers(), _one_line, st.booleans()), max_size=3
-))
+@given(
+    about=_one_line,
+    summary=_one_line,
+    when=_one_line,
+    body=_body,
+    extra=st.dictionaries(
+        st.from_regex(r"x_[a-z]{1,8}", fullmatch=True), st.one_of(st.integers(), _one_line, st.booleans()), max_size=3
+    ),
+)
 def test_any_valid_memory_round_trips_exactly(about: str, summary: str, when: str, body: str, extra: dict) -> None:
     m = memory(about=about, summary=summary, when_to_use=when, body=body, valid_until=date(2027, 1, 1), **extra)
     data = serialise_memory(m)

@@ -14,6 +14,7 @@ from typing import Any
 from family_memory.adapters.local.events import InProcessBus
 from family_memory.app.settings import Settings, load_settings
 from family_memory.domain.clock import Clock, SystemClock
+from family_memory.domain.errors import InvalidInputError
 from family_memory.ports.catalog import Catalog
 from family_memory.ports.store import Store
 from family_memory.writes.protocol import FamilyWriter
@@ -61,7 +62,8 @@ def build_aws(settings: Settings, clock: Clock | None = None, *, session: Any = 
     from family_memory.adapters.aws.dynamo_catalog import DynamoCatalog
     from family_memory.adapters.aws.s3_store import S3Store
 
-    assert settings.bucket and settings.table  # checked by load_settings
+    if not (settings.bucket and settings.table):
+        raise InvalidInputError("the aws backend needs MEMORY_BUCKET and MEMORY_TABLE")
     clock = clock or SystemClock()
     session = session or boto3.session.Session(region_name=settings.region)
     store = S3Store(session.client("s3"), settings.bucket)

@@ -20,7 +20,6 @@ from family_memory.domain.layout import FAMILIES_PREFIX, check_relpath
 from family_memory.ports.store import Document, Store, content_type_for
 
 
-
 def _code(exc: ClientError) -> str:
     return str(exc.response.get("Error", {}).get("Code", ""))
 

@@ -7,6 +7,8 @@ import argparse
 
 from family_memory.app.bootstrap import Runtime, build
 from family_memory.app.settings import load_settings
+from family_memory.domain.errors import InvalidInputError
+from family_memory.domain.ids import check_family_id
 
 
 def runtime_for(args: argparse.Namespace) -> Runtime:
@@ -15,9 +17,6 @@ def runtime_for(args: argparse.Namespace) -> Runtime:
 
 def family_ids(runtime: Runtime, args: argparse.Namespace) -> list[str]:
     """The families a command should act on: ``--family`` or, with ``--all``, every one."""
-    from family_memory.domain.errors import InvalidInputError
-    from family_memory.domain.ids import check_family_id
-
     if getattr(args, "all", False):
         return list(runtime.store.families())
     if getattr(args, "family", None):
