@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import random
 import socket
 import time
 import uuid
@@ -100,7 +101,7 @@ class FamilyWriter:
             except LeaseHeldError:
                 if time.monotonic() >= deadline:
                     raise
-                time.sleep(delay)
+                time.sleep(delay * random.uniform(0.5, 1.5))  # jitter: waiters do not retry in lockstep
                 delay = min(delay * 2, 0.25)
 
     @contextlib.contextmanager
@@ -161,9 +162,9 @@ class WriteSession:
         self.keep_lease()
         if self.catalog.is_applied(self.family_id, change_set.id):
             return ApplyResult(change_set.id, applied=False, already_applied=True)
-        self._check_revisions(change_set)
+        read = self._check_revisions(change_set)
         self.catalog.record_intent(self.family_id, change_set.id, change_set.model_dump_json(), lease=self.lease)
-        return self._complete(change_set)
+        return self._complete(change_set, read)
 
     def recover(self) -> list[ApplyResult]:
         """Complete every intent a previous writer recorded and did not settle."""
@@ -176,33 +177,39 @@ class WriteSession:
             results.append(self._complete(change_set))
         return results
 
-    def _check_revisions(self, change_set: ChangeSet) -> None:
-        """Refuse, before anything is written, a change set decided against an old read."""
-        for write in change_set.memories:
-            current = self._revision_of(memory_path(write.memory.id), parse_memory)
-            if current != write.expected_revision:
-                raise StaleRevisionError(
-                    f"memory {write.memory.id} is at revision {current}, the change expected {write.expected_revision}"
-                )
-        for entity_write in change_set.entities:
-            current = self._revision_of(entity_path(entity_write.entity.id), parse_entity)
-            if current != entity_write.expected_revision:
-                raise StaleRevisionError(
-                    f"entity {entity_write.entity.id} is at revision {current}, "
-                    f"the change expected {entity_write.expected_revision}"
-                )
-
-    def _revision_of(self, path: str, parse: Callable[[bytes, str], Memory | Entity]) -> int | None:
-        document = self.store.read_optional(self.family_id, path)
-        return None if document is None else parse(document.data, path).revision
+    def _check_revisions(self, change_set: ChangeSet) -> dict[str, Document | None]:
+        """Refuse, before anything is written, a change set decided against an old read.
+        Returns what was read, so the commit step need not read it again."""
+        read: dict[str, Document | None] = {}
+        targets: list[tuple[str, str, int | None, Callable[[bytes, str], Memory | Entity]]] = [
+            (f"memory {w.memory.id}", memory_path(w.memory.id), w.expected_revision, parse_memory)
+            for w in change_set.memories
+        ]
+        targets += [
+            (f"entity {w.entity.id}", entity_path(w.entity.id), w.expected_revision, parse_entity)
+            for w in change_set.entities
+        ]
+        for what, path, expected, parse in targets:
+            document = self.store.read_optional(self.family_id, path)
+            current = None if document is None else parse(document.data, path).revision
+            if current != expected:
+                raise StaleRevisionError(f"{what} is at revision {current}, the change expected {expected}")
+            read[path] = document
+        return read
 
     def _commit_file(
-        self, path: str, target: bytes, expected_revision: int | None, parse: Callable[[bytes, str], Memory | Entity]
+        self,
+        path: str,
+        target: bytes,
+        expected_revision: int | None,
+        parse: Callable[[bytes, str], Memory | Entity],
+        read: dict[str, Document | None],
     ) -> tuple[Document | None, bool]:
         """Write ``target`` at ``path`` if the file is at ``expected_revision``.
-        Returns the file as it now is and whether it holds ``target``."""
+        Returns the file as it now is and whether it holds ``target``. ``read`` holds
+        documents read moments ago under this lease (used once, then re-read)."""
         for _ in range(3):
-            current = self.store.read_optional(self.family_id, path)
+            current = read.pop(path) if path in read else self.store.read_optional(self.family_id, path)
             if current is not None and current.data == target:
                 return current, True
             try:
@@ -219,9 +226,13 @@ class WriteSession:
                 continue  # someone wrote between our read and write: look again
         return self.store.read_optional(self.family_id, path), False
 
-    def _write_memory(self, write: MemoryWrite, conflicts: list[str]) -> tuple[MemoryChange, CatalogRow | None]:
+    def _write_memory(
+        self, write: MemoryWrite, conflicts: list[str], read: dict[str, Document | None]
+    ) -> tuple[MemoryChange, CatalogRow | None]:
         path = memory_path(write.memory.id)
-        document, done = self._commit_file(path, serialise_memory(write.memory), write.expected_revision, parse_memory)
+        document, done = self._commit_file(
+            path, serialise_memory(write.memory), write.expected_revision, parse_memory, read
+        )
         added = 0
         if done and write.evidence:
             added = self._append_evidence(write.memory.id, write.evidence)
@@ -261,23 +272,24 @@ class WriteSession:
                 continue
         raise StaleRevisionError(f"the evidence ledger of memory {memory_id} keeps changing under this writer")
 
-    def _write_entity(self, write: EntityWrite, conflicts: list[str]) -> None:
+    def _write_entity(self, write: EntityWrite, conflicts: list[str], read: dict[str, Document | None]) -> None:
         path = entity_path(write.entity.id)
-        _, done = self._commit_file(path, serialise_entity(write.entity), write.expected_revision, parse_entity)
+        _, done = self._commit_file(path, serialise_entity(write.entity), write.expected_revision, parse_entity, read)
         if not done:
             conflicts.append(f"entity {write.entity.id} was not at revision {write.expected_revision}; write skipped")
 
-    def _complete(self, change_set: ChangeSet) -> ApplyResult:
+    def _complete(self, change_set: ChangeSet, read: dict[str, Document | None] | None = None) -> ApplyResult:
+        read = {} if read is None else read
         conflicts: list[str] = []
         changes: list[MemoryChange] = []
         rows: list[CatalogRow] = []
         for write in change_set.memories:
-            change, row = self._write_memory(write, conflicts)
+            change, row = self._write_memory(write, conflicts, read)
             changes.append(change)
             if row is not None:
                 rows.append(row)
         for entity_write in change_set.entities:
-            self._write_entity(entity_write, conflicts)
+            self._write_entity(entity_write, conflicts, read)
         for rule in change_set.suppressions:
             with contextlib.suppress(AlreadyExistsError):
                 self.store.create(self.family_id, suppression_path(rule.id), serialise_json(rule))

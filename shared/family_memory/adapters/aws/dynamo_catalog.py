@@ -6,15 +6,16 @@ Single-table design, one partition per family (``pk = FAM#{family_id}``):
 ``sk``                 item
 =====================  ==========================================================
 ``MEM#{memory_id}``    catalog row: ``status``, ``revision``, ``formed_key``, ``doc``
-``LEASE``              ``holder``, ``token`` (fencing), ``expires_at`` (epoch s)
-``INTENT#{change_id}`` a recorded change set not yet settled (``payload``)
+``LEASE``              ``holder``, ``token`` (fencing), ``expires_at`` (epoch s), and
+                       ``pending_id``/``pending``: a recorded change set not yet settled
 ``APPLIED#{change_id}`` the applied-change ledger (``outcome``)
 =====================  ==========================================================
 
 A local secondary index ``by_formed`` (``pk``, ``formed_key``) gives the
 newest-first listing with strongly consistent reads. Every write that must be
-fenced is a TransactWriteItems whose first element is a ConditionCheck on
-the lease item's holder and token.
+fenced either conditions on the lease item itself (the intent slot) or is a
+TransactWriteItems whose first element is a ConditionCheck on the lease item's
+holder and token (catalog rows).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from botocore.exceptions import ClientError
 
 from family_memory.domain.clock import Clock, SystemClock
 from family_memory.domain.errors import (
+    ConflictError,
     InvalidInputError,
     LeaseHeldError,
     LeaseLostError,
@@ -49,7 +51,7 @@ from family_memory.ports.catalog import (
 
 LSI_BY_FORMED = "by_formed"
 _TRANSACT_LIMIT = 100
-_MEM, _LEASE, _INTENT, _APPLIED = "MEM#", "LEASE", "INTENT#", "APPLIED#"
+_MEM, _LEASE, _APPLIED = "MEM#", "LEASE", "APPLIED#"
 
 
 def _pk(family_id: str) -> str:
@@ -66,6 +68,11 @@ def _n(value: float | int) -> dict[str, str]:
 
 def _code(exc: ClientError) -> str:
     return str(exc.response.get("Error", {}).get("Code", ""))
+
+
+def _old_item(exc: ClientError) -> dict[str, Any]:
+    """The item as it was when a condition failed (ReturnValuesOnConditionCheckFailure=ALL_OLD)."""
+    return dict(exc.response.get("Item", {}))  # type: ignore[call-overload]
 
 
 def table_definition(table_name: str) -> dict[str, Any]:
@@ -111,10 +118,8 @@ class DynamoCatalog(Catalog):
             }
         }
 
-    def _transact(self, lease: Lease, items: list[dict[str, Any]], *, tolerate: frozenset[int] = frozenset()) -> None:
-        """Run ``items`` behind the lease's fence. A ConditionalCheckFailed on an
-        item whose position (1-based after the fence) is in ``tolerate`` means
-        the write was already done and is not an error."""
+    def _transact(self, lease: Lease, items: list[dict[str, Any]]) -> None:
+        """Run ``items`` behind the lease's fence (the first item of the transaction)."""
         attempts = 0
         while True:
             try:
@@ -132,15 +137,7 @@ class DynamoCatalog(Catalog):
                     attempts += 1
                     time.sleep(0.05 * 2**attempts)
                     continue
-                failed = [i for i, code in enumerate(reasons) if code == "ConditionalCheckFailed"]
-                if failed and all(i in tolerate for i in failed):
-                    # Retry without the items already in place.
-                    items = [item for i, item in enumerate(items, start=1) if i not in failed]
-                    tolerate = frozenset()
-                    if not items:
-                        return
-                    continue
-                if failed:
+                if "ConditionalCheckFailed" in reasons:
                     raise StaleRevisionError(
                         f"a catalog write for family {lease.family_id} lost a race: {reasons}"
                     ) from exc
@@ -177,7 +174,7 @@ class DynamoCatalog(Catalog):
             )
         except ClientError as exc:
             if _code(exc) == "ConditionalCheckFailedException":
-                item: dict[str, Any] = dict(exc.response.get("Item", {}))  # type: ignore[call-overload]
+                item = _old_item(exc)
                 who = item.get("holder", {}).get("S", "another writer")
                 until = item.get("expires_at", {}).get("N")
                 when = datetime.fromtimestamp(float(until), UTC).isoformat() if until else "unknown"
@@ -340,32 +337,70 @@ class DynamoCatalog(Catalog):
     # --- change ledger --------------------------------------------------------
 
     def record_intent(self, family_id: str, change_id: str, payload: str, *, lease: Lease) -> None:
-        item = {"pk": _s(_pk(family_id)), "sk": _s(_INTENT + check_change_id(change_id)), "payload": _s(payload)}
-        put = {"Put": {"TableName": self.table, "Item": item, "ConditionExpression": "attribute_not_exists(sk)"}}
-        self._transact(lease, [put], tolerate=frozenset({1}))
+        # The intent lives on the lease item itself: one conditional UpdateItem is
+        # both fenced and atomic, with no transaction. One writer holds the lease and
+        # completes pending work before its own, so one slot is enough.
+        try:
+            self._ddb.update_item(
+                TableName=self.table,
+                Key={"pk": _s(_pk(family_id)), "sk": _s(_LEASE)},
+                UpdateExpression="SET pending_id = :cid, pending = :payload",
+                ConditionExpression=(
+                    "holder = :holder AND #token = :token AND (attribute_not_exists(pending_id) OR pending_id = :cid)"
+                ),
+                ExpressionAttributeNames={"#token": "token"},
+                ExpressionAttributeValues={
+                    ":cid": _s(check_change_id(change_id)),
+                    ":payload": _s(payload),
+                    ":holder": _s(lease.holder),
+                    ":token": _n(lease.token),
+                },
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            )
+        except ClientError as exc:
+            if _code(exc) != "ConditionalCheckFailedException":
+                raise
+            item = _old_item(exc)
+            if item.get("holder", {}).get("S") != lease.holder or item.get("token", {}).get("N") != str(lease.token):
+                raise LeaseLostError(
+                    f"the lease on family {family_id} was taken over (token {lease.token} is stale)"
+                ) from exc
+            other = item.get("pending_id", {}).get("S")
+            raise ConflictError(f"change set {other} is still pending in family {family_id}") from exc
 
     def pending_intents(self, family_id: str) -> list[PendingIntent]:
-        items = self._query(
-            KeyConditionExpression="pk = :pk AND begins_with(sk, :intent)",
-            ExpressionAttributeValues={":pk": _s(_pk(family_id)), ":intent": _s(_INTENT)},
+        response = self._ddb.get_item(
+            TableName=self.table,
+            Key={"pk": _s(_pk(family_id)), "sk": _s(_LEASE)},
+            ConsistentRead=True,
+            ProjectionExpression="pending_id, pending",
         )
-        return [PendingIntent(item["sk"]["S"][len(_INTENT) :], item["payload"]["S"]) for item in items]
+        item = response.get("Item", {})
+        if "pending_id" not in item:
+            return []
+        return [PendingIntent(item["pending_id"]["S"], item["pending"]["S"])]
 
     def settle(self, family_id: str, change_id: str, *, lease: Lease, outcome: str = "applied") -> None:
         pk = _s(_pk(family_id))
         check_change_id(change_id)
-        self._transact(
-            lease,
-            [
-                {"Delete": {"TableName": self.table, "Key": {"pk": pk, "sk": _s(_INTENT + change_id)}}},
-                {
-                    "Put": {
-                        "TableName": self.table,
-                        "Item": {"pk": pk, "sk": _s(_APPLIED + change_id), "outcome": _s(outcome)},
-                    }
-                },
-            ],
+        # Ledger first, then clear the slot: a crash between the two leaves the intent
+        # pending, and completing it again is idempotent.
+        self._ddb.put_item(
+            TableName=self.table, Item={"pk": pk, "sk": _s(_APPLIED + change_id), "outcome": _s(outcome)}
         )
+        try:
+            self._ddb.update_item(
+                TableName=self.table,
+                Key={"pk": pk, "sk": _s(_LEASE)},
+                UpdateExpression="REMOVE pending_id, pending",
+                ConditionExpression="holder = :holder AND #token = :token",
+                ExpressionAttributeNames={"#token": "token"},
+                ExpressionAttributeValues={":holder": _s(lease.holder), ":token": _n(lease.token)},
+            )
+        except ClientError as exc:
+            if _code(exc) == "ConditionalCheckFailedException":
+                raise LeaseLostError(f"the lease on family {family_id} was taken over") from exc
+            raise
 
     def is_applied(self, family_id: str, change_id: str) -> bool:
         response = self._ddb.get_item(
