@@ -72,7 +72,9 @@ def _code(exc: ClientError) -> str:
 
 def _old_item(exc: ClientError) -> dict[str, Any]:
     """The item as it was when a condition failed (ReturnValuesOnConditionCheckFailure=ALL_OLD)."""
-    return dict(exc.response.get("Item", {}))  # type: ignore[call-overload]
+    response: dict[str, Any] = dict(exc.response)
+    item: dict[str, Any] = dict(response.get("Item") or {})
+    return item
 
 
 def table_definition(table_name: str) -> dict[str, Any]:
