@@ -44,11 +44,12 @@ clean:
 
 # --- SAM: the shared layer, built without Docker ------------------------------
 # Wheels for the Lambda platform (Python 3.13 on arm64), then the project itself.
-LAMBDA_PLATFORM ?= manylinux2014_aarch64
+# Lambda python3.13 runs on Amazon Linux 2023 (glibc 2.34): any of these manylinux tags fits.
+LAMBDA_PLATFORMS ?= manylinux2014_aarch64 manylinux_2_28_aarch64 manylinux_2_34_aarch64
 LAMBDA_PYTHON ?= 3.13
 build-FamilyMemoryLayer:
 	rm -rf build/layer-wheels && mkdir -p build/layer-wheels
 	$(PYTHON) -m pip wheel --no-deps -q -w build/layer-wheels .
 	$(PYTHON) -m pip install -q --target "$(ARTIFACTS_DIR)/python" \
-		--platform $(LAMBDA_PLATFORM) --implementation cp --python-version $(LAMBDA_PYTHON) \
+		$(foreach p,$(LAMBDA_PLATFORMS),--platform $(p)) --implementation cp --python-version $(LAMBDA_PYTHON) \
 		--only-binary=:all: -c requirements/constraints.txt build/layer-wheels/*.whl
