@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
 
+from family_memory.domain.errors import FamilyMemoryError, InvalidInputError
 from family_memory.domain.memory import MemoryType, Sensitivity, Status
 from family_memory.retrieval.documents import IndexDocument
 from family_memory.retrieval.embedding import Vector
@@ -104,9 +105,11 @@ class MemoryIndex(ABC):
         return {doc.memory_id: doc.revision for doc in self.documents(family_id)}
 
 
-def check_k(k: int) -> int:
-    from family_memory.domain.errors import InvalidInputError
+class IndexUnavailableError(FamilyMemoryError):
+    """The search engine could not be reached or refused a request it should accept."""
 
+
+def check_k(k: int) -> int:
     if not 1 <= k <= MAX_K:
         raise InvalidInputError(f"k must be between 1 and {MAX_K}, got {k}")
     return k
@@ -114,8 +117,6 @@ def check_k(k: int) -> int:
 
 def check_documents(family_id: str, documents: Sequence[IndexDocument], dimension: int) -> None:
     """Refuse documents of another family or without a vector of the index's dimension."""
-    from family_memory.domain.errors import InvalidInputError
-
     for document in documents:
         if document.family_id != family_id:
             raise InvalidInputError(
