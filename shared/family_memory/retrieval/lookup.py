@@ -191,8 +191,10 @@ class TurnLookup:
         surface: Surface = Surface.CHAT,
         *,
         query_vector: Vector | None = None,
+        need: int | None = None,
     ) -> tuple[list[tuple[CatalogRow, str]], LookupResult, str]:
-        """Confirmed rows in interleaved order, with how each was found."""
+        """Confirmed rows in interleaved order, with how each was found. With ``need``,
+        hits are confirmed a chunk at a time until that many are confirmed."""
         family_id = check_family_id(family_id)
         if not isinstance(query, str):
             raise InvalidInputError("the query must be a string")
@@ -217,17 +219,22 @@ class TurnLookup:
         result.hits = len(order)
         via = _found_by(semantic_hits, keyword_hits)
         indexed_revision = {h.memory_id: h.revision for h in (*keyword_hits, *semantic_hits)}
-        rows = self.catalog.get_rows(family_id, order) if order else {}
         confirmed: list[tuple[CatalogRow, str]] = []
-        for memory_id in order:
-            row = rows.get(memory_id)
-            reason = self.why_not_current(row, today, surface)
-            if reason is not None or row is None:
-                result.dropped[memory_id] = reason or "no catalog row"
-                continue
-            if row.revision != indexed_revision[memory_id]:
-                result.lagging.append(memory_id)
-            confirmed.append((row, via[memory_id]))
+        chunk = max(2 * need, 8) if need else max(len(order), 1)
+        for start in range(0, len(order), chunk):
+            if need is not None and len(confirmed) >= need:
+                break
+            ids = order[start : start + chunk]
+            rows = self.catalog.get_rows(family_id, ids)
+            for memory_id in ids:
+                row = rows.get(memory_id)
+                reason = self.why_not_current(row, today, surface)
+                if reason is not None or row is None:
+                    result.dropped[memory_id] = reason or "no catalog row"
+                    continue
+                if row.revision != indexed_revision[memory_id]:
+                    result.lagging.append(memory_id)
+                confirmed.append((row, via[memory_id]))
         if result.dropped:
             log.info("index hits overruled by the catalog", extra={"family_id": family_id, "dropped": result.dropped})
         return confirmed, result, zone
@@ -251,7 +258,7 @@ class TurnLookup:
             raise InvalidInputError(f"max_items must be between 0 and {MAX_ITEMS_LIMIT}, got {items_cap}")
         if not 0 <= tokens_cap <= MAX_TOKENS_LIMIT:
             raise InvalidInputError(f"max_tokens must be between 0 and {MAX_TOKENS_LIMIT}, got {tokens_cap}")
-        confirmed, result, zone = self.ranked(family_id, message, surface, query_vector=query_vector)
+        confirmed, result, zone = self.ranked(family_id, message, surface, query_vector=query_vector, need=items_cap)
         now = self.clock.now()
         used = count_tokens(f"{LOOKUP_OPEN}\n{LOOKUP_NOTE}\n{LOOKUP_CLOSE}")
         lines: list[str] = []

@@ -188,7 +188,7 @@ class ReadTools:
     def search_memory(self, query: str, limit: int = SEARCH_DEFAULT_LIMIT) -> str:
         if not 1 <= limit <= SEARCH_MAX_LIMIT:
             raise InvalidInputError(f"limit must be between 1 and {SEARCH_MAX_LIMIT}")
-        confirmed, _, zone = self.lookup.ranked(self.family_id, query[:MAX_QUERY_CHARS], self.surface)
+        confirmed, _, zone = self.lookup.ranked(self.family_id, query[:MAX_QUERY_CHARS], self.surface, need=limit)
         now = self.lookup.clock.now()
         lines = [
             line_for(row, str(MemoryRef(self.family_id, row.id)), age_in_words(row.formed_at, now, zone))
