@@ -113,7 +113,7 @@ def test_semantic_search_ranks_the_closest_first_with_cosine_scores(subject: Sub
     subject.settle(FAMILY, [d.memory_id for d in docs])
     assert docs[0].embedding is not None
     hits = subject.index.semantic(FAMILY, docs[0].embedding, SearchFilter(), 2)
-    assert [h.memory_id for h in hits][0] == docs[0].memory_id and len(hits) == 2
+    assert hits[0].memory_id == docs[0].memory_id and len(hits) == 2
     assert hits[0].score == pytest.approx(1.0, abs=1e-3) and hits[0].score > hits[1].score >= -1.0
     assert hits[0].revision == 1
 
@@ -153,7 +153,9 @@ FILTERS = [
 
 
 def test_both_searches_apply_the_filter_exactly_as_the_rule_states(subject: Subject) -> None:
-    docs = [doc(summary=f"Swimming lessons note {n}.", about="Swimming lessons", **case) for n, case in enumerate(CASES)]
+    docs = [
+        doc(summary=f"Swimming lessons note {n}.", about="Swimming lessons", **case) for n, case in enumerate(CASES)
+    ]
     subject.index.upsert(FAMILY, docs)
     subject.settle(FAMILY, [d.memory_id for d in docs])
     for search_filter in FILTERS:

@@ -43,8 +43,11 @@ def client() -> object:
 
 def test_titan_v2_is_asked_for_512_normalised_dimensions(client: object) -> None:
     with Stubber(client) as stub:
-        stub.add_response("invoke_model", {"body": body(RECORDED), "contentType": "application/json"},
-                          expected_params("Maya's orthodontist"))
+        stub.add_response(
+            "invoke_model",
+            {"body": body(RECORDED), "contentType": "application/json"},
+            expected_params("Maya's orthodontist"),
+        )
         vector = BedrockTitanEmbedder(client).embed_one("Maya's   orthodontist")
         stub.assert_no_pending_responses()
     assert len(vector) == 512 and math.isclose(sum(x * x for x in vector), 1.0, rel_tol=1e-9)

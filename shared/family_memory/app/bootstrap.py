@@ -89,9 +89,7 @@ def build_local(settings: Settings, clock: Clock | None = None) -> Runtime:
         _lookup_settings(settings),
     )
     bus.subscribe(MEMORY_FILE_KEYS, retrieval.indexer.handle_event)
-    return Runtime(
-        settings, clock, store, catalog, _writer(settings, store, catalog, clock), bus, retrieval=retrieval
-    )
+    return Runtime(settings, clock, store, catalog, _writer(settings, store, catalog, clock), bus, retrieval=retrieval)
 
 
 def build_aws(settings: Settings, clock: Clock | None = None, *, session: Any = None) -> Runtime:

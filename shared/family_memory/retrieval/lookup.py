@@ -291,7 +291,8 @@ def _found_by(semantic: Sequence[Hit], keyword: Sequence[Hit]) -> dict[str, str]
     in_semantic = {h.memory_id for h in semantic}
     in_keyword = {h.memory_id for h in keyword}
     return {
-        memory_id: "both" if memory_id in in_semantic and memory_id in in_keyword else
-        ("semantic" if memory_id in in_semantic else "keyword")
+        memory_id: "both"
+        if memory_id in in_semantic and memory_id in in_keyword
+        else ("semantic" if memory_id in in_semantic else "keyword")
         for memory_id in in_semantic | in_keyword
     }

@@ -239,7 +239,11 @@ class ReadTools:
             when = f" at {turn.at:%Y-%m-%d %H:%M}Z" if turn.at else ""
             lines.append(f"[turn {n}, {speaker}{when}] {escape(turn.text)}")
         started = f"{transcript.started_at:%Y-%m-%d}"
-        return f'<conversation_excerpt ref="{parsed}" started="{started}">\n' + "\n".join(lines) + "\n</conversation_excerpt>"
+        return (
+            f'<conversation_excerpt ref="{parsed}" started="{started}">\n'
+            + "\n".join(lines)
+            + "\n</conversation_excerpt>"
+        )
 
 
 def _parse(model: type[BaseModel], tool_input: Any, name: str) -> Any:

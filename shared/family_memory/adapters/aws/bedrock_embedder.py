@@ -79,7 +79,7 @@ class BedrockTitanEmbedder(Embedder):
                 if code not in RETRYABLE or attempt == self._attempts:
                     raise EmbeddingUnavailableError(f"Bedrock embedding failed ({code or 'error'}): {exc}") from exc
                 delay = min(self._max_delay, self._base_delay * 2 ** (attempt - 1))
-                self._sleep(delay * (0.5 + random.random() / 2))  # noqa: S311 - jitter, not security
+                self._sleep(delay * (0.5 + random.random() / 2))
         raise AssertionError("unreachable")
 
     def _vector(self, response: dict[str, Any]) -> Vector:

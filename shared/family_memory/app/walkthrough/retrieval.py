@@ -26,13 +26,31 @@ TURNS = [
 ]
 # (turns cited, type, about, summary, days ago, extra fields)
 MEMORIES: list[tuple[str, MemoryType, str, str, int, dict[str, Any]]] = [
-    ("1-3", MemoryType.FACT, "Maya's orthodontist",
-     "Maya sees Dr. Patel, the orthodontist on Elm Street, every six weeks; mornings work best.", 21, {}),
+    (
+        "1-3",
+        MemoryType.FACT,
+        "Maya's orthodontist",
+        "Maya sees Dr. Patel, the orthodontist on Elm Street, every six weeks; mornings work best.",
+        21,
+        {},
+    ),
     ("4", MemoryType.FACT, "Leo's piano lessons", "Leo has piano with Ms. Okonkwo on Wednesdays at 4 pm.", 9, {}),
-    ("5", MemoryType.CONSTRAINT, "Leo's allergy", "Leo is allergic to peanuts: no peanut snacks.", 9,
-     {"sensitivity": Sensitivity.HEALTH}),
-    ("6", MemoryType.FACT, "Potluck sign-up", "The Thanksgiving potluck sign-up closes on November 25.", 30,
-     {"valid_until": date(2026, 11, 25)}),
+    (
+        "5",
+        MemoryType.CONSTRAINT,
+        "Leo's allergy",
+        "Leo is allergic to peanuts: no peanut snacks.",
+        9,
+        {"sensitivity": Sensitivity.HEALTH},
+    ),
+    (
+        "6",
+        MemoryType.FACT,
+        "Potluck sign-up",
+        "The Thanksgiving potluck sign-up closes on November 25.",
+        30,
+        {"valid_until": date(2026, 11, 25)},
+    ),
 ]
 
 
@@ -56,8 +74,16 @@ def _seed(ctx: WalkContext) -> dict[str, Memory]:
     for turns, kind, about, summary, days, extra in MEMORIES:
         formed = now - timedelta(days=days)
         memory = Memory(
-            id=new_ulid(), type=kind, about=about, summary=summary, authority=Authority.USER_EXPLICIT,
-            confidence=1.0, formed_at=formed, last_reinforced_at=formed, body=summary, **extra,
+            id=new_ulid(),
+            type=kind,
+            about=about,
+            summary=summary,
+            authority=Authority.USER_EXPLICIT,
+            confidence=1.0,
+            formed_at=formed,
+            last_reinforced_at=formed,
+            body=summary,
+            **extra,
         )
         first = int(turns.split("-")[0])
         quote = TURNS[first - 1][2].split(".")[0]
@@ -67,8 +93,14 @@ def _seed(ctx: WalkContext) -> dict[str, Memory]:
         memories[about] = memory
         writes.append(MemoryWrite(action=Action.ADD, memory=memory, evidence=[evidence]))
     ctx.runtime.writer.apply(
-        ChangeSet(id=new_ulid(), family_id=family_id, actor="process:walkthrough", reason="walk-through: retrieval",
-                  created_at=now, memories=writes)
+        ChangeSet(
+            id=new_ulid(),
+            family_id=family_id,
+            actor="process:walkthrough",
+            reason="walk-through: retrieval",
+            created_at=now,
+            memories=writes,
+        )
     )
     return memories
 
@@ -108,17 +140,24 @@ def run(ctx: WalkContext) -> None:
     ctx.step("A memory forgotten a moment ago never comes back, even before the index hears about it.")
     piano = memories["Leo's piano lessons"]
     forget = ChangeSet(
-        id=new_ulid(), family_id=family_id, actor="human:marco", reason="forget from the card",
+        id=new_ulid(),
+        family_id=family_id,
+        actor="human:marco",
+        reason="forget from the card",
         created_at=ctx.clock.now(),
-        memories=[MemoryWrite(action=Action.RETRACT, memory=piano.evolve(revision=2, status=Status.RETRACTED),
-                              expected_revision=1)],
+        memories=[
+            MemoryWrite(
+                action=Action.RETRACT, memory=piano.evolve(revision=2, status=Status.RETRACTED), expected_revision=1
+            )
+        ],
     )
     runtime.writer.apply(forget)
     held = retrieval.index.get(family_id, [piano.id])[piano.id].status.value
     result = retrieval.lookup.lookup(family_id, "when is Leo's piano lesson?")
     ctx.say(f"the index still says {held!r}; the lookup asked the catalog and dropped it: {result.dropped}")
     runtime.drain()
-    ctx.say(f"after the event is delivered the index says {retrieval.index.get(family_id, [piano.id])[piano.id].status.value!r}")
+    now_held = retrieval.index.get(family_id, [piano.id])[piano.id].status.value
+    ctx.say(f"after the event is delivered the index says {now_held!r}")
 
     ctx.step("The read tools (Bedrock Converse toolSpec form; none of them writes).")
     tools = retrieval.tools(family_id)
