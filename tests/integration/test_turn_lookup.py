@@ -4,6 +4,7 @@ the in-process bus."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from family_memory.domain.family import Surface
 from family_memory.domain.ids import new_ulid
 from family_memory.domain.memory import Sensitivity, Status
 from family_memory.domain.tokens import count_tokens
+from family_memory.retrieval.embedding import Embedder, EmbeddingUnavailableError, Vector
 from family_memory.retrieval.lookup import LOOKUP_CLOSE, LOOKUP_OPEN
 from retrieval_helpers import change, fact, local_runtime, remember, retrieval_of, set_zone
 
@@ -209,3 +211,18 @@ def test_household_surface_gets_no_sensitive_memories(runtime: Runtime) -> None:
 def test_an_empty_message_looks_nothing_up(runtime: Runtime) -> None:
     seed_household(runtime)
     assert retrieval_of(runtime).lookup.lookup(FAMILY, "   ").block == ""
+
+
+class ThrottledEmbedder(Embedder):
+    model_id = "test/throttled"
+    dimension = 384
+
+    def _embed(self, texts: Sequence[str]) -> list[Vector]:
+        raise EmbeddingUnavailableError("Bedrock embedding failed (ThrottlingException)")
+
+
+def test_a_failing_embedder_costs_the_turn_its_semantic_half_not_its_lookup(runtime: Runtime) -> None:
+    ids = seed_household(runtime)
+    lookup = retrieval_of(runtime).lookup
+    lookup.embedder = ThrottledEmbedder()
+    assert [i.row.id for i in lookup.lookup(FAMILY, "Okonkwo").items] == [ids["piano"]]

@@ -11,12 +11,9 @@ import pytest
 from botocore.response import StreamingBody
 from botocore.stub import Stubber
 
-from family_memory.adapters.aws.bedrock_embedder import (
-    TITAN_V2,
-    BedrockTitanEmbedder,
-    EmbeddingUnavailableError,
-)
+from family_memory.adapters.aws.bedrock_embedder import TITAN_V2, BedrockTitanEmbedder
 from family_memory.domain.errors import InvalidInputError
+from family_memory.retrieval.embedding import EmbeddingUnavailableError
 
 # A recorded InvokeModel answer, shortened: Titan V2 returns `embedding` and `inputTextTokenCount`.
 RECORDED = {"embedding": [0.0441] * 512, "inputTextTokenCount": 9, "embeddingsByType": {"float": [0.0441] * 512}}

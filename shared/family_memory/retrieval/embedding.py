@@ -17,12 +17,16 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 
-from family_memory.domain.errors import InvalidInputError
+from family_memory.domain.errors import FamilyMemoryError, InvalidInputError
 
 Vector = list[float]
 
 #: Longest text sent to an embedder; a turn can be long, its first part is what a lookup needs.
 MAX_EMBED_CHARS = 2000
+
+
+class EmbeddingUnavailableError(FamilyMemoryError):
+    """The embedding service could not answer (after the adapter's retries)."""
 
 
 class Embedder(ABC):

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from family_memory.domain.clock import Clock, local_date
-from family_memory.domain.errors import InvalidInputError
+from family_memory.domain.errors import FamilyMemoryError, InvalidInputError
 from family_memory.domain.family import Surface
 from family_memory.domain.ids import check_family_id
 from family_memory.domain.memory import Sensitivity, Status
@@ -46,8 +46,8 @@ from family_memory.domain.refs import MemoryRef
 from family_memory.domain.tokens import count_tokens
 from family_memory.ports.catalog import Catalog, CatalogRow
 from family_memory.retrieval.age import age_in_words
-from family_memory.retrieval.embedding import Embedder, Vector
-from family_memory.retrieval.index import Hit, MemoryIndex, SearchFilter
+from family_memory.retrieval.embedding import Embedder, EmbeddingUnavailableError, Vector
+from family_memory.retrieval.index import Hit, IndexUnavailableError, MemoryIndex, SearchFilter
 
 log = logging.getLogger(__name__)
 
@@ -205,11 +205,22 @@ class TurnLookup:
         search_filter, today, zone = self.eligibility(family_id, surface)
         k = self.settings.candidates_per_search
         keyword_future = self._executor.submit(self.index.keyword, family_id, query, search_filter, k)
+        semantic_error: FamilyMemoryError | None = None
         try:
             vector = query_vector if query_vector is not None else self.embedder.embed_one(query)
             semantic_hits = self.index.semantic(family_id, vector, search_filter, k)
-        finally:
+        except (EmbeddingUnavailableError, IndexUnavailableError) as exc:
+            # A throttled embedder or a slow engine costs this turn its semantic half, not its lookup.
+            semantic_error, semantic_hits = exc, []
+        try:
             keyword_hits = keyword_future.result()
+        except (EmbeddingUnavailableError, IndexUnavailableError):
+            if semantic_error is not None:
+                raise
+            keyword_hits = []
+            log.warning("keyword search failed; semantic hits only", extra={"family_id": family_id})
+        if semantic_error is not None:
+            log.warning("semantic search failed; keyword hits only", extra={"family_id": family_id})
         floor = self.settings.min_similarity
         floor = self.embedder.relevance_floor if floor is None else floor
         semantic_hits = [hit for hit in semantic_hits if hit.score >= floor]

@@ -18,8 +18,8 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from family_memory.domain.errors import FamilyMemoryError, InvalidInputError
-from family_memory.retrieval.embedding import Embedder, Vector, normalise
+from family_memory.domain.errors import InvalidInputError
+from family_memory.retrieval.embedding import Embedder, EmbeddingUnavailableError, Vector, normalise
 
 TITAN_V2 = "amazon.titan-embed-text-v2:0"
 DIMENSION = 512
@@ -33,10 +33,6 @@ RETRYABLE = frozenset(
         "TooManyRequestsException",
     }
 )
-
-
-class EmbeddingUnavailableError(FamilyMemoryError):
-    """The embedding service could not answer after retries."""
 
 
 class BedrockTitanEmbedder(Embedder):
