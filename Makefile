@@ -10,7 +10,7 @@ PIP_INSTALL := $(BIN)/pip install --disable-pip-version-check -q -c requirements
 $(BIN)/family-memory: pyproject.toml requirements/constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PIP_INSTALL) --upgrade pip
-	$(PIP_INSTALL) -e ".[dev]"
+	$(PIP_INSTALL) -e ".[dev,local]"
 	@touch $@
 
 install: $(BIN)/family-memory

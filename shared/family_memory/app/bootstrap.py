@@ -17,6 +17,9 @@ from family_memory.domain.clock import Clock, SystemClock
 from family_memory.domain.errors import InvalidInputError
 from family_memory.ports.catalog import Catalog
 from family_memory.ports.store import Store
+from family_memory.retrieval.embedding import Embedder
+from family_memory.retrieval.lookup import LookupSettings
+from family_memory.retrieval.service import MEMORY_FILE_KEYS, Retrieval, build_retrieval
 from family_memory.writes.protocol import FamilyWriter
 
 
@@ -29,6 +32,9 @@ class Runtime:
     writer: FamilyWriter
     bus: InProcessBus | None = None
     extras: dict[str, Any] = field(default_factory=dict)
+    #: Index, embedder, indexer, turn-level lookup, similar-memory finder, read tools
+    #: (None on AWS when no OpenSearch endpoint is configured).
+    retrieval: Retrieval | None = None
 
     def drain(self) -> int:
         """Local mode: deliver the events the last operation caused (a no-op on AWS)."""
@@ -45,15 +51,45 @@ def _writer(settings: Settings, store: Store, catalog: Catalog, clock: Clock) ->
     )
 
 
+def _lookup_settings(settings: Settings) -> LookupSettings:
+    return LookupSettings(max_items=settings.lookup_max_items, max_tokens=settings.lookup_max_tokens)
+
+
+def local_embedder(name: str | None) -> Embedder:
+    """The offline embedder (MiniLM by default; ``hashed`` needs no model at all)."""
+    if name in (None, "minilm"):
+        from family_memory.adapters.local.minilm_embedder import MiniLMEmbedder
+
+        return MiniLMEmbedder()
+    if name == "hashed":
+        from family_memory.adapters.local.hashed_embedder import HashedNgramEmbedder
+
+        return HashedNgramEmbedder()
+    raise InvalidInputError(f"configuration: embedder {name!r} is not available in local mode (minilm or hashed)")
+
+
 def build_local(settings: Settings, clock: Clock | None = None) -> Runtime:
     from family_memory.adapters.local.directory_store import DirectoryStore
+    from family_memory.adapters.local.embedded_index import EmbeddedIndex
+    from family_memory.adapters.local.embedding_cache import SQLiteEmbeddingCache
     from family_memory.adapters.local.sqlite_catalog import SQLiteCatalog
 
     clock = clock or SystemClock()
     bus = InProcessBus()
     store = DirectoryStore(settings.home, listeners=[bus.on_write])
     catalog = SQLiteCatalog(settings.home / "catalog.sqlite3", clock=clock)
-    return Runtime(settings, clock, store, catalog, _writer(settings, store, catalog, clock), bus)
+    embedder = local_embedder(settings.embedder)
+    retrieval = build_retrieval(
+        store,
+        catalog,
+        clock,
+        EmbeddedIndex(settings.home / "index", embedder.dimension),
+        embedder,
+        SQLiteEmbeddingCache(settings.home / "embedding-cache.sqlite3"),
+        _lookup_settings(settings),
+    )
+    bus.subscribe(MEMORY_FILE_KEYS, retrieval.indexer.handle_event)
+    return Runtime(settings, clock, store, catalog, _writer(settings, store, catalog, clock), bus, retrieval=retrieval)
 
 
 def build_aws(settings: Settings, clock: Clock | None = None, *, session: Any = None) -> Runtime:
@@ -68,7 +104,32 @@ def build_aws(settings: Settings, clock: Clock | None = None, *, session: Any = 
     session = session or boto3.session.Session(region_name=settings.region)
     store = S3Store(session.client("s3"), settings.bucket)
     catalog = DynamoCatalog(session.client("dynamodb"), settings.table, clock=clock)
-    return Runtime(settings, clock, store, catalog, _writer(settings, store, catalog, clock))
+    runtime = Runtime(settings, clock, store, catalog, _writer(settings, store, catalog, clock))
+    if settings.opensearch_endpoint:
+        runtime.retrieval = _aws_retrieval(settings, session, store, catalog, clock)
+    return runtime
+
+
+def _aws_retrieval(settings: Settings, session: Any, store: Store, catalog: Catalog, clock: Clock) -> Retrieval:
+    from family_memory.adapters.aws.bedrock_embedder import BedrockTitanEmbedder, bedrock_runtime_client
+    from family_memory.adapters.aws.dynamo_embedding_cache import DynamoEmbeddingCache
+    from family_memory.adapters.aws.opensearch_index import OpenSearchIndex, opensearch_client
+
+    if settings.embedder not in (None, "bedrock"):
+        embedder = local_embedder(settings.embedder)
+    else:
+        embedder = BedrockTitanEmbedder(bedrock_runtime_client(session, settings.region))
+    region = settings.region or session.region_name
+    client = opensearch_client(str(settings.opensearch_endpoint), region, session)
+    return build_retrieval(
+        store,
+        catalog,
+        clock,
+        OpenSearchIndex(client, embedder.dimension, settings.opensearch_index),
+        embedder,
+        DynamoEmbeddingCache(session.client("dynamodb"), str(settings.table)),
+        _lookup_settings(settings),
+    )
 
 
 def build(settings: Settings, clock: Clock | None = None) -> Runtime:

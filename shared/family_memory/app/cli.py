@@ -19,6 +19,8 @@ COMMAND_MODULES = (
     "family_memory.app.commands.walkthrough",
     "family_memory.app.commands.catalog",
     "family_memory.app.commands.bundle",
+    "family_memory.app.commands.retrieval",
+    "family_memory.app.commands.bench",
 )
 
 
@@ -39,6 +41,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Metrics are for Lambda (EMF to CloudWatch); on the command line they would be noise.
     os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
     os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
+    # The embedded index's vector scan is one matrix-vector product; a lookup already runs its two
+    # searches on the two cores, and a multi-threaded BLAS competing with them made tail latency
+    # jumpy (docs/retrieval.md). Set before numpy is first imported (it loads lazily).
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

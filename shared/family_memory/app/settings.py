@@ -28,6 +28,14 @@ class Settings(BaseModel):
     region: str | None = None
     lease_ttl_seconds: float = Field(default=30.0, gt=0, le=900)
     lease_wait_seconds: float = Field(default=60.0, ge=0, le=900)
+    # --- retrieval ---
+    embedder: Literal["minilm", "hashed", "bedrock"] | None = Field(
+        default=None, description="local default minilm (the offline model), aws default bedrock (Titan V2)"
+    )
+    opensearch_endpoint: str | None = Field(default=None, description="aws mode: the collection endpoint")
+    opensearch_index: str = Field(default="family-memories", pattern=r"^[a-z][a-z0-9_-]{0,254}$")
+    lookup_max_items: int = Field(default=5, ge=0, le=20)
+    lookup_max_tokens: int = Field(default=300, ge=0, le=2000)
 
 
 _ENV = {
@@ -38,6 +46,11 @@ _ENV = {
     "region": "AWS_REGION",
     "lease_ttl_seconds": "LEASE_TTL_SECONDS",
     "lease_wait_seconds": "LEASE_WAIT_SECONDS",
+    "embedder": "FAMILY_MEMORY_EMBEDDER",
+    "opensearch_endpoint": "OPENSEARCH_ENDPOINT",
+    "opensearch_index": "OPENSEARCH_INDEX",
+    "lookup_max_items": "LOOKUP_MAX_ITEMS",
+    "lookup_max_tokens": "LOOKUP_MAX_TOKENS",
 }
 
 

@@ -1,0 +1,36 @@
+"""Indexer: S3 "Object Created" events for ``families/*/memories/*.md`` (through
+EventBridge) keep the OpenSearch index a projection of the memory files.
+
+The event only names the file; the indexer re-reads it, so duplicate and
+out-of-order deliveries converge on the file's current state.
+"""
+
+from __future__ import annotations
+
+from aws_lambda_powertools.metrics import MetricUnit
+from aws_lambda_powertools.utilities.parser import event_parser
+from aws_lambda_powertools.utilities.parser.models import S3EventNotificationEventBridgeModel
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from family_memory.app.bootstrap import runtime
+from family_memory.app.observability import logger, metrics, tracer
+from family_memory.retrieval.indexer import Indexer
+
+
+def indexer() -> Indexer:
+    retrieval = runtime().retrieval
+    if retrieval is None:
+        raise RuntimeError("the indexer needs OPENSEARCH_ENDPOINT; the stack sets it from the collection")
+    return retrieval.indexer
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler
+@metrics.log_metrics
+@event_parser(model=S3EventNotificationEventBridgeModel)
+def handler(event: S3EventNotificationEventBridgeModel, context: LambdaContext) -> dict[str, str]:
+    key = event.detail.object.key
+    outcome = indexer().on_object_key(key)
+    logger.info("memory file indexed", extra={"key": key, "outcome": outcome.value})
+    metrics.add_metric(name=f"Index{outcome.value.capitalize()}", unit=MetricUnit.Count, value=1)
+    return {"key": key, "outcome": outcome.value}

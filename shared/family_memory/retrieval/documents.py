@@ -1,0 +1,102 @@
+"""The search document: a memory's front matter and text as the index holds it.
+
+One document per memory, keyed by the memory id inside its family. It is a
+pure function of the memory file (plus the embedding of
+``embedding_text(memory)``, identified by ``text_hash``), so rebuilding the
+index from the files gives the same documents: same ids, same fields, same
+revisions.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from family_memory.domain.clock import UtcDatetime
+from family_memory.domain.ids import EntityId, FamilyId, MemoryId
+from family_memory.domain.memory import (
+    Authority,
+    Memory,
+    MemoryType,
+    Sensitivity,
+    Status,
+    Strength,
+    embedding_text,
+)
+from family_memory.retrieval.embedding import Vector, content_hash
+
+#: The fields that must match between the index and the files (everything but the vector).
+COMPARED_FIELDS: tuple[str, ...] = (
+    "family_id",
+    "memory_id",
+    "type",
+    "about",
+    "summary",
+    "when_to_use",
+    "body",
+    "applies_to",
+    "strength",
+    "authority",
+    "sensitivity",
+    "status",
+    "valid_until",
+    "formed_at",
+    "revision",
+    "embedding_model",
+    "text_hash",
+)
+
+
+class IndexDocument(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    family_id: FamilyId
+    memory_id: MemoryId
+    type: MemoryType
+    about: str
+    summary: str
+    when_to_use: str = ""
+    body: str = ""
+    applies_to: list[EntityId] = Field(default_factory=list)
+    strength: Strength
+    authority: Authority
+    sensitivity: Sensitivity
+    status: Status
+    valid_until: date | None = None
+    formed_at: UtcDatetime
+    revision: int = Field(ge=1)
+    embedding_model: str
+    text_hash: str
+    embedding: Vector | None = Field(default=None, repr=False)
+
+    def comparable(self) -> dict[str, object]:
+        """The fields a rebuild must reproduce exactly."""
+        data = self.model_dump(mode="json")
+        return {name: data[name] for name in COMPARED_FIELDS}
+
+    def without_embedding(self) -> IndexDocument:
+        return self.model_copy(update={"embedding": None})
+
+
+def document_from_memory(family_id: str, memory: Memory, model_id: str, vector: Vector | None) -> IndexDocument:
+    return IndexDocument(
+        family_id=family_id,
+        memory_id=memory.id,
+        type=memory.type,
+        about=memory.about,
+        summary=memory.summary,
+        when_to_use=memory.when_to_use,
+        body=memory.body,
+        applies_to=list(memory.applies_to),
+        strength=memory.strength,
+        authority=memory.authority,
+        sensitivity=memory.sensitivity,
+        status=memory.status,
+        valid_until=memory.valid_until,
+        formed_at=memory.formed_at,
+        revision=memory.revision,
+        embedding_model=model_id,
+        text_hash=content_hash(model_id, embedding_text(memory)),
+        embedding=vector,
+    )

