@@ -48,12 +48,15 @@ def _writer(settings: Settings, store: Store, catalog: Catalog, clock: Clock) ->
 def build_local(settings: Settings, clock: Clock | None = None) -> Runtime:
     from family_memory.adapters.local.directory_store import DirectoryStore
     from family_memory.adapters.local.sqlite_catalog import SQLiteCatalog
+    from family_memory.app.lifecycle import install_local as install_local_lifecycle
 
     clock = clock or SystemClock()
     bus = InProcessBus()
     store = DirectoryStore(settings.home, listeners=[bus.on_write])
     catalog = SQLiteCatalog(settings.home / "catalog.sqlite3", clock=clock)
-    return Runtime(settings, clock, store, catalog, _writer(settings, store, catalog, clock), bus)
+    runtime = Runtime(settings, clock, store, catalog, _writer(settings, store, catalog, clock), bus)
+    install_local_lifecycle(runtime)
+    return runtime
 
 
 def build_aws(settings: Settings, clock: Clock | None = None, *, session: Any = None) -> Runtime:
@@ -61,6 +64,7 @@ def build_aws(settings: Settings, clock: Clock | None = None, *, session: Any = 
 
     from family_memory.adapters.aws.dynamo_catalog import DynamoCatalog
     from family_memory.adapters.aws.s3_store import S3Store
+    from family_memory.app.lifecycle import install_aws as install_aws_lifecycle
 
     if not (settings.bucket and settings.table):
         raise InvalidInputError("the aws backend needs MEMORY_BUCKET and MEMORY_TABLE")
@@ -68,7 +72,9 @@ def build_aws(settings: Settings, clock: Clock | None = None, *, session: Any = 
     session = session or boto3.session.Session(region_name=settings.region)
     store = S3Store(session.client("s3"), settings.bucket)
     catalog = DynamoCatalog(session.client("dynamodb"), settings.table, clock=clock)
-    return Runtime(settings, clock, store, catalog, _writer(settings, store, catalog, clock))
+    runtime = Runtime(settings, clock, store, catalog, _writer(settings, store, catalog, clock))
+    install_aws_lifecycle(runtime, session)
+    return runtime
 
 
 def build(settings: Settings, clock: Clock | None = None) -> Runtime:
