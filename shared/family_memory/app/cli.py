@@ -19,6 +19,9 @@ COMMAND_MODULES = (
     "family_memory.app.commands.walkthrough",
     "family_memory.app.commands.catalog",
     "family_memory.app.commands.bundle",
+    "family_memory.app.commands.dream",
+    "family_memory.app.commands.brief",
+    "family_memory.app.commands.bench",
 )
 
 

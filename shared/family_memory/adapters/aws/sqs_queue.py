@@ -1,4 +1,4 @@
-"""The dream queue on SQS: ``SendMessageBatch`` in groups of ten.
+"""The dream queue on SQS: ``SendMessageBatch`` in groups of ten, a few batches in flight at once.
 
 Entries SQS reports as failed in a batch are sent again (with a short
 back-off) up to ``attempts`` times; failures SQS marks as the sender's fault
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from family_memory.ports.lifecycle import DreamQueue, DreamQueueError, DreamRequest
@@ -19,11 +20,20 @@ SQS_BATCH_LIMIT = 10
 
 
 class SQSDreamQueue(DreamQueue):
-    def __init__(self, client: Any, queue_url: str, *, attempts: int = 4, backoff_seconds: float = 0.1) -> None:
+    def __init__(
+        self,
+        client: Any,
+        queue_url: str,
+        *,
+        attempts: int = 4,
+        backoff_seconds: float = 0.1,
+        max_workers: int = 8,
+    ) -> None:
         self._sqs = client
         self.queue_url = queue_url
         self.attempts = attempts
         self.backoff_seconds = backoff_seconds
+        self.max_workers = max_workers
 
     def _send_batch(self, bodies: Sequence[str]) -> list[str]:
         """Send up to ten bodies; the errors of the ones that finally failed."""
@@ -54,9 +64,16 @@ class SQSDreamQueue(DreamQueue):
 
     def send(self, requests: Sequence[DreamRequest]) -> int:
         bodies = [request.to_body() for request in requests]
+        batches = [bodies[start : start + SQS_BATCH_LIMIT] for start in range(0, len(bodies), SQS_BATCH_LIMIT)]
         failed: list[str] = []
-        for start in range(0, len(bodies), SQS_BATCH_LIMIT):
-            failed += self._send_batch(bodies[start : start + SQS_BATCH_LIMIT])
+        if len(batches) <= 1 or self.max_workers <= 1:
+            for batch in batches:
+                failed += self._send_batch(batch)
+        else:
+            # Each call waits on the network; a few in flight at once (boto3 clients are thread-safe).
+            with ThreadPoolExecutor(max_workers=self.max_workers) as pool:
+                for errors in pool.map(self._send_batch, batches):
+                    failed += errors
         if failed:
             raise DreamQueueError(
                 f"{len(failed)} of {len(bodies)} dream requests could not be enqueued: {'; '.join(failed[:3])}"

@@ -54,9 +54,9 @@ Chapter = Callable[[WalkContext], None]
 
 
 def chapters() -> list[Chapter]:
-    from family_memory.app.walkthrough import foundation
+    from family_memory.app.walkthrough import dreaming, foundation
 
-    return [foundation.run]
+    return [foundation.run, dreaming.run]
 
 
 def prepare_home(home: Path) -> None:
