@@ -19,6 +19,7 @@ from datetime import datetime
 from family_memory.brief.model import (
     BRIEF_TOKEN_CAP,
     LINE_CHAR_CAP,
+    LINE_TOKEN_CAP,
     SECTION_BUDGETS,
     Brief,
     BriefLine,
@@ -107,12 +108,34 @@ def entity_line(entity: Entity) -> BriefLine:
     return BriefLine(text=clip(text))
 
 
+def bounded(line: BriefLine) -> tuple[BriefLine, int]:
+    """``line`` cut to at most ``LINE_TOKEN_CAP`` rendered tokens, and its cost."""
+    cost = line_tokens(line)
+    if cost <= LINE_TOKEN_CAP:
+        return line, cost
+    # The longest prefix of the text that fits, found by bisection (rare: exotic scripts).
+    low, high = 0, len(line.text) - 1
+    while low < high:
+        middle = (low + high + 1) // 2
+        if line_tokens(line.model_copy(update={"text": _cut(line.text, middle)})) <= LINE_TOKEN_CAP:
+            low = middle
+        else:
+            high = middle - 1
+    cut = line.model_copy(update={"text": _cut(line.text, low)})
+    return cut, line_tokens(cut)
+
+
+def _cut(text: str, keep: int) -> str:
+    return text[:keep].rstrip() + "…"
+
+
 def fit(lines: Iterable[BriefLine], budget: int) -> tuple[BriefLine, ...]:
-    """The longest prefix of ``lines`` whose rendering fits ``budget`` tokens."""
+    """The longest prefix of ``lines`` (each first bounded to ``LINE_TOKEN_CAP``)
+    whose rendering fits ``budget`` tokens."""
     kept: list[BriefLine] = []
     used = 0
-    for line in lines:
-        cost = line_tokens(line)
+    for candidate in lines:
+        line, cost = bounded(candidate)
         if used + cost > budget:
             break
         kept.append(line)

@@ -22,6 +22,10 @@ from family_memory.domain.okf import parse_json
 BRIEF_TOKEN_CAP = 2000
 #: Longest text of any line, in characters (before escaping).
 LINE_CHAR_CAP = 200
+#: Most tokens one rendered line may cost (text, reference and notes). Smaller
+#: than every section budget, so no single line can crowd out a whole section;
+#: text that is expensive to tokenise is cut further to stay under it.
+LINE_TOKEN_CAP = 120
 SCHEMA = "family-memory/brief@1"
 
 
