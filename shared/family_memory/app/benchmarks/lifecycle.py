@@ -327,8 +327,8 @@ def _fanout_moto(count: int) -> int:
         began = time.perf_counter()
         report = fan_out(store, ledger, SQSDreamQueue(sqs, url), now=now + timedelta(hours=1))
         elapsed = time.perf_counter() - began
-    print("fan-out against moto's in-process S3, DynamoDB and SQS (API calls are real boto3 requests; moto's")
-    print("  Python implementation, not the network, dominates, so this is a lower bound for throughput)")
+    print("fan-out against moto's in-process S3, DynamoDB and SQS: the real boto3 calls, but the time is")
+    print("  mostly moto's own Python implementation, so this measures moto, not AWS")
     print(f"  {report.lines()[0]}")
     print(_throughput(elapsed, count, report.enqueued))
     return 0
