@@ -93,7 +93,7 @@ def cloud(aws: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Cloud]:
         "MEMORY_BUCKET": TEST_BUCKET,
         "MEMORY_TABLE": TEST_TABLE,
         "DREAM_QUEUE_URL": url,
-        "POWERTOOLS_METRICS_NAMESPACE": "FamilyMemoryTest",
+        "POWERTOOLS_METRICS_DISABLED": "false",
     }.items():
         monkeypatch.setenv(name, value)
     bootstrap.runtime.cache_clear()
@@ -147,7 +147,9 @@ def receive_all(cloud: Cloud) -> list[dict[str, Any]]:
         messages += batch
 
 
-def test_hourly_fan_out_goes_through_sqs_to_the_worker_and_the_new_brief(cloud: Cloud) -> None:
+def test_hourly_fan_out_goes_through_sqs_to_the_worker_and_the_new_brief(
+    cloud: Cloud, capsys: pytest.CaptureFixture[str]
+) -> None:
     rt = cloud.runtime()
     deps = lifecycle_of(rt).deps
     now = datetime.now(UTC)
@@ -173,8 +175,16 @@ def test_hourly_fan_out_goes_through_sqs_to_the_worker_and_the_new_brief(cloud: 
 
     messages = receive_all(cloud)
     assert sorted(json.loads(m["Body"])["family_id"] for m in messages) == ["fam-new", "fam-rivera"]
+    capsys.readouterr()
     result = load_handler("dream_worker").handler(sqs_event(messages), FakeLambdaContext())
     assert result == {"batchItemFailures": []}
+    emitted = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith('{"_aws"')]
+    dreamed = next(doc for doc in emitted if "FamiliesDreamed" in doc)
+    assert dreamed["FamiliesDreamed"] == [1.0, 1.0] and len(dreamed["BriefTokens"]) == 2
+    transitions = [doc for doc in emitted if "Transitions" in doc]
+    assert [(doc["kind"], doc["Transitions"], doc["service"]) for doc in transitions] == [
+        ("expire", [1.0], "family-memory")
+    ]
 
     brief = parse_brief(rt.store.read("fam-rivera", BRIEF).data)
     assert [line.text for line in brief.directives] == ["Call Lu before booking."]

@@ -74,7 +74,8 @@ def test_dream_applies_transitions_as_a_change_set_and_logs_a_dated_entry(runtim
         durability=Durability.PASSING,
         reinforcement_count=3,
     )
-    add_all(runtime, tonight, habit)
+    odd = directive(about="Odd ] [ about](x) ## 2026-01-01", summary="* [not](a link) - ## heading")
+    add_all(runtime, tonight, habit, odd)
     deps = lifecycle_of(runtime).deps
     first = dream_family(deps, FAMILY, now=EVENING_16TH)
     assert [t.action for t in first.transitions] == [Action.PROMOTE]

@@ -61,3 +61,10 @@ def test_dream_for_one_family_and_the_nightly_fan_out(home: Path, capsys: pytest
     assert "fan-out: 1 families, 0 due, 0 enqueued" in out
     assert "fan-out: 1 families, 1 due, 1 enqueued" in out
     assert "expire 1" in out and "worker: 1 dreamed, 0 dead-lettered" in out
+
+
+def test_a_mistyped_family_is_refused_and_no_folder_is_made(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--home", str(home), "dream", "--family", "fam-typo"]) == 2
+    assert main(["--home", str(home), "brief", "compile", "--family", "fam-typo"]) == 2
+    assert "fam-typo has no files" in capsys.readouterr().err
+    assert not (home / "families" / "fam-typo").exists()

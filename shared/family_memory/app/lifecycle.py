@@ -132,10 +132,11 @@ def record_dream_metrics(report: DreamReport) -> None:
     """Families dreamed, transitions by kind, brief tokens per family (CloudWatch EMF)."""
     from aws_lambda_powertools.metrics import MetricUnit, single_metric
 
-    from family_memory.app.observability import NAMESPACE, metrics
+    from family_memory.app.observability import NAMESPACE, SERVICE, metrics
 
     metrics.add_metric(name="FamiliesDreamed", unit=MetricUnit.Count, value=1)
     metrics.add_metric(name="BriefTokens", unit=MetricUnit.Count, value=report.brief_tokens)
     for action, count in sorted(report.counts().items()):
         with single_metric(name="Transitions", unit=MetricUnit.Count, value=count, namespace=NAMESPACE) as metric:
+            metric.add_dimension(name="service", value=SERVICE)
             metric.add_dimension(name="kind", value=action.value)

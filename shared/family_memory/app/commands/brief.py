@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from family_memory.app.commands import add_family_selector, family_ids, runtime_for
+from family_memory.app.commands.dream import require_family
 from family_memory.app.lifecycle import lifecycle_of
 from family_memory.brief.model import BRIEF_TOKEN_CAP, SECTION_BUDGETS, Brief
 from family_memory.brief.render import prompt_block, section_tokens, sections_for
@@ -63,5 +64,6 @@ def _compile(args: argparse.Namespace) -> int:
     runtime = runtime_for(args)
     lifecycle = lifecycle_of(runtime)
     for family_id in family_ids(runtime, args):
+        require_family(runtime, family_id)
         print("\n".join(compile_family(lifecycle.deps, family_id, now=runtime.clock.now()).lines()))
     return 0

@@ -6,9 +6,11 @@ import argparse
 from datetime import datetime
 from typing import Any
 
+from family_memory.app.bootstrap import Runtime
 from family_memory.app.commands import family_ids, runtime_for
 from family_memory.app.lifecycle import lifecycle_of
 from family_memory.domain.clock import parse_utc
+from family_memory.domain.errors import NotFoundError
 from family_memory.lifecycle.dream import dream_family
 from family_memory.lifecycle.fanout import dream_requested, fan_out
 
@@ -25,6 +27,12 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--at", help="act as of this UTC instant (ISO 8601, e.g. 2026-11-17T08:00:00Z)")
     parser.set_defaults(run=_run)
+
+
+def require_family(runtime: Runtime, family_id: str) -> None:
+    """Refuse a family with no folder, so a mistyped id does not create one."""
+    if next(iter(runtime.store.list(family_id)), None) is None:
+        raise NotFoundError(f"family {family_id} has no files in this store")
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -48,6 +56,7 @@ def _run(args: argparse.Namespace) -> int:
             return 1 if drained.dead_lettered else 0
         return 0
     for family_id in family_ids(runtime, args):
+        require_family(runtime, family_id)
         print("\n".join(dream_family(lifecycle.deps, family_id, now=now).lines()))
         runtime.drain()
     return 0
