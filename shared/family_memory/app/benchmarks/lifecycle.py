@@ -135,7 +135,7 @@ def _stats(times: list[float]) -> str:
 
 
 def _verdict(value: float, target: float) -> str:
-    return f"target {target:.0f} ms: {'met' if value <= target else 'MISSED'}"
+    return f"median against the {target:.0f} ms target: {'met' if value <= target else 'MISSED'}"
 
 
 def _sizes(text: str) -> list[int]:
