@@ -117,16 +117,21 @@ def test_memories_that_are_no_longer_current_never_come_back(runtime: Runtime, s
 
 
 def test_expiry_follows_the_familys_local_date(tmp_path: Path) -> None:
-    # 2026-12-17 06:00 UTC is still the 16th in Los Angeles, already the 17th in Auckland.
-    clock = FixedClock(datetime(2026, 12, 17, 6, 0, tzinfo=UTC))
-    la = local_runtime(tmp_path / "la", clock)
+    # Remembered on the 16th everywhere; no dream runs afterwards, so the catalog still
+    # says active and only the lookup's own date check can drop the memory.
+    clock = FixedClock(datetime(2026, 12, 16, 0, 0, tzinfo=UTC))
     m = fact("The school play rehearsal runs late until the 17th.", "School play", valid_until=date(2026, 12, 17))
-    remember(la, m)
+    la = local_runtime(tmp_path / "la", clock)
     set_zone(la, "America/Los_Angeles")
-    assert found(la, "school play rehearsal") == [m.id]
+    remember(la, m)
     nz = local_runtime(tmp_path / "nz", clock)
-    remember(nz, m)
     set_zone(nz, "Pacific/Auckland")
+    remember(nz, m)
+    # 2026-12-17 06:00 UTC is still the 16th in Los Angeles, already the 17th in Auckland.
+    clock.set(datetime(2026, 12, 17, 6, 0, tzinfo=UTC))
+    assert la.catalog.get_rows(FAMILY, [m.id])[m.id].status is Status.ACTIVE
+    assert nz.catalog.get_rows(FAMILY, [m.id])[m.id].status is Status.ACTIVE
+    assert found(la, "school play rehearsal") == [m.id]
     assert found(nz, "school play rehearsal") == []
 
 

@@ -73,6 +73,7 @@ def build_local(settings: Settings, clock: Clock | None = None) -> Runtime:
     from family_memory.adapters.local.embedded_index import EmbeddedIndex
     from family_memory.adapters.local.embedding_cache import SQLiteEmbeddingCache
     from family_memory.adapters.local.sqlite_catalog import SQLiteCatalog
+    from family_memory.app.lifecycle import install_local as install_local_lifecycle
 
     clock = clock or SystemClock()
     bus = InProcessBus()
@@ -89,7 +90,10 @@ def build_local(settings: Settings, clock: Clock | None = None) -> Runtime:
         _lookup_settings(settings),
     )
     bus.subscribe(MEMORY_FILE_KEYS, retrieval.indexer.handle_event)
-    return Runtime(settings, clock, store, catalog, _writer(settings, store, catalog, clock), bus, retrieval=retrieval)
+    writer = _writer(settings, store, catalog, clock)
+    runtime = Runtime(settings, clock, store, catalog, writer, bus, retrieval=retrieval)
+    install_local_lifecycle(runtime)
+    return runtime
 
 
 def build_aws(settings: Settings, clock: Clock | None = None, *, session: Any = None) -> Runtime:
@@ -97,6 +101,7 @@ def build_aws(settings: Settings, clock: Clock | None = None, *, session: Any = 
 
     from family_memory.adapters.aws.dynamo_catalog import DynamoCatalog
     from family_memory.adapters.aws.s3_store import S3Store
+    from family_memory.app.lifecycle import install_aws as install_aws_lifecycle
 
     if not (settings.bucket and settings.table):
         raise InvalidInputError("the aws backend needs MEMORY_BUCKET and MEMORY_TABLE")
@@ -107,6 +112,7 @@ def build_aws(settings: Settings, clock: Clock | None = None, *, session: Any = 
     runtime = Runtime(settings, clock, store, catalog, _writer(settings, store, catalog, clock))
     if settings.opensearch_endpoint:
         runtime.retrieval = _aws_retrieval(settings, session, store, catalog, clock)
+    install_aws_lifecycle(runtime, session)
     return runtime
 
 

@@ -20,6 +20,8 @@ COMMAND_MODULES = (
     "family_memory.app.commands.catalog",
     "family_memory.app.commands.bundle",
     "family_memory.app.commands.retrieval",
+    "family_memory.app.commands.dream",
+    "family_memory.app.commands.brief",
     "family_memory.app.commands.bench",
 )
 

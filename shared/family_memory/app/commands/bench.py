@@ -10,7 +10,10 @@ import argparse
 import importlib
 from typing import Any
 
-BENCH_MODULES = ("family_memory.app.benchmarks.retrieval",)
+BENCH_MODULES: tuple[str, ...] = (
+    "family_memory.app.benchmarks.retrieval",
+    "family_memory.app.benchmarks.lifecycle",
+)
 
 
 def register(subparsers: Any) -> None:

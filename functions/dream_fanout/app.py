@@ -1,0 +1,30 @@
+"""Dream fan-out: run hourly by EventBridge Scheduler; enqueues (SQS, batched)
+every family whose local midnight has passed since its last dream."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.metrics import MetricUnit
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from family_memory.app.bootstrap import runtime
+from family_memory.app.lifecycle import lifecycle_of
+from family_memory.app.observability import logger, metrics, tracer
+from family_memory.domain.errors import InvalidInputError
+from family_memory.lifecycle.fanout import fan_out
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler
+@metrics.log_metrics
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    rt = runtime()
+    lifecycle = lifecycle_of(rt)
+    if lifecycle.queue is None:
+        raise InvalidInputError("configuration: the fan-out needs DREAM_QUEUE_URL")
+    report = fan_out(rt.store, lifecycle.ledger, lifecycle.queue, now=rt.clock.now())
+    metrics.add_metric(name="FamiliesScanned", unit=MetricUnit.Count, value=report.families)
+    metrics.add_metric(name="FamiliesEnqueued", unit=MetricUnit.Count, value=report.enqueued)
+    logger.info("fan-out done", extra={"families": report.families, "due": report.due, "enqueued": report.enqueued})
+    return {"families": report.families, "due": report.due, "enqueued": report.enqueued}

@@ -1,0 +1,102 @@
+"""Reading a compile's inputs from a family's folder: entities and the last conversation.
+
+The last conversation is the newest ``candidates/{session_id}.json`` by its
+``started_at`` (formation writes ``summary``, ``session_id``, ``surface`` and
+``started_at`` at the top level). A file that cannot be read is skipped with
+a warning: one bad extractor output must not stop a family's brief.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+
+from family_memory.brief.compile import LastConversation
+from family_memory.domain.clock import parse_utc
+from family_memory.domain.entity import Entity
+from family_memory.domain.errors import FamilyMemoryError, InvalidInputError
+from family_memory.domain.ids import check_session_id
+from family_memory.domain.layout import CANDIDATES, ENTITIES, candidates_path
+from family_memory.domain.okf import parse_entity
+from family_memory.ports.store import Store
+
+log = logging.getLogger(__name__)
+
+SUMMARY_MAX = 200
+
+
+def read_entities(store: Store, family_id: str) -> list[Entity]:
+    entities = []
+    for path in store.list(family_id, ENTITIES):
+        if not path.endswith(".md") or path.count("/") != 1:
+            continue
+        try:
+            entities.append(parse_entity(store.read(family_id, path).data, path))
+        except FamilyMemoryError as exc:
+            log.warning(
+                "skipping unreadable entity file", extra={"family_id": family_id, "path": path, "error": str(exc)}
+            )
+    return entities
+
+
+def parse_conversation(data: bytes, where: str) -> LastConversation:
+    """The summary, session id and start of a candidates file; InvalidInputError naming the field."""
+    try:
+        doc = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InvalidInputError(f"{where}: not valid JSON: {exc}") from exc
+    if not isinstance(doc, dict):
+        raise InvalidInputError(f"{where}: must be a JSON object")
+    session_id = check_session_id(doc.get("session_id"))
+    started_at = doc.get("started_at")
+    if not isinstance(started_at, str):
+        raise InvalidInputError(f"{where}: started_at must be an ISO 8601 timestamp")
+    summary = doc.get("summary", "")
+    if not isinstance(summary, str):
+        raise InvalidInputError(f"{where}: summary must be a string")
+    return LastConversation(session_id, parse_utc(started_at), summary[: SUMMARY_MAX * 2])
+
+
+def read_conversation(store: Store, family_id: str, session_id: str) -> LastConversation | None:
+    path = candidates_path(session_id)
+    document = store.read_optional(family_id, path)
+    if document is None:
+        return None
+    try:
+        return parse_conversation(document.data, path)
+    except FamilyMemoryError as exc:
+        log.warning(
+            "skipping unreadable candidates file", extra={"family_id": family_id, "path": path, "error": str(exc)}
+        )
+        return None
+
+
+def _conversations(store: Store, family_id: str) -> Iterator[LastConversation]:
+    for path in store.list(family_id, CANDIDATES):
+        if not path.endswith(".json") or path.count("/") != 1:
+            continue
+        session_id = path[len(CANDIDATES) : -len(".json")]
+        try:
+            check_session_id(session_id)
+        except FamilyMemoryError:
+            continue
+        found = read_conversation(store, family_id, session_id)
+        if found is not None:
+            yield found
+
+
+def newest(a: LastConversation | None, b: LastConversation | None) -> LastConversation | None:
+    """The later of two conversations by ``started_at``, then by session id (a total order)."""
+    if a is None or b is None:
+        return a or b
+    return a if (a.started_at, a.session_id) >= (b.started_at, b.session_id) else b
+
+
+def scan_last_conversation(store: Store, family_id: str) -> LastConversation | None:
+    """The newest conversation, reading every candidates file (used when the
+    dream ledger has no pointer yet, or its pointer went stale)."""
+    best: LastConversation | None = None
+    for conversation in _conversations(store, family_id):
+        best = newest(best, conversation)
+    return best

@@ -1,0 +1,266 @@
+"""The lifecycle's Lambda handlers under moto: the hourly fan-out through SQS to the
+dream worker and a new brief, partial batch failures, and the compile on ``changes/``."""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import json
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+# Powertools' Tracer loads the X-Ray SDK, which opens a UDP socket when imported: import it
+# here, at collection, before pytest-socket turns sockets off for the tests.
+import family_memory.app.observability  # noqa: F401
+from conftest import TEST_BUCKET, TEST_TABLE
+from factories import memory
+from family_memory.app import bootstrap
+from family_memory.app.bootstrap import Runtime, build_aws
+from family_memory.app.lifecycle import lifecycle_of
+from family_memory.app.settings import load_settings
+from family_memory.brief.model import parse_brief
+from family_memory.domain.changes import Action, ChangeSet, MemoryWrite
+from family_memory.domain.clock import local_date
+from family_memory.domain.family import FamilySettings
+from family_memory.domain.ids import new_ulid
+from family_memory.domain.layout import BRIEF, LOG, candidates_path
+from family_memory.domain.memory import Authority, Memory, MemoryType
+from family_memory.families import save_family
+from family_memory.lifecycle.dream import dream_family
+from family_memory.lifecycle.schedule import next_local_midnight
+
+ROOT = Path(__file__).resolve().parents[2]
+EVENTS = ROOT / "tests" / "events"
+LA = "America/Los_Angeles"
+
+
+@dataclass
+class FakeLambdaContext:
+    function_name: str = "family-memory-test"
+    memory_limit_in_mb: int = 512
+    invoked_function_arn: str = "arn:aws:lambda:us-east-1:123456789012:function:family-memory-test"
+    aws_request_id: str = "c6af9ac6-7b61-11e6-9a41-93e812345678"
+
+    def get_remaining_time_in_millis(self) -> int:
+        return 30_000
+
+
+def load_handler(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"functions_{name}_app", ROOT / "functions" / name / "app.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def event(name: str) -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads((EVENTS / name).read_text())
+    return loaded
+
+
+@dataclass
+class Cloud:
+    session: Any
+    queue_url: str
+    dead_letter_url: str
+
+    def runtime(self) -> Runtime:
+        return build_aws(
+            load_settings(backend="aws", bucket=TEST_BUCKET, table=TEST_TABLE, lease_wait_seconds=5),
+            session=self.session,
+        )
+
+
+@pytest.fixture
+def cloud(aws: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Cloud]:
+    """moto with the dream queue and its dead-letter queue, and the functions' environment."""
+    sqs = aws.client("sqs")
+    dead = sqs.create_queue(QueueName="dream-dlq")["QueueUrl"]
+    dead_arn = sqs.get_queue_attributes(QueueUrl=dead, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    url = sqs.create_queue(
+        QueueName="dreams",
+        Attributes={"RedrivePolicy": json.dumps({"deadLetterTargetArn": dead_arn, "maxReceiveCount": "3"})},
+    )["QueueUrl"]
+    for name, value in {
+        "FAMILY_MEMORY_BACKEND": "aws",
+        "MEMORY_BUCKET": TEST_BUCKET,
+        "MEMORY_TABLE": TEST_TABLE,
+        "DREAM_QUEUE_URL": url,
+        "POWERTOOLS_METRICS_DISABLED": "false",
+    }.items():
+        monkeypatch.setenv(name, value)
+    bootstrap.runtime.cache_clear()
+    yield Cloud(aws, url, dead)
+    bootstrap.runtime.cache_clear()
+
+
+def directive(**kw: Any) -> Memory:
+    values: dict[str, Any] = {"type": MemoryType.DIRECTIVE, "authority": Authority.USER_EXPLICIT}
+    values.update(kw)
+    return memory(**values)
+
+
+def add(rt: Runtime, family_id: str, *memories: Memory) -> ChangeSet:
+    cs = ChangeSet(
+        id=new_ulid(),
+        family_id=family_id,
+        actor="process:formation",
+        reason="a session",
+        created_at=datetime.now(UTC),
+        memories=[MemoryWrite(action=Action.ADD, memory=m) for m in memories],
+    )
+    rt.writer.apply(cs)
+    return cs
+
+
+def sqs_event(messages: list[dict[str, Any]], queue: str = "family-memory-DreamQueue") -> dict[str, Any]:
+    """An SQS event for the worker from received messages (the shape Lambda's poller delivers)."""
+    template = event("dream_worker_sqs.json")["Records"][0]
+    records = []
+    for message in messages:
+        record = copy.deepcopy(template)
+        record.update(
+            messageId=message["MessageId"],
+            receiptHandle=message["ReceiptHandle"],
+            body=message["Body"],
+            md5OfBody=message["MD5OfBody"],
+            eventSourceARN=f"arn:aws:sqs:us-east-1:123456789012:{queue}",
+        )
+        records.append(record)
+    return {"Records": records}
+
+
+def receive_all(cloud: Cloud) -> list[dict[str, Any]]:
+    sqs = cloud.session.client("sqs")
+    messages: list[dict[str, Any]] = []
+    while True:
+        batch = sqs.receive_message(QueueUrl=cloud.queue_url, MaxNumberOfMessages=10).get("Messages", [])
+        if not batch:
+            return messages
+        messages += batch
+
+
+def test_hourly_fan_out_goes_through_sqs_to_the_worker_and_the_new_brief(
+    cloud: Cloud, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rt = cloud.runtime()
+    deps = lifecycle_of(rt).deps
+    now = datetime.now(UTC)
+    today = local_date(now, LA)
+    # fam-rivera dreamed yesterday; its local midnight has passed since. A fact valid until today is now over.
+    save_family(rt.store, FamilySettings(family_id="fam-rivera", time_zone=LA))
+    ending = directive(summary="Marco is away until today.", valid_until=today)
+    add(rt, "fam-rivera", ending, directive(summary="Call Lu before booking."))
+    dream_family(deps, "fam-rivera", now=now - timedelta(days=1))
+    assert "Marco is away until today." in rt.store.read("fam-rivera", BRIEF).data.decode()
+    # fam-okafor already dreamed for its current date; fam-new never dreamed.
+    save_family(rt.store, FamilySettings(family_id="fam-okafor", time_zone="Europe/London"))
+    deps.ledger.record_dream(
+        "fam-okafor",
+        time_zone="Europe/London",
+        local_date=local_date(now, "Europe/London"),
+        next_dream_at=next_local_midnight(now, "Europe/London"),
+    )
+    save_family(rt.store, FamilySettings(family_id="fam-new"))
+
+    fanout = load_handler("dream_fanout").handler(event("dream_schedule.json"), FakeLambdaContext())
+    assert fanout == {"families": 3, "due": 2, "enqueued": 2}
+
+    messages = receive_all(cloud)
+    assert sorted(json.loads(m["Body"])["family_id"] for m in messages) == ["fam-new", "fam-rivera"]
+    capsys.readouterr()
+    result = load_handler("dream_worker").handler(sqs_event(messages), FakeLambdaContext())
+    assert result == {"batchItemFailures": []}
+    emitted = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith('{"_aws"')]
+    dreamed = next(doc for doc in emitted if "FamiliesDreamed" in doc)
+    assert dreamed["FamiliesDreamed"] == [1.0, 1.0] and len(dreamed["BriefTokens"]) == 2
+    transitions = [doc for doc in emitted if "Transitions" in doc]
+    assert [(doc["kind"], doc["Transitions"], doc["service"]) for doc in transitions] == [
+        ("expire", [1.0], "family-memory")
+    ]
+
+    brief = parse_brief(rt.store.read("fam-rivera", BRIEF).data)
+    assert [line.text for line in brief.directives] == ["Call Lu before booking."]
+    assert rt.catalog.get_rows("fam-rivera", [ending.id])[ending.id].status.value == "expired"
+    assert "**Expire**" in rt.store.read("fam-rivera", LOG).data.decode()
+    assert deps.ledger.get("fam-rivera").last_dream_date == today  # type: ignore[union-attr]
+    assert rt.store.exists("fam-new", BRIEF)
+    # An hour later nobody is due: each family dreamed for its current date.
+    again = load_handler("dream_fanout").handler(event("dream_schedule.json"), FakeLambdaContext())
+    assert again["due"] == 0 and receive_all(cloud) == []
+
+
+def test_worker_reports_only_the_failed_message_of_a_batch(cloud: Cloud) -> None:
+    rt = cloud.runtime()
+    save_family(rt.store, FamilySettings(family_id="fam-rivera"))
+    good = event("dream_worker_sqs.json")
+    bad_record = copy.deepcopy(good["Records"][0])
+    bad_record.update(messageId="bad-1", body='{"family_id": "../../etc"}')
+    worse_record = copy.deepcopy(good["Records"][0])
+    worse_record.update(messageId="bad-2", body="not json at all")
+    batch = {"Records": [good["Records"][0], bad_record, worse_record]}
+    result = load_handler("dream_worker").handler(batch, FakeLambdaContext())
+    assert sorted(f["itemIdentifier"] for f in result["batchItemFailures"]) == ["bad-1", "bad-2"]
+    assert rt.store.exists("fam-rivera", BRIEF)
+
+
+def compile_record(key: str) -> dict[str, Any]:
+    record = copy.deepcopy(event("compile_changes_sqs.json")["Records"][0])
+    body = json.loads(record["body"])
+    body["detail"]["object"]["key"] = key
+    record.update(messageId=str(uuid.uuid4()), body=json.dumps(body))
+    return record
+
+
+def test_compile_dreams_each_family_in_a_batch_once_and_notes_conversations(cloud: Cloud) -> None:
+    rt = cloud.runtime()
+    save_family(rt.store, FamilySettings(family_id="fam-rivera", time_zone=LA))
+    sets = [add(rt, "fam-rivera", directive(summary=f"Rule {i}.")) for i in range(3)]
+    rt.store.put(
+        "fam-rivera",
+        candidates_path("sess-7"),
+        json.dumps(
+            {
+                "session_id": "sess-7",
+                "surface": "chat",
+                "started_at": "2026-11-16T18:00:00Z",
+                "summary": "Talked about the rules.",
+            }
+        ).encode(),
+    )
+    garbage = compile_record("families/fam-rivera/changes/x.json")
+    garbage["body"] = "{}"
+    records = [compile_record("families/fam-rivera/candidates/sess-7.json")]
+    records += [compile_record(f"families/fam-rivera/changes/{cs.id}.json") for cs in sets]
+    records += [garbage, compile_record("families/fam-rivera/brief.json")]
+
+    result = load_handler("compile").handler({"Records": records}, FakeLambdaContext())
+
+    assert result == {"batchItemFailures": [{"itemIdentifier": garbage["messageId"]}]}
+    brief = parse_brief(rt.store.read("fam-rivera", BRIEF).data)
+    assert sorted(line.text for line in brief.directives) == ["Rule 0.", "Rule 1.", "Rule 2."]
+    assert [line.text for line in brief.last_conversation] == ["Talked about the rules."]
+    log = rt.store.read("fam-rivera", LOG).data.decode()
+    assert all(f"/changes/{cs.id}.json" in log for cs in sets) and log.count("**Brief**") == 1
+
+
+def test_compile_reports_every_message_of_a_family_whose_dream_failed(cloud: Cloud) -> None:
+    rt = cloud.runtime()
+    rt.store.put("fam-broken", "family.json", b"{not json")
+    records = [compile_record(f"families/fam-broken/changes/{new_ulid()}.json") for _ in range(2)]
+    result = load_handler("compile").handler({"Records": records}, FakeLambdaContext())
+    assert sorted(f["itemIdentifier"] for f in result["batchItemFailures"]) == sorted(r["messageId"] for r in records)
+
+
+def test_fan_out_without_a_queue_is_a_configuration_error(cloud: Cloud, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DREAM_QUEUE_URL")
+    bootstrap.runtime.cache_clear()
+    with pytest.raises(Exception, match="DREAM_QUEUE_URL"):
+        load_handler("dream_fanout").handler(event("dream_schedule.json"), FakeLambdaContext())
