@@ -7,6 +7,7 @@ patching module globals.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
@@ -29,10 +30,20 @@ class Runtime:
     writer: FamilyWriter
     bus: InProcessBus | None = None
     extras: dict[str, Any] = field(default_factory=dict)
+    #: Local mode: in-process queues, pumped by ``drain`` after the bus (each returns deliveries made).
+    pumps: list[Callable[[], int]] = field(default_factory=list)
 
     def drain(self) -> int:
-        """Local mode: deliver the events the last operation caused (a no-op on AWS)."""
-        return self.bus.drain() if self.bus is not None else 0
+        """Local mode: deliver the events and queued messages the last operation
+        caused, until nothing is left (a no-op on AWS)."""
+        total = 0
+        while True:
+            delivered = self.bus.drain() if self.bus is not None else 0
+            for pump in self.pumps:
+                delivered += pump()
+            if not delivered:
+                return total
+            total += delivered
 
 
 def _writer(settings: Settings, store: Store, catalog: Catalog, clock: Clock) -> FamilyWriter:
@@ -53,7 +64,11 @@ def build_local(settings: Settings, clock: Clock | None = None) -> Runtime:
     bus = InProcessBus()
     store = DirectoryStore(settings.home, listeners=[bus.on_write])
     catalog = SQLiteCatalog(settings.home / "catalog.sqlite3", clock=clock)
-    return Runtime(settings, clock, store, catalog, _writer(settings, store, catalog, clock), bus)
+    runtime = Runtime(settings, clock, store, catalog, _writer(settings, store, catalog, clock), bus)
+    from family_memory.app.formation import wire_local
+
+    wire_local(runtime)
+    return runtime
 
 
 def build_aws(settings: Settings, clock: Clock | None = None, *, session: Any = None) -> Runtime:
@@ -68,7 +83,11 @@ def build_aws(settings: Settings, clock: Clock | None = None, *, session: Any = 
     session = session or boto3.session.Session(region_name=settings.region)
     store = S3Store(session.client("s3"), settings.bucket)
     catalog = DynamoCatalog(session.client("dynamodb"), settings.table, clock=clock)
-    return Runtime(settings, clock, store, catalog, _writer(settings, store, catalog, clock))
+    runtime = Runtime(settings, clock, store, catalog, _writer(settings, store, catalog, clock))
+    from family_memory.app.formation import wire_aws
+
+    wire_aws(runtime, session)
+    return runtime
 
 
 def build(settings: Settings, clock: Clock | None = None) -> Runtime:

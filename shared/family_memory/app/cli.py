@@ -19,6 +19,8 @@ COMMAND_MODULES = (
     "family_memory.app.commands.walkthrough",
     "family_memory.app.commands.catalog",
     "family_memory.app.commands.bundle",
+    "family_memory.app.commands.formation",
+    "family_memory.app.commands.memories",
 )
 
 

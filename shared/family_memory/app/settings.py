@@ -28,6 +28,13 @@ class Settings(BaseModel):
     region: str | None = None
     lease_ttl_seconds: float = Field(default=30.0, gt=0, le=900)
     lease_wait_seconds: float = Field(default=60.0, ge=0, le=900)
+    extractor: Literal["offline", "bedrock"] = Field(
+        default="offline", description="formation: the offline rule-based extractor, or Bedrock"
+    )
+    bedrock_model_id: str = Field(default="anthropic.claude-3-5-haiku-20241022-v1:0", min_length=1, max_length=200)
+    reconcile_queue_url: str | None = Field(default=None, description="aws mode: the SQS FIFO reconcile queue")
+    idempotency_table: str | None = Field(default=None, description="aws mode: Powertools idempotency records")
+    max_candidates_per_session: int = Field(default=12, ge=0, le=100)
 
 
 _ENV = {
@@ -38,6 +45,11 @@ _ENV = {
     "region": "AWS_REGION",
     "lease_ttl_seconds": "LEASE_TTL_SECONDS",
     "lease_wait_seconds": "LEASE_WAIT_SECONDS",
+    "extractor": "FORMATION_EXTRACTOR",
+    "bedrock_model_id": "BEDROCK_MODEL_ID",
+    "reconcile_queue_url": "RECONCILE_QUEUE_URL",
+    "idempotency_table": "IDEMPOTENCY_TABLE",
+    "max_candidates_per_session": "FORMATION_MAX_CANDIDATES",
 }
 
 
