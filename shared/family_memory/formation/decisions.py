@@ -18,8 +18,8 @@ a retracted memory says the same thing                 noop (the family forgot i
 nothing close                                          add
 ====================================================  ==============================
 
-"Same subject" means the same type and either nearly the same ``about`` or a
-close text about the same people. Authority ranks: explicit > said in passing
+"Same subject" means the same type, both dated or both lasting, and either
+nearly the same ``about`` or a close text about the same people. Authority ranks: explicit > said in passing
 > inferred > system; an inference can never replace an explicit statement.
 """
 
@@ -90,7 +90,11 @@ def claim_similarity(proposal: Proposal, memory: Memory) -> float:
 
 
 def same_subject(proposal: Proposal, memory: Memory) -> bool:
+    """Rivals: one can replace the other. A dated claim ("pizza night is tonight") never
+    replaces a lasting one ("Friday is pizza night"), nor the reverse: both can be true."""
     if proposal.type is not memory.type:
+        return False
+    if (proposal.valid_until is None) != (memory.valid_until is None):
         return False
     if similarity(proposal.about, memory.about) >= SAME_ABOUT:
         return True

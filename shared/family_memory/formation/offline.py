@@ -227,6 +227,8 @@ def _short(text: str, words: int = 8, limit: int = 80) -> str:
 
 
 def _object(text: str) -> str:
+    """The thing a predicate is about, without trailing asides ("Thai food, by the way")."""
+    text = re.split(r"[,;:(]", text, maxsplit=1)[0]
     return _OBJECT_END.sub("", text).strip(" .,;:!?")[:100]
 
 

@@ -54,9 +54,9 @@ Chapter = Callable[[WalkContext], None]
 
 
 def chapters() -> list[Chapter]:
-    from family_memory.app.walkthrough import foundation
+    from family_memory.app.walkthrough import formation, foundation
 
-    return [foundation.run]
+    return [foundation.run, formation.run]
 
 
 def prepare_home(home: Path) -> None:
