@@ -7,7 +7,8 @@ situation                                              decision
 ====================================================  ==============================
 a memory (any status) already holds this evidence      noop (a replay, a redelivery)
 an active or dormant memory says the same thing        reinforce it (dormant wakes up)
-  (same type, near-identical text, same valid_until)
+  (same type, near-identical text, same polarity,
+  same valid_until)
 an active memory on the same subject says otherwise:
   the candidate was said before that memory's latest   noop (stale)
   evidence
@@ -19,12 +20,15 @@ nothing close                                          add
 ====================================================  ==============================
 
 "Same subject" means the same type, both dated or both lasting, and either
-nearly the same ``about`` or a close text about the same people. Authority ranks: explicit > said in passing
+nearly the same ``about`` or a close text about the same (named) people.
+Supersession is the costlier mistake (a valid claim leaves the brief), so two
+household-wide claims are rivals only when their subjects match. Authority ranks: explicit > said in passing
 > inferred > system; an inference can never replace an explicit statement.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -32,7 +36,7 @@ from enum import StrEnum
 
 from family_memory.domain.memory import Authority, Memory, MemoryType, Status
 from family_memory.formation.candidate import AUTHORITY_RANK
-from family_memory.formation.text_similarity import similarity
+from family_memory.formation.text_similarity import negated, similarity
 
 #: Text similarity at which two claims say the same thing.
 SAME_CLAIM = 0.78
@@ -83,10 +87,25 @@ class Decision:
 
 
 def claim_similarity(proposal: Proposal, memory: Memory) -> float:
+    """How close two claims' words are (polarity aside: see ``same_claim``)."""
     return max(
         similarity(proposal.summary, memory.summary),
         similarity(f"{proposal.about} {proposal.summary}", f"{memory.about} {memory.summary}"),
     )
+
+
+def _numbers(text: str) -> set[str]:
+    return set(re.findall(r"\d+", text))
+
+
+def same_claim(proposal: Proposal, memory: Memory) -> bool:
+    """Says the same thing: near-identical words, the same polarity ("loves" vs "does not
+    like") and the same numbers ("pills at 8" vs "pills at 9" are two claims)."""
+    if negated(proposal.summary) != negated(memory.summary):
+        return False
+    if _numbers(proposal.summary) != _numbers(memory.summary):
+        return False
+    return claim_similarity(proposal, memory) >= SAME_CLAIM
 
 
 def same_subject(proposal: Proposal, memory: Memory) -> bool:
@@ -98,9 +117,7 @@ def same_subject(proposal: Proposal, memory: Memory) -> bool:
         return False
     if similarity(proposal.about, memory.about) >= SAME_ABOUT:
         return True
-    shared_people = bool(set(proposal.applies_to) & set(memory.applies_to)) or not (
-        proposal.applies_to or memory.applies_to
-    )
+    shared_people = bool(set(proposal.applies_to) & set(memory.applies_to))
     return shared_people and claim_similarity(proposal, memory) >= RIVAL_TEXT
 
 
@@ -114,7 +131,7 @@ def decide(proposal: Proposal, known: Sequence[Known]) -> Decision:
     for k in current:
         m = k.memory
         same_kind = m.type is proposal.type and m.valid_until == proposal.valid_until
-        if same_kind and claim_similarity(proposal, m) >= SAME_CLAIM:
+        if same_kind and same_claim(proposal, m):
             return Decision(DecisionKind.REINFORCE, m, f"says the same as memory {m.id}")
     for k in current:
         m = k.memory
@@ -131,6 +148,6 @@ def decide(proposal: Proposal, known: Sequence[Known]) -> Decision:
         return Decision(DecisionKind.SUPERSEDE, m, f"replaces memory {m.id}")
     for k in ranked:
         m = k.memory
-        if m.status is Status.RETRACTED and claim_similarity(proposal, m) >= SAME_CLAIM:
+        if m.status is Status.RETRACTED and same_claim(proposal, m):
             return Decision(DecisionKind.NOOP, m, f"the family forgot this (memory {m.id} is retracted)")
     return Decision(DecisionKind.ADD, None, "nothing like it yet")

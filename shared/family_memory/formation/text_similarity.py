@@ -72,3 +72,15 @@ def contains_all(haystack: str, needle: str) -> bool:
     """Whether every content word of ``needle`` occurs in ``haystack`` (a topic match)."""
     wanted = set(content_tokens(needle))
     return bool(wanted) and wanted <= set(content_tokens(haystack))
+
+
+_NEGATIONS = frozenset(
+    "not no never nor cannot none nobody nothing without hate hates hated dislike dislikes disliked".split()
+)
+
+
+def negated(text: str) -> bool:
+    """Whether ``text`` says something is not so ("does not like", "can't", "never", "hates").
+    Two claims of opposite polarity are never the same claim, however many words they share."""
+    words = _WORD.findall(normalise_for_match(text))
+    return any(w in _NEGATIONS or w.endswith("n't") for w in words)
