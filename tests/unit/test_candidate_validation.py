@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from formation_helpers import candidate, family, transcript
 from family_memory.formation.document import CandidateEntry, Limits
 from family_memory.formation.validation import RULES, validate_proposals
+from formation_helpers import candidate, family, transcript
 
 TRANSCRIPT = transcript(
     [

@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 
 from conftest import Adapters, local_adapters
-from formation_helpers import FAMILY, FRIDAY_MORNING, deps, save_family, session_json
 from family_memory.card.operations import (
     GroupSelector,
     MemoryDraft,
@@ -29,6 +28,7 @@ from family_memory.domain.suppression import Suppression, SuppressionScope
 from family_memory.formation.document import OutcomeKind
 from family_memory.formation.service import FormationDeps, extract_session, receive_session, reconcile_session
 from family_memory.writes.protocol import FamilyWriter
+from formation_helpers import FAMILY, FRIDAY_MORNING, deps, save_family, session_json
 
 
 @pytest.fixture

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from formation_helpers import family
 from factories import FORMED
 from family_memory.domain.entity import Entity, EntityKind
 from family_memory.formation.candidate import EntityHint
 from family_memory.formation.entities import EntityDirectory
+from formation_helpers import family
 
 
 def directory(*entities: Entity) -> EntityDirectory:
@@ -56,7 +56,8 @@ def test_an_unknown_name_creates_an_entity_of_the_hinted_kind() -> None:
     resolution = d.resolve(["Thai Palace"], [EntityHint(name="Thai Palace", kind=EntityKind.ORGANISATION)])
     [entity] = resolution.changes.values()
     assert entity.type is EntityKind.ORGANISATION and entity.name == "Thai Palace"
-    write = [w for w in (d.apply(resolution), d.pending_writes())[1]][0]
+    d.apply(resolution)
+    [write] = d.pending_writes()
     assert write.expected_revision is None and write.entity.revision == 1
 
 

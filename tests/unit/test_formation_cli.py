@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from formation_helpers import candidate, session_json
 from family_memory.app.cli import main
+from formation_helpers import candidate, session_json
 
 Run = tuple[int, str, str]
 

@@ -12,7 +12,6 @@ import pytest
 from aws_lambda_powertools.utilities.idempotency import IdempotencyConfig
 from aws_lambda_powertools.utilities.idempotency.exceptions import IdempotencyItemAlreadyExistsError
 
-from formation_helpers import FAMILY, FRIDAY_MORNING, session_json
 from family_memory.adapters.local.idempotency import SQLiteIdempotencyStore
 from family_memory.adapters.local.queue import InProcessQueue
 from family_memory.app.bootstrap import Runtime, build_local
@@ -21,6 +20,7 @@ from family_memory.app.settings import load_settings
 from family_memory.domain.clock import FixedClock
 from family_memory.formation.queue import ReconcileRequest
 from family_memory.formation.service import read_document, receive_session
+from formation_helpers import FAMILY, FRIDAY_MORNING, session_json
 
 REQUEST = ReconcileRequest(family_id=FAMILY, session_id="sess-1", content_hash="a" * 64)
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from formation_helpers import family, transcript
 from family_memory.formation.document import ExtractorKind
 from family_memory.formation.offline import OFFLINE_LABEL, OfflineExtractor
+from formation_helpers import family, transcript
 
 
 def extract(*turns: tuple[str, str | None, str], **kw: Any) -> list[dict[str, Any]]:

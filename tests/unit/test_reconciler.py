@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 
 from conftest import Adapters, local_adapters
-from formation_helpers import FAMILY, FRIDAY_MORNING, candidate, deps, save_family, session_json
 from family_memory.card.operations import forget_memory
 from family_memory.domain.changes import Action, ChangeRecord
 from family_memory.domain.clock import FixedClock
@@ -23,6 +22,7 @@ from family_memory.formation.reconcile import ReconcileReport
 from family_memory.formation.service import FormationDeps, extract_session, receive_session, reconcile_session
 from family_memory.ports.catalog import CatalogRow
 from family_memory.writes.projections import check_catalog
+from formation_helpers import FAMILY, FRIDAY_MORNING, candidate, deps, save_family, session_json
 
 Turns = list[tuple[str, str | None, str]]
 

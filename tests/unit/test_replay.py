@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Adapters, local_adapters
-from formation_helpers import FAMILY, deps, save_family, session_json
+from conftest import local_adapters
 from family_memory.domain.clock import FixedClock
 from family_memory.domain.memory import Status
 from family_memory.domain.okf import parse_json
 from family_memory.formation.intake import receive_transcript
 from family_memory.formation.replay import LEDGER, ReplayLedger, replay_family
 from family_memory.formation.service import FormationDeps
+from formation_helpers import FAMILY, deps, save_family, session_json
 
 # Session ids sort the other way round from their dates: replay must go by date.
 HISTORY = [
@@ -24,7 +24,7 @@ HISTORY = [
 ]
 
 
-class Stop(Exception):
+class StopReplayError(Exception):
     pass
 
 
@@ -66,9 +66,9 @@ def test_replaying_again_changes_nothing(d: FormationDeps) -> None:
 
 def test_a_stopped_replay_resumes_from_its_ledger(d: FormationDeps) -> None:
     def stop_after_first(line: str) -> None:
-        raise Stop(line)
+        raise StopReplayError(line)
 
-    with pytest.raises(Stop):
+    with pytest.raises(StopReplayError):
         replay_family(d, FAMILY, dream=None, progress=stop_after_first)
     ledger = parse_json(ReplayLedger, d.store.read(FAMILY, LEDGER).data, LEDGER)
     assert ledger.status == "running" and [e.session_id for e in ledger.done] == ["sess-z"]

@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 
 from conftest import Adapters
-from formation_helpers import FAMILY, session_json
 from family_memory.adapters.local.directory_store import DirectoryStore
 from family_memory.domain.errors import ConflictError, InvalidInputError, PayloadTooLargeError
 from family_memory.domain.family import FamilySettings, Member
 from family_memory.domain.layout import FAMILY_SETTINGS, session_path
 from family_memory.domain.okf import parse_json, serialise_json
 from family_memory.formation.intake import receive_transcript
+from formation_helpers import FAMILY, session_json
 
 TURNS = [("user", "lucia", "We love Thai food."), ("assistant", None, "Noted!"), ("user", "marco", "Me too.")]
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from factories import FORMED
-from formation_helpers import candidate
 from family_memory.domain.memory import MemoryType
 from family_memory.domain.suppression import Suppression, SuppressionScope
 from family_memory.formation.candidate import Candidate
 from family_memory.formation.suppression_rules import SuppressionRules, fingerprints
+from formation_helpers import candidate
 
 RULE_ID = "01K6N1R0A0B0C0D0E0F0G0H010"
 MAYA = "01K6N1R0A0B0C0D0E0F0ENT002"

@@ -41,6 +41,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Metrics are for Lambda (EMF to CloudWatch); on the command line they would be noise.
     os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
     os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
+    # The local pipeline runs the Lambda handlers in-process; their INFO lines would drown the output.
+    os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -14,7 +14,6 @@ The finder is swappable after wiring (``formation(runtime).deps.finder =
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -126,8 +125,6 @@ def wire_local(runtime: Runtime) -> None:
     from family_memory.adapters.local.idempotency import SQLiteIdempotencyStore
     from family_memory.adapters.local.queue import InProcessQueue
     from family_memory.app.formation_events import handle_reconcile_batch, handle_session_created
-    from family_memory.app.observability import logger
-
     queue = InProcessQueue()
     if runtime.settings.extractor == "bedrock":
         import boto3
@@ -145,9 +142,6 @@ def wire_local(runtime: Runtime) -> None:
         runtime.bus.subscribe(SESSION_KEY_PATTERN, lambda event: handle_session_created(runtime, event))
     queue.set_handler(lambda event: handle_reconcile_batch(runtime, event))
     runtime.pumps.append(queue.pump)
-    if "POWERTOOLS_LOG_LEVEL" not in os.environ:
-        # On one machine the pipeline runs inside a command: its log lines would drown the output.
-        logger.setLevel("WARNING")
 
 
 def wire_aws(runtime: Runtime, session: Any) -> None:
