@@ -18,6 +18,7 @@ from family_memory.app.bootstrap import Runtime, build_local
 from family_memory.app.formation import formation
 from family_memory.app.settings import load_settings
 from family_memory.domain.clock import FixedClock
+from family_memory.formation.document import Limits
 from family_memory.formation.queue import ReconcileRequest
 from family_memory.formation.service import read_document, receive_session
 from formation_helpers import FAMILY, FRIDAY_MORNING, session_json
@@ -50,6 +51,7 @@ def test_a_malformed_session_is_refused_without_a_crash_or_a_retry(runtime: Runt
     assert formation(runtime).metrics.totals["SessionsRefused"] == 1  # type: ignore[attr-defined]
 
 
+@pytest.mark.filterwarnings("ignore:Couldn.t determine the remaining time")
 def test_a_message_delivered_twice_reconciles_once(runtime: Runtime) -> None:
     runs: list[dict[str, str]] = []
 
@@ -57,7 +59,7 @@ def test_a_message_delivered_twice_reconciles_once(runtime: Runtime) -> None:
         runs.append(request)
         return {"counts": {"added": len(runs)}}
 
-    reconcile = formation(runtime).idempotent(run)
+    reconcile = formation(runtime).guard(run)
     first, second = reconcile(REQUEST), reconcile(REQUEST)
     assert len(runs) == 1 and first == second == {"counts": {"added": 1}}
     reconcile(REQUEST.model_copy(update={"content_hash": "b" * 64}))
@@ -117,3 +119,37 @@ def test_sqlite_idempotency_refuses_a_second_in_progress_record(tmp_path: Path) 
     assert record is not None and record.status == "COMPLETED" and record.response_json_as_dict() == {"ok": True}
     store.delete_record({"session_id": "s1"}, RuntimeError("boom"))
     store.save_inprogress({"session_id": "s1"})  # gone, so it can start again
+
+
+def test_extraction_metrics_count_rejections_by_rule_and_token_usage(runtime: Runtime) -> None:
+    from family_memory.app.formation_events import record_extraction_metrics
+    from family_memory.domain.transcript import parse_transcript
+    from family_memory.formation.document import CandidatesDocument, ExtractorInfo, ExtractorKind
+    from family_memory.formation.validation import validate_proposals
+    from formation_helpers import candidate, family
+
+    transcript = parse_transcript(session_json([("user", "lucia", "We love Thai food.")]))
+    entries = validate_proposals(transcript, family(), [candidate(), candidate(valid_until="soon"), "junk"], Limits())
+    document = CandidatesDocument(
+        family_id=FAMILY,
+        session_id="sess-1",
+        surface=transcript.surface,
+        started_at=transcript.started_at,
+        time_zone=transcript.time_zone,
+        extractor=ExtractorInfo(name="bedrock-converse", version="1", kind=ExtractorKind.BEDROCK, label="Bedrock"),
+        summary="Thai food.",
+        transcript_sha256="0" * 64,
+        extracted_at=FRIDAY_MORNING,
+        usage={"inputTokens": 1200, "outputTokens": 300, "attempts": 2},
+        candidates=entries,
+    )
+    services = formation(runtime)
+    record_extraction_metrics(services, document)
+    totals = services.metrics.totals  # type: ignore[attr-defined]
+    assert (totals["CandidatesProposed"], totals["CandidatesAccepted"], totals["CandidatesRejected"]) == (3, 1, 2)
+    assert totals["CandidatesRejected_valid_until"] == 1 and totals["CandidatesRejected_schema"] == 1
+    assert (totals["ExtractionInputTokens"], totals["ExtractionOutputTokens"], totals["ExtractionAttempts"]) == (
+        1200,
+        300,
+        2,
+    )

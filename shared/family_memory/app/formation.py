@@ -28,7 +28,7 @@ from family_memory.formation.document import Limits
 from family_memory.formation.extraction import Extractor
 from family_memory.formation.offline import OfflineExtractor
 from family_memory.formation.queue import ReconcileRequest
-from family_memory.formation.service import FormationDeps
+from family_memory.formation.service import FormationDeps, reconcile_session
 from family_memory.formation.similar import CatalogSimilarMemories
 
 if TYPE_CHECKING:
@@ -67,28 +67,45 @@ class FormationServices:
             raise_on_no_idempotency_key=True,
         )
     )
-    _reconcile: Callable[..., Any] | None = None
+    _guarded: Callable[..., Any] | None = field(default=None, repr=False)
 
-    def idempotent(self, run: Callable[[dict[str, str]], dict[str, Any]]) -> Callable[[ReconcileRequest], Any]:
+    def guard(self, run: Callable[[dict[str, str]], dict[str, Any]]) -> Callable[[ReconcileRequest], Any]:
         """``run`` guarded by Powertools idempotency on (family, session, content hash):
-        a message delivered twice returns the first run's result without running again."""
-        if self._reconcile is None:
-            if self.idempotency is None:
-                self._reconcile = run
-            else:
+        a request seen before returns the first run's result without running again."""
+        if self.idempotency is None:
+            return lambda request: run(request.model_dump())
 
-                def reconcile(request: dict[str, str]) -> dict[str, Any]:
-                    return run(request)
+        def reconcile(request: dict[str, str]) -> dict[str, Any]:
+            return run(request)
 
-                self._reconcile = idempotent_function(
-                    reconcile,
-                    data_keyword_argument="request",
-                    persistence_store=self.idempotency,
-                    config=self.idempotency_config,
-                    key_prefix="family-memory.reconcile",
-                )
-        guarded: Callable[..., Any] = self._reconcile
+        guarded = idempotent_function(
+            reconcile,
+            data_keyword_argument="request",
+            persistence_store=self.idempotency,
+            config=self.idempotency_config,
+            key_prefix="family-memory.reconcile",
+        )
         return lambda request: guarded(request=request.model_dump())
+
+    def reconcile_once(self, request: ReconcileRequest) -> dict[str, Any]:
+        """Reconcile the session ``request`` names, at most once per (family, session, content hash)."""
+        if self._guarded is None:
+            self._guarded = self.guard(self._reconcile)
+        result: dict[str, Any] = self._guarded(request)
+        return result
+
+    def _reconcile(self, request: dict[str, str]) -> dict[str, Any]:
+        from aws_lambda_powertools.metrics import MetricUnit
+
+        from family_memory.app.observability import logger
+
+        report = reconcile_session(self.deps, request["family_id"], request["session_id"])
+        for kind, n in report.counts().items():
+            if n:
+                self.metrics.add_metric(name=f"MemoryChanges_{kind}", unit=MetricUnit.Count, value=n)
+        self.metrics.add_metric(name="ChangeSetsApplied", unit=MetricUnit.Count, value=len(report.change_ids))
+        logger.info("session reconciled", extra={"counts": report.counts(), "change_ids": report.change_ids})
+        return report.as_dict()
 
 
 def formation(runtime: Runtime) -> FormationServices:
@@ -125,6 +142,7 @@ def wire_local(runtime: Runtime) -> None:
     from family_memory.adapters.local.idempotency import SQLiteIdempotencyStore
     from family_memory.adapters.local.queue import InProcessQueue
     from family_memory.app.formation_events import handle_reconcile_batch, handle_session_created
+
     queue = InProcessQueue()
     if runtime.settings.extractor == "bedrock":
         import boto3

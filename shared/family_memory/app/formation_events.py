@@ -24,7 +24,7 @@ from family_memory.domain.errors import InvalidInputError, NotFoundError
 from family_memory.domain.layout import split_key
 from family_memory.formation.document import CandidatesDocument
 from family_memory.formation.queue import ReconcileRequest
-from family_memory.formation.service import extract_session, reconcile_session
+from family_memory.formation.service import extract_session
 
 if TYPE_CHECKING:
     from family_memory.app.bootstrap import Runtime
@@ -36,7 +36,8 @@ def _count(services: FormationServices, name: str, value: float, unit: MetricUni
     services.metrics.add_metric(name=name, unit=unit, value=value)
 
 
-def _extraction_metrics(services: FormationServices, document: CandidatesDocument) -> None:
+def record_extraction_metrics(services: FormationServices, document: CandidatesDocument) -> None:
+    """Candidates proposed, accepted, rejected (in total and by rule) and the extractor's token usage."""
     accepted = len(document.accepted())
     _count(services, "CandidatesProposed", len(document.candidates))
     _count(services, "CandidatesAccepted", accepted)
@@ -75,7 +76,7 @@ def handle_session_created(runtime: Runtime, event: dict[str, Any]) -> dict[str,
         logger.remove_keys(["family_id", "session_id"])
     document = result.document
     if result.extracted:
-        _extraction_metrics(services, document)
+        record_extraction_metrics(services, document)
     logger.info(
         "session extracted" if result.extracted else "session already extracted; reconciliation queued again",
         extra={"family_id": family_id, "session_id": session_id, "accepted": len(document.accepted())},
@@ -96,22 +97,11 @@ def handle_reconcile_batch(runtime: Runtime, event: dict[str, Any], context: Any
     if context is not None:
         services.idempotency_config.register_lambda_context(context)
 
-    def run(request: dict[str, str]) -> dict[str, Any]:
-        report = reconcile_session(services.deps, request["family_id"], request["session_id"])
-        for kind, n in report.counts().items():
-            if n:
-                _count(services, f"MemoryChanges_{kind}", n)
-        _count(services, "ChangeSetsApplied", len(report.change_ids))
-        logger.info("session reconciled", extra={"counts": report.counts(), "change_ids": report.change_ids})
-        return report.as_dict()
-
-    reconcile = services.idempotent(run)
-
     def record_handler(record: SQSRecord) -> dict[str, Any]:
         request = ReconcileRequest.model_validate_json(record.body)
         logger.append_keys(family_id=request.family_id, session_id=request.session_id)
         try:
-            return dict(reconcile(request))
+            return services.reconcile_once(request)
         finally:
             logger.remove_keys(["family_id", "session_id"])
 

@@ -75,7 +75,7 @@ def contains_all(haystack: str, needle: str) -> bool:
 
 
 _NEGATIONS = frozenset(
-    "not no never nor cannot none nobody nothing without hate hates hated dislike dislikes disliked".split()
+    "not no never nor cannot none nobody nothing without hate hates hated dislike dislikes disliked".split()  # noqa: SIM905
 )
 
 

@@ -20,9 +20,7 @@ from family_memory.formation.replay import replay_family
 from family_memory.formation.service import read_document, receive_session
 
 
-def _session(
-    family_id: str, session_id: str, started: datetime, turns: list[tuple[str, str | None, str]]
-) -> bytes:
+def _session(family_id: str, session_id: str, started: datetime, turns: list[tuple[str, str | None, str]]) -> bytes:
     return json.dumps(
         {
             "family_id": family_id,
@@ -198,7 +196,7 @@ def run(ctx: WalkContext) -> None:
         "contradiction (evidence with stance 'contradicts'), and the memory stays as it was."
     )
     for line in evidence_view(runtime.store, family_id, swimming).lines:
-        ctx.say(f"   {line.stance:<11} \"{line.quote}\" {line.note}".rstrip())
+        ctx.say(f'   {line.stance:<11} "{line.quote}" {line.note}'.rstrip())
 
     ctx.step("The family corrects one claim (edit supersedes) and forgets another (retract + a suppression rule).")
     ctx.clock.set(datetime(2026, 12, 1, 16, 0, tzinfo=UTC))
