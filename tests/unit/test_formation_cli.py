@@ -149,3 +149,17 @@ def test_replay_reports_and_says_plainly_that_no_dream_ran(cli, tmp_path: Path) 
     assert code == 0
     assert "memories added 0, reinforced 0" in out
     assert "No dream was run" in out
+
+
+def test_ingesting_again_finishes_a_run_that_stopped_before_reconciling(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from family_memory.app.bootstrap import build_local
+    from family_memory.app.formation import formation
+    from family_memory.app.settings import load_settings
+    from family_memory.formation.service import extract_session, receive_session
+
+    data = session_json([("user", "lucia", "We love Thai food.")])
+    runtime = build_local(load_settings({}, home=str(tmp_path / "home"), backend="local"))
+    receive_session(formation(runtime).deps, data)
+    extract_session(formation(runtime).deps, "fam-rivera", "sess-1", enqueue=False)  # then the process "stopped"
+    code, out, _ = cli("ingest", write(tmp_path, "s1.json", data))
+    assert code == 0 and "already stored" in out and "-> added" in out

@@ -18,7 +18,7 @@ from family_memory.domain.layout import candidates_path, memory_path, session_pa
 from family_memory.formation.document import CandidatesDocument, OutcomeKind
 from family_memory.formation.extraction import SuppliedCandidates
 from family_memory.formation.replay import replay_family
-from family_memory.formation.service import read_document, receive_session
+from family_memory.formation.service import extract_session, read_document, receive_session
 
 NO_DREAM = (
     "No dream was run: the dream service is not wired into this build, so the family's brief was not "
@@ -124,6 +124,9 @@ def _ingest(args: argparse.Namespace) -> int:
     if runtime.bus is None:
         print("extraction and reconciliation run in AWS (the session's S3 event starts them)")
         return 0
+    if not receipt.intake.stored:
+        # No arrival event this time: make sure a run that stopped half-way is finished.
+        extract_session(services.deps, family_id, session_id)
     runtime.drain()
     document = read_document(runtime.store, family_id, session_id)
     if document is None:
