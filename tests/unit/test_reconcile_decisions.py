@@ -158,6 +158,13 @@ TABLE: list[tuple[str, Proposal, list[Known], DecisionKind, Memory | None]] = [
         PILLS,
     ),
     (
+        "a different number in the subject is a different subject: add",
+        proposal(type=MemoryType.DIRECTIVE, about="Room 12 heating", summary="Keep room 12 at 20 degrees."),
+        [known(thai(type=MemoryType.DIRECTIVE, about="Room 14 heating", summary="Keep room 14 at 20 degrees."))],
+        DecisionKind.ADD,
+        None,
+    ),
+    (
         "household instructions that only look alike are both kept: add",
         proposal(type=MemoryType.DIRECTIVE, about="Always water the cactus", summary="Always water the cactus."),
         [known(FERN)],

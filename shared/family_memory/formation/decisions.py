@@ -115,6 +115,8 @@ def same_subject(proposal: Proposal, memory: Memory) -> bool:
         return False
     if (proposal.valid_until is None) != (memory.valid_until is None):
         return False
+    if _numbers(proposal.about) != _numbers(memory.about):
+        return False  # "Dish number 3" and "Dish number 5" are two subjects
     if similarity(proposal.about, memory.about) >= SAME_ABOUT:
         return True
     shared_people = bool(set(proposal.applies_to) & set(memory.applies_to))
