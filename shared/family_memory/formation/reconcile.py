@@ -21,6 +21,7 @@ import logging
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
+from pydantic import ValidationError
 from ulid import ULID
 
 from family_memory.domain.changes import MAX_WRITES_PER_CHANGE_SET, Action, ChangeSet, MemoryWrite
@@ -252,7 +253,7 @@ class _Run:
                 self.flush()
             try:
                 outcome = self.one(index, candidate)
-            except InvalidInputError as exc:
+            except (InvalidInputError, ValidationError) as exc:
                 # A candidate that passed validation but cannot form a valid memory: keep going.
                 outcome = Outcome(index=index, kind=OutcomeKind.NOOP, detail=f"could not form a memory: {exc}")
             self.report.outcomes.append(outcome)
