@@ -11,6 +11,7 @@ from pathlib import Path
 import boto3  # noqa: F401 - urllib3 probes IPv6 with a socket at import; do it before sockets are off
 import pytest
 
+import family_memory.app.observability  # noqa: F401 - X-Ray's recorder opens a UDP socket at import
 from family_memory.domain.clock import FixedClock
 from family_memory.ports.catalog import Catalog
 from family_memory.ports.store import Store

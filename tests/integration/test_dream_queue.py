@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from family_memory.adapters.aws.sqs_queue import SQSDreamQueue
+from family_memory.adapters.aws.sqs_dream_queue import SQSDreamQueue
 from family_memory.adapters.local.dream_queue import LocalDreamQueue
 from family_memory.domain.errors import InvalidInputError
 from family_memory.ports.lifecycle import DreamQueueError, DreamRequest

@@ -196,7 +196,9 @@ def test_a_change_starts_one_compile_and_the_dreams_own_change_converges(runtime
     )
     compiles: list[str] = []
     assert runtime.bus is not None
-    runtime.bus.subscribe(r"families/[^/]+/changes/[^/]+\.json", lambda e: compiles.append(e["detail"]["object"]["key"]))
+    runtime.bus.subscribe(
+        r"families/[^/]+/changes/[^/]+\.json", lambda e: compiles.append(e["detail"]["object"]["key"])
+    )
     runtime.drain()
     # The formation change, then the dream's own promotion change: two compiles, then quiet.
     assert len(compiles) == 2

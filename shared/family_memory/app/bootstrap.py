@@ -7,6 +7,7 @@ patching module globals.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
@@ -35,10 +36,20 @@ class Runtime:
     #: Index, embedder, indexer, turn-level lookup, similar-memory finder, read tools
     #: (None on AWS when no OpenSearch endpoint is configured).
     retrieval: Retrieval | None = None
+    #: Local mode: in-process queues, pumped by ``drain`` after the bus (each returns deliveries made).
+    pumps: list[Callable[[], int]] = field(default_factory=list)
 
     def drain(self) -> int:
-        """Local mode: deliver the events the last operation caused (a no-op on AWS)."""
-        return self.bus.drain() if self.bus is not None else 0
+        """Local mode: deliver the events and queued messages the last operation
+        caused, until nothing is left (a no-op on AWS)."""
+        total = 0
+        while True:
+            delivered = self.bus.drain() if self.bus is not None else 0
+            for pump in self.pumps:
+                delivered += pump()
+            if not delivered:
+                return total
+            total += delivered
 
 
 def _writer(settings: Settings, store: Store, catalog: Catalog, clock: Clock) -> FamilyWriter:
@@ -73,6 +84,7 @@ def build_local(settings: Settings, clock: Clock | None = None) -> Runtime:
     from family_memory.adapters.local.embedded_index import EmbeddedIndex
     from family_memory.adapters.local.embedding_cache import SQLiteEmbeddingCache
     from family_memory.adapters.local.sqlite_catalog import SQLiteCatalog
+    from family_memory.app.formation import wire_local as wire_local_formation
     from family_memory.app.lifecycle import install_local as install_local_lifecycle
 
     clock = clock or SystemClock()
@@ -93,6 +105,7 @@ def build_local(settings: Settings, clock: Clock | None = None) -> Runtime:
     writer = _writer(settings, store, catalog, clock)
     runtime = Runtime(settings, clock, store, catalog, writer, bus, retrieval=retrieval)
     install_local_lifecycle(runtime)
+    wire_local_formation(runtime)
     return runtime
 
 
@@ -101,6 +114,7 @@ def build_aws(settings: Settings, clock: Clock | None = None, *, session: Any = 
 
     from family_memory.adapters.aws.dynamo_catalog import DynamoCatalog
     from family_memory.adapters.aws.s3_store import S3Store
+    from family_memory.app.formation import wire_aws as wire_aws_formation
     from family_memory.app.lifecycle import install_aws as install_aws_lifecycle
 
     if not (settings.bucket and settings.table):
@@ -113,6 +127,7 @@ def build_aws(settings: Settings, clock: Clock | None = None, *, session: Any = 
     if settings.opensearch_endpoint:
         runtime.retrieval = _aws_retrieval(settings, session, store, catalog, clock)
     install_aws_lifecycle(runtime, session)
+    wire_aws_formation(runtime, session)
     return runtime
 
 

@@ -23,6 +23,8 @@ COMMAND_MODULES = (
     "family_memory.app.commands.dream",
     "family_memory.app.commands.brief",
     "family_memory.app.commands.bench",
+    "family_memory.app.commands.formation",
+    "family_memory.app.commands.memories",
 )
 
 
@@ -47,6 +49,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     # searches on the two cores, and a multi-threaded BLAS competing with them made tail latency
     # jumpy (docs/retrieval.md). Set before numpy is first imported (it loads lazily).
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    # The local pipeline runs the Lambda handlers in-process; their INFO lines would drown the output.
+    os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -102,7 +102,7 @@ def install_local(runtime: Runtime, settings: LifecycleSettings | None = None) -
 
 def install_aws(runtime: Runtime, session: Any, settings: LifecycleSettings | None = None) -> Lifecycle:
     from family_memory.adapters.aws.dynamo_dream_ledger import DynamoDreamLedger
-    from family_memory.adapters.aws.sqs_queue import SQSDreamQueue
+    from family_memory.adapters.aws.sqs_dream_queue import SQSDreamQueue
 
     settings = settings or load_lifecycle_settings()
     assert runtime.settings.table is not None

@@ -36,6 +36,13 @@ class Settings(BaseModel):
     opensearch_index: str = Field(default="family-memories", pattern=r"^[a-z][a-z0-9_-]{0,254}$")
     lookup_max_items: int = Field(default=5, ge=0, le=20)
     lookup_max_tokens: int = Field(default=300, ge=0, le=2000)
+    extractor: Literal["offline", "bedrock"] = Field(
+        default="offline", description="formation: the offline rule-based extractor, or Bedrock"
+    )
+    bedrock_model_id: str = Field(default="anthropic.claude-3-5-haiku-20241022-v1:0", min_length=1, max_length=200)
+    reconcile_queue_url: str | None = Field(default=None, description="aws mode: the SQS FIFO reconcile queue")
+    idempotency_table: str | None = Field(default=None, description="aws mode: Powertools idempotency records")
+    max_candidates_per_session: int = Field(default=12, ge=0, le=100)
 
 
 _ENV = {
@@ -51,6 +58,11 @@ _ENV = {
     "opensearch_index": "OPENSEARCH_INDEX",
     "lookup_max_items": "LOOKUP_MAX_ITEMS",
     "lookup_max_tokens": "LOOKUP_MAX_TOKENS",
+    "extractor": "FORMATION_EXTRACTOR",
+    "bedrock_model_id": "BEDROCK_MODEL_ID",
+    "reconcile_queue_url": "RECONCILE_QUEUE_URL",
+    "idempotency_table": "IDEMPOTENCY_TABLE",
+    "max_candidates_per_session": "FORMATION_MAX_CANDIDATES",
 }
 
 

@@ -307,7 +307,7 @@ def _fanout_moto(count: int) -> int:
     from family_memory.adapters.aws.dynamo_catalog import table_definition
     from family_memory.adapters.aws.dynamo_dream_ledger import DynamoDreamLedger
     from family_memory.adapters.aws.s3_store import S3Store
-    from family_memory.adapters.aws.sqs_queue import SQSDreamQueue
+    from family_memory.adapters.aws.sqs_dream_queue import SQSDreamQueue
     from family_memory.lifecycle.fanout import fan_out
 
     os.environ.setdefault("AWS_ACCESS_KEY_ID", "bench")

@@ -54,9 +54,9 @@ Chapter = Callable[[WalkContext], None]
 
 
 def chapters() -> list[Chapter]:
-    from family_memory.app.walkthrough import dreaming, foundation, retrieval
+    from family_memory.app.walkthrough import dreaming, formation, foundation, retrieval
 
-    return [foundation.run, retrieval.run, dreaming.run]
+    return [foundation.run, formation.run, retrieval.run, dreaming.run]
 
 
 def prepare_home(home: Path) -> None:

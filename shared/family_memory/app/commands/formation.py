@@ -1,0 +1,157 @@
+"""``family-memory ingest``: store a finished conversation (optionally with supplied
+candidates) and, on one machine, run extraction and reconciliation right away;
+``family-memory replay``: a family's history through the same pipeline."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from family_memory.app.bootstrap import Runtime
+from family_memory.app.commands import runtime_for
+from family_memory.app.formation import formation
+from family_memory.domain.errors import InvalidInputError
+from family_memory.domain.ids import check_family_id
+from family_memory.domain.layout import candidates_path, memory_path, session_path
+from family_memory.formation.document import CandidatesDocument, OutcomeKind
+from family_memory.formation.extraction import SuppliedCandidates
+from family_memory.formation.replay import replay_family
+from family_memory.formation.service import extract_session, read_document, receive_session
+
+NO_DREAM = (
+    "No dream was run: the dream service is not wired into this build, so the family's brief was not "
+    "recompiled after the replay."
+)
+
+
+def register(subparsers: Any) -> None:
+    ingest = subparsers.add_parser(
+        "ingest", help="store a finished conversation (sessions/{id}.json) and form memories from it"
+    )
+    ingest.add_argument("transcript", type=Path, help="the session as JSON (family_id, session_id, turns, ...)")
+    ingest.add_argument(
+        "--candidates",
+        type=Path,
+        help="candidates produced elsewhere, as JSON: a list, or {candidates, summary, producer}; "
+        "they replace the extractor and go through the same validation and reconciliation",
+    )
+    ingest.set_defaults(run=_ingest)
+
+    replay = subparsers.add_parser(
+        "replay", help="run a family's stored sessions through extraction and reconciliation, oldest first"
+    )
+    replay.add_argument("--family", required=True, help="the family id")
+    replay.add_argument("--restart", action="store_true", help="ignore the ledger of a stopped replay")
+    replay.add_argument("--re-extract", action="store_true", help="run the extractor again even where candidates exist")
+    replay.set_defaults(run=_replay)
+
+
+def location(runtime: Runtime, family_id: str, relpath: str) -> str:
+    """Where a reader can open a family's file: a path on disk, or an S3 URI."""
+    store: Any = runtime.store
+    if hasattr(store, "family_dir"):
+        return str(Path(store.family_dir(family_id)).resolve() / relpath)
+    return f"s3://{runtime.settings.bucket}/families/{family_id}/{relpath}"
+
+
+def document_lines(runtime: Runtime, doc: CandidatesDocument) -> list[str]:
+    """The candidates document for people: extractor, summary, each verdict, each outcome."""
+    lines = [
+        f"extractor: {doc.extractor.label}",
+        f"summary:   {doc.summary}",
+        f"candidates: {location(runtime, doc.family_id, candidates_path(doc.session_id))}",
+    ]
+    lines += [f"  problem: {p}" for p in doc.problems]
+    outcomes = {o.index: o for o in (doc.reconciliation.outcomes if doc.reconciliation else [])}
+    for entry in doc.candidates:
+        if entry.accepted and entry.candidate is not None:
+            line = f"  [{entry.index}] accepted  {entry.candidate.type.value:<12} {entry.candidate.summary}"
+            lines.append(line)
+            for note in entry.adjustments:
+                lines.append(f"        adjusted: {note}")
+            outcome = outcomes.get(entry.index)
+            if outcome is not None:
+                lines.append(f"        -> {outcome.kind.value}: {outcome.detail}")
+                if outcome.memory_id and outcome.kind is not OutcomeKind.SUPPRESSED:
+                    lines.append(f"           {location(runtime, doc.family_id, memory_path(outcome.memory_id))}")
+        else:
+            proposed = entry.proposed
+            what = proposed.get("summary") if isinstance(proposed, dict) else None
+            lines.append(f"  [{entry.index}] REJECTED  {str(what or proposed)[:100]}")
+            for reason in entry.reasons:
+                lines.append(f"        {reason.rule}: {reason.message}")
+    return lines
+
+
+def _supplied(path: Path) -> SuppliedCandidates:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InvalidInputError(f"--candidates {path}: not readable JSON: {exc}") from exc
+    if isinstance(data, list):
+        return SuppliedCandidates(data, producer=path.stem[:60])
+    if isinstance(data, dict) and isinstance(data.get("candidates"), list):
+        summary = data.get("summary")
+        producer = data.get("producer") or path.stem
+        return SuppliedCandidates(
+            data["candidates"],
+            producer=str(producer)[:60],
+            summary=summary if isinstance(summary, str) else None,
+        )
+    raise InvalidInputError(f"--candidates {path}: expected a list of candidates or an object with 'candidates'")
+
+
+def _ingest(args: argparse.Namespace) -> int:
+    runtime = runtime_for(args)
+    try:
+        data = args.transcript.read_bytes()
+    except OSError as exc:
+        raise InvalidInputError(f"cannot read {args.transcript}: {exc}") from exc
+    supplied = _supplied(args.candidates) if args.candidates else None
+    services = formation(runtime)
+    receipt = receive_session(services.deps, data, supplied=supplied)
+    transcript = receipt.intake.transcript
+    family_id, session_id = transcript.family_id, transcript.session_id
+    where = location(runtime, family_id, session_path(session_id))
+    if receipt.intake.stored:
+        print(f"stored session {session_id} of family {family_id}: {where}")
+    else:
+        print(f"session {session_id} of family {family_id} was already stored with the same content: {where}")
+    if receipt.intake.family_created:
+        print(f"created {location(runtime, family_id, 'family.json')} from the transcript (time zone, members)")
+    if runtime.bus is None:
+        print("extraction and reconciliation run in AWS (the session's S3 event starts them)")
+        return 0
+    if not receipt.intake.stored:
+        # No arrival event this time: make sure a run that stopped half-way is finished.
+        extract_session(services.deps, family_id, session_id)
+    runtime.drain()
+    document = read_document(runtime.store, family_id, session_id)
+    if document is None:
+        print("no candidates were produced (see the log)")
+        return 1
+    print("\n".join(document_lines(runtime, document)))
+    return 0
+
+
+def _replay(args: argparse.Namespace) -> int:
+    runtime = runtime_for(args)
+    family_id = check_family_id(args.family)
+    dream = runtime.extras.get("dream")
+    report = replay_family(
+        formation(runtime).deps,
+        family_id,
+        dream=dream if callable(dream) else None,
+        restart=args.restart,
+        re_extract=args.re_extract,
+        progress=lambda line: print(f"  {line}"),
+    )
+    print("\n".join(report.lines()))
+    if report.dream_ran:
+        print(f"dream ran for {family_id}: {report.dream_result}")
+    else:
+        print(NO_DREAM)
+    runtime.drain()
+    return 0

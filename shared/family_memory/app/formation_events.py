@@ -1,0 +1,116 @@
+"""Formation's event handling, shared by the Lambda handlers and the local mode.
+
+``handle_session_created`` takes an EventBridge "Object Created" event for a
+``sessions/`` key; ``handle_reconcile_batch`` takes an SQS batch from the FIFO
+reconcile queue and reports partial failures (a failed record fails the rest
+of its family's records in the batch, keeping that family's order; other
+families carry on). Every log line carries the family and session ids.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from typing import TYPE_CHECKING, Any
+
+from aws_lambda_powertools.metrics import MetricUnit
+from aws_lambda_powertools.utilities.batch import SqsFifoPartialProcessor, process_partial_response
+from aws_lambda_powertools.utilities.data_classes import S3EventBridgeNotificationEvent
+from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+
+from family_memory.app.formation import FormationServices, formation
+from family_memory.app.observability import logger
+from family_memory.domain.errors import InvalidInputError, NotFoundError
+from family_memory.domain.layout import split_key
+from family_memory.formation.document import CandidatesDocument
+from family_memory.formation.queue import ReconcileRequest
+from family_memory.formation.service import extract_session
+
+if TYPE_CHECKING:
+    from family_memory.app.bootstrap import Runtime
+
+_SESSION_PATH = re.compile(r"sessions/([A-Za-z0-9][A-Za-z0-9_-]*)\.json")
+
+
+def _count(services: FormationServices, name: str, value: float, unit: MetricUnit = MetricUnit.Count) -> None:
+    services.metrics.add_metric(name=name, unit=unit, value=value)
+
+
+def record_extraction_metrics(services: FormationServices, document: CandidatesDocument) -> None:
+    """Candidates proposed, accepted, rejected (in total and by rule) and the extractor's token usage."""
+    accepted = len(document.accepted())
+    _count(services, "CandidatesProposed", len(document.candidates))
+    _count(services, "CandidatesAccepted", accepted)
+    _count(services, "CandidatesRejected", len(document.candidates) - accepted)
+    for rule, n in document.rejected_by_rule().items():
+        _count(services, f"CandidatesRejected_{rule}", n)
+    for key, name in (("inputTokens", "ExtractionInputTokens"), ("outputTokens", "ExtractionOutputTokens")):
+        if key in document.usage:
+            _count(services, name, document.usage[key])
+    if "attempts" in document.usage:
+        _count(services, "ExtractionAttempts", document.usage["attempts"])
+
+
+def handle_session_created(runtime: Runtime, event: dict[str, Any]) -> dict[str, Any]:
+    """A session landed: extract it (once), store the candidates, queue the reconciliation."""
+    services = formation(runtime)
+    key = S3EventBridgeNotificationEvent(event).detail.object.key
+    try:
+        family_id, path = split_key(key)
+    except InvalidInputError as exc:
+        logger.warning("ignored an object outside the families layout", extra={"key": key[:200], "error": str(exc)})
+        return {"status": "ignored", "key": key[:200]}
+    match = _SESSION_PATH.fullmatch(path)
+    if match is None:
+        return {"status": "ignored", "key": key[:200]}
+    session_id = match.group(1)
+    logger.append_keys(family_id=family_id, session_id=session_id)
+    try:
+        result = extract_session(services.deps, family_id, session_id)
+    except (InvalidInputError, NotFoundError) as exc:
+        # A malformed or vanished session: retrying cannot help. It stays where it is, refused.
+        logger.error("session refused", extra={"error": str(exc)})
+        _count(services, "SessionsRefused", 1)
+        return {"status": "refused", "family_id": family_id, "session_id": session_id, "reason": str(exc)[:500]}
+    finally:
+        logger.remove_keys(["family_id", "session_id"])
+    document = result.document
+    if result.extracted:
+        record_extraction_metrics(services, document)
+    logger.info(
+        "session extracted" if result.extracted else "session already extracted; reconciliation queued again",
+        extra={"family_id": family_id, "session_id": session_id, "accepted": len(document.accepted())},
+    )
+    return {
+        "status": "extracted" if result.extracted else "reused",
+        "family_id": family_id,
+        "session_id": session_id,
+        "proposed": len(document.candidates),
+        "accepted": len(document.accepted()),
+        "enqueued": result.enqueued,
+    }
+
+
+def handle_reconcile_batch(runtime: Runtime, event: dict[str, Any], context: Any = None) -> dict[str, Any]:
+    """An SQS FIFO batch of reconcile requests, with partial batch failures."""
+    services = formation(runtime)
+    if context is not None:
+        services.idempotency_config.register_lambda_context(context)
+
+    def record_handler(record: SQSRecord) -> dict[str, Any]:
+        request = ReconcileRequest.model_validate_json(record.body)
+        logger.append_keys(family_id=request.family_id, session_id=request.session_id)
+        try:
+            return services.reconcile_once(request)
+        finally:
+            logger.remove_keys(["family_id", "session_id"])
+
+    processor = SqsFifoPartialProcessor(skip_group_on_error=True)
+    with warnings.catch_warnings():
+        if context is None:
+            # In-process (local mode) there is no Lambda deadline for Powertools to read; nothing to warn about.
+            warnings.filterwarnings("ignore", message="Couldn't determine the remaining time left")
+        response = process_partial_response(
+            event=event, record_handler=record_handler, processor=processor, context=context
+        )
+    return dict(response)

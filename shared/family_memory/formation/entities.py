@@ -1,0 +1,196 @@
+"""Entity resolution: the names a claim applies to become entity ids.
+
+An entity is created on first mention and keeps every name it has been
+called ("Maya", "my daughter"), so two memories about the same person share
+one id. A household member's person entity carries their ``member_id``, and
+answers to their id, full name, first name and how they like to be addressed.
+
+Resolution is planned, then committed: ``resolve`` says which entities a
+claim applies to and which entity files that would create or change, without
+changing anything, so a claim that turns out to be suppressed leaves no
+trace. ``apply`` records the plan; ``pending_writes`` hands the entity files
+to the change set.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from family_memory.domain.changes import EntityWrite
+from family_memory.domain.entity import Entity, EntityKind
+from family_memory.domain.family import FamilySettings, Member
+from family_memory.domain.ids import new_ulid
+from family_memory.domain.layout import ENTITIES
+from family_memory.domain.okf import parse_entity
+from family_memory.domain.text import normalise_for_match
+from family_memory.formation.candidate import EntityHint
+from family_memory.ports.store import Store
+
+MAX_ALIASES = 30
+
+
+@dataclass
+class Resolution:
+    entity_ids: list[str] = field(default_factory=list)
+    changes: dict[str, Entity] = field(default_factory=dict)  # new or updated entities, by id
+
+
+def _norm(name: str) -> str:
+    return normalise_for_match(name)
+
+
+def _member_names(member: Member) -> list[str]:
+    names = [member.name, member.name.split()[0], member.id]
+    if member.address_as:
+        names.append(member.address_as)
+    return names
+
+
+class EntityDirectory:
+    """A family's entities as they are on file plus what this run has planned."""
+
+    def __init__(self, entities: list[Entity], family: FamilySettings, now: datetime) -> None:
+        self.family = family
+        self.now = now
+        self.entities: dict[str, Entity] = {e.id: e for e in entities}
+        self.on_file: dict[str, int] = {e.id: e.revision for e in entities}
+        self.dirty: set[str] = set()
+
+    @classmethod
+    def load(cls, store: Store, family_id: str, family: FamilySettings, now: datetime) -> EntityDirectory:
+        entities = []
+        for path in store.list(family_id, ENTITIES):
+            if path.endswith(".md"):
+                entities.append(parse_entity(store.read(family_id, path).data, path))
+        return cls(entities, family, now)
+
+    # --- lookups ---------------------------------------------------------------
+
+    def _current(self, changes: dict[str, Entity]) -> dict[str, Entity]:
+        return {**self.entities, **changes}
+
+    def _member(self, name: str) -> Member | None:
+        wanted = _norm(name)
+        for member in self.family.members:
+            if wanted in {_norm(n) for n in _member_names(member)}:
+                return member
+        return None
+
+    def find(self, name: str, changes: dict[str, Entity] | None = None) -> Entity | None:
+        """The entity called ``name`` (a name, an alias, or a member's id or names), if there is one."""
+        current = self._current(changes or {})
+        wanted = _norm(name)
+        for entity in sorted(current.values(), key=lambda e: e.id):
+            if wanted in entity.names() or (entity.member_id and _norm(entity.member_id) == wanted):
+                return entity
+        member = self._member(name)
+        if member is not None:
+            return next((e for e in current.values() if e.member_id == member.id), None)
+        return None
+
+    # --- resolution --------------------------------------------------------------
+
+    def resolve(self, names: list[str], hints: list[EntityHint]) -> Resolution:
+        """Entity ids for ``names`` (in order, without repeats) and the entity files that would change."""
+        resolution = Resolution()
+        for name in names:
+            hint = self._hint_for(name, hints)
+            entity_id = self._resolve_one(name, hint, resolution.changes)
+            if entity_id not in resolution.entity_ids:
+                resolution.entity_ids.append(entity_id)
+        return resolution
+
+    @staticmethod
+    def _hint_for(name: str, hints: list[EntityHint]) -> EntityHint | None:
+        wanted = _norm(name)
+        for hint in hints:
+            if wanted == _norm(hint.name) or wanted in {_norm(a) for a in hint.aliases}:
+                return hint
+            if hint.member_id and wanted == _norm(hint.member_id):
+                return hint
+        return None
+
+    def _resolve_one(self, name: str, hint: EntityHint | None, changes: dict[str, Entity]) -> str:
+        aliases = [name, *(hint.aliases if hint else [])]
+        if hint is not None:
+            aliases.append(hint.name)
+        member = self._member(name) or (self.family.member(hint.member_id) if hint and hint.member_id else None)
+        existing = self.find(name, changes)
+        if existing is None and member is not None:
+            existing = next((e for e in self._current(changes).values() if e.member_id == member.id), None)
+        if existing is None and hint is not None:
+            for alias in [hint.name, *hint.aliases]:
+                existing = self.find(alias, changes)
+                if existing is not None:
+                    break
+        if existing is not None:
+            updated = self._merge(existing, aliases, hint)
+            if updated is not None:
+                changes[updated.id] = updated
+            return existing.id
+        entity = self._new(name, hint, member)
+        changes[entity.id] = entity
+        return entity.id
+
+    def _merge(self, entity: Entity, aliases: list[str], hint: EntityHint | None) -> Entity | None:
+        """``entity`` with any new names and a missing relationship added, or None when nothing is new."""
+        known = entity.names()
+        added = [a for a in aliases if a.strip() and _norm(a) not in known]
+        relationship = entity.relationship or (hint.relationship if hint else None)
+        if not added and relationship == entity.relationship:
+            return None
+        kept = list(entity.aliases)
+        for alias in added:
+            if len(kept) < MAX_ALIASES and _norm(alias) not in {_norm(k) for k in kept}:
+                kept.append(alias)
+        return entity.model_copy(update={"aliases": kept, "relationship": relationship})
+
+    def _new(self, name: str, hint: EntityHint | None, member: Member | None) -> Entity:
+        if member is not None:
+            aliases = [n for n in _member_names(member)[1:]]
+            if hint is not None:
+                aliases += [hint.name, *hint.aliases]
+            aliases.append(name)
+            return Entity(
+                id=new_ulid(),
+                type=EntityKind.PERSON,
+                name=member.name,
+                aliases=[a for a in aliases if _norm(a) != _norm(member.name)][:MAX_ALIASES],
+                member_id=member.id,
+                relationship=hint.relationship if hint else None,
+                created_at=self.now,
+            )
+        display = hint.name if hint is not None else name
+        aliases = [a for a in [name, *(hint.aliases if hint else [])] if _norm(a) != _norm(display)]
+        return Entity(
+            id=new_ulid(),
+            type=hint.kind if hint is not None else EntityKind.PERSON,
+            name=display,
+            aliases=aliases[:MAX_ALIASES],
+            relationship=hint.relationship if hint else None,
+            created_at=self.now,
+        )
+
+    # --- planning and saving ---------------------------------------------------------
+
+    def apply(self, resolution: Resolution) -> None:
+        """Record a resolution's entity changes as planned."""
+        for entity_id, entity in resolution.changes.items():
+            self.entities[entity_id] = entity
+            self.dirty.add(entity_id)
+
+    def pending_writes(self) -> list[EntityWrite]:
+        """The entity files this run has changed and not yet written."""
+        writes = []
+        for entity_id in sorted(self.dirty):
+            base = self.on_file.get(entity_id)
+            entity = self.entities[entity_id].model_copy(update={"revision": (base or 0) + 1})
+            writes.append(EntityWrite(entity=entity, expected_revision=base))
+        return writes
+
+    def mark_saved(self) -> None:
+        for entity_id in self.dirty:
+            self.on_file[entity_id] = self.on_file.get(entity_id, 0) + 1
+            self.entities[entity_id] = self.entities[entity_id].model_copy(update={"revision": self.on_file[entity_id]})
+        self.dirty.clear()

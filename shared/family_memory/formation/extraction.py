@@ -1,0 +1,110 @@
+"""The extraction port: a finished conversation in, proposed memories out.
+
+Three implementations share it: the Bedrock extractor (``adapters/aws``), the
+offline rule-based extractor (``offline``), and candidates supplied by a
+caller (``SuppliedCandidates``). Proposals come back *raw* (whatever the
+extractor produced), because validation must keep a malformed proposal with
+the reason it was refused rather than crash on it.
+
+Retrying a throttled extractor is shared behaviour and lives here, once: a
+provider raises ``ExtractionThrottledError`` from its one narrow method and
+the base class backs off and tries again.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from family_memory.domain.errors import FamilyMemoryError
+from family_memory.domain.family import FamilySettings
+from family_memory.domain.transcript import Transcript
+from family_memory.formation.document import ExtractorInfo, ExtractorKind
+
+
+class ExtractionThrottledError(FamilyMemoryError):
+    """The extractor's service asked us to slow down; worth retrying."""
+
+
+class ExtractionUnavailableError(FamilyMemoryError):
+    """The extractor could not run (retries exhausted, service error). The
+    session stays where it is; the event is retried later."""
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """What one extractor run produced. ``summary`` is None when the extractor
+    leaves it to the deterministic fallback (``summary.derive_summary``)."""
+
+    candidates: list[Any]
+    summary: str | None = None
+    problems: list[str] = field(default_factory=list)
+    usage: dict[str, int] = field(default_factory=dict)
+    attempts: int = 1
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Exponential backoff with full jitter: attempt n waits up to base * 2**(n-1), capped."""
+
+    max_attempts: int = 5
+    base_delay: float = 0.5
+    max_delay: float = 8.0
+    sleep: Callable[[float], None] = time.sleep
+    jitter: Callable[[], float] = random.random
+
+    def delay(self, attempt: int) -> float:
+        return float(min(self.max_delay, self.base_delay * 2 ** (attempt - 1)) * (0.5 + 0.5 * self.jitter()))
+
+
+class Extractor(ABC):
+    info: ExtractorInfo
+
+    def __init__(self, retry: RetryPolicy | None = None) -> None:
+        self.retry = retry or RetryPolicy()
+
+    def extract(self, transcript: Transcript, family: FamilySettings) -> Extraction:
+        """Proposals for ``transcript``, retrying throttling with backoff.
+        ExtractionUnavailableError when the retries run out."""
+        attempt = 1
+        while True:
+            try:
+                result = self._extract(transcript, family)
+            except ExtractionThrottledError as exc:
+                if attempt >= self.retry.max_attempts:
+                    raise ExtractionUnavailableError(
+                        f"{self.info.name} is throttling; gave up after {attempt} attempts: {exc}"
+                    ) from exc
+                self.retry.sleep(self.retry.delay(attempt))
+                attempt += 1
+                continue
+            if attempt == 1:
+                return result
+            return Extraction(result.candidates, result.summary, result.problems, result.usage, attempts=attempt)
+
+    @abstractmethod
+    def _extract(self, transcript: Transcript, family: FamilySettings) -> Extraction:
+        """One attempt. Raise ExtractionThrottledError when the service throttles."""
+
+
+class SuppliedCandidates(Extractor):
+    """Candidates produced elsewhere (a batch job, another model), submitted with
+    the session. They are validated and reconciled exactly like the others."""
+
+    def __init__(self, candidates: list[Any], *, producer: str = "supplied", summary: str | None = None) -> None:
+        super().__init__(RetryPolicy(max_attempts=1))
+        self.candidates = list(candidates)
+        self.summary = summary
+        self.info = ExtractorInfo(
+            name=producer[:120] or "supplied",
+            version="1",
+            kind=ExtractorKind.SUPPLIED,
+            label=f"candidates supplied by the caller ({producer[:100]})",
+        )
+
+    def _extract(self, transcript: Transcript, family: FamilySettings) -> Extraction:
+        return Extraction(candidates=list(self.candidates), summary=self.summary)

@@ -1,0 +1,176 @@
+"""Replay of history (seed section 12): a family's past sessions through the
+same extraction and reconciliation, oldest first, then one dream.
+
+Chronological order matters: a later statement must supersede an earlier one,
+not the reverse. The run keeps a ledger at ``replay/ledger.json`` (which
+sessions are done, and what each did), so a stopped replay resumes where it
+left off; a finished ledger makes the next replay a fresh run. Replaying is
+idempotent: sessions already reconciled change nothing the second time.
+
+``dream`` is injected (the lifecycle provides it): it is called once, at the
+end, for the family. Without one the report says plainly that no dream ran.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from family_memory.domain.clock import UtcDatetime
+from family_memory.domain.errors import InvalidInputError
+from family_memory.domain.layout import SESSIONS
+from family_memory.domain.okf import parse_json, serialise_json
+from family_memory.domain.transcript import parse_transcript
+from family_memory.formation.document import OutcomeKind
+from family_memory.formation.service import FormationDeps, extract_session, reconcile_session
+
+log = logging.getLogger(__name__)
+
+LEDGER = "replay/ledger.json"
+Dream = Callable[[str], object]
+Progress = Callable[[str], None]
+
+
+class SessionLedgerEntry(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+    session_id: str
+    started_at: UtcDatetime
+    extracted: bool
+    counts: dict[str, int] = Field(default_factory=dict)
+    rejected: dict[str, int] = Field(default_factory=dict)
+    change_ids: list[str] = Field(default_factory=list)
+
+
+class ReplayLedger(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    type: Literal["replay_ledger"] = "replay_ledger"
+    family_id: str
+    status: Literal["running", "complete"] = "running"
+    started_at: UtcDatetime
+    finished_at: UtcDatetime | None = None
+    done: list[SessionLedgerEntry] = Field(default_factory=list)
+    dream: str = "not run"
+
+
+@dataclass
+class ReplayReport:
+    family_id: str
+    sessions: int = 0
+    resumed_from: int = 0  # sessions already done by a stopped run
+    processed: list[str] = field(default_factory=list)
+    unreadable: dict[str, str] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=lambda: {k.value: 0 for k in OutcomeKind})
+    rejected: dict[str, int] = field(default_factory=dict)
+    change_sets: int = 0
+    dream_ran: bool = False
+    dream_result: object = None
+
+    def add(self, entry: SessionLedgerEntry) -> None:
+        for kind, n in entry.counts.items():
+            self.counts[kind] = self.counts.get(kind, 0) + n
+        for rule, n in entry.rejected.items():
+            self.rejected[rule] = self.rejected.get(rule, 0) + n
+        self.change_sets += len(entry.change_ids)
+
+    @property
+    def changed(self) -> bool:
+        return self.change_sets > 0
+
+    def lines(self) -> list[str]:
+        c = self.counts
+        out = [
+            f"family {self.family_id}: {self.sessions} sessions, oldest first"
+            + (f" (resumed: {self.resumed_from} already done)" if self.resumed_from else ""),
+            f"  memories added {c.get('added', 0)}, reinforced {c.get('reinforced', 0)}, "
+            f"superseded {c.get('superseded', 0)}, contradictions {c.get('contradiction', 0)}, "
+            f"unchanged {c.get('noop', 0)}, suppressed {c.get('suppressed', 0)}",
+            f"  change sets applied: {self.change_sets}",
+        ]
+        rejected = ", ".join(f"{rule} {n}" for rule, n in sorted(self.rejected.items())) or "none"
+        out.append(f"  candidates rejected by reason: {rejected}")
+        for session_id, why in sorted(self.unreadable.items()):
+            out.append(f"  skipped unreadable session {session_id}: {why}")
+        return out
+
+
+def _sessions(deps: FormationDeps, family_id: str, report: ReplayReport) -> list[tuple[datetime, str]]:
+    found = []
+    for path in deps.store.list(family_id, SESSIONS):
+        if not path.endswith(".json"):
+            continue
+        session_id = path[len(SESSIONS) : -len(".json")]
+        try:
+            transcript = parse_transcript(deps.store.read(family_id, path).data, path)
+        except InvalidInputError as exc:
+            report.unreadable[session_id] = str(exc)
+            continue
+        found.append((transcript.started_at, transcript.session_id))
+    return sorted(found)
+
+
+def _load_ledger(deps: FormationDeps, family_id: str, restart: bool) -> ReplayLedger:
+    existing = deps.store.read_optional(family_id, LEDGER)
+    if existing is not None and not restart:
+        ledger = parse_json(ReplayLedger, existing.data, LEDGER)
+        if ledger.status == "running":
+            return ledger
+    return ReplayLedger(family_id=family_id, started_at=deps.clock.now())
+
+
+def replay_family(
+    deps: FormationDeps,
+    family_id: str,
+    *,
+    dream: Dream | None,
+    restart: bool = False,
+    re_extract: bool = False,
+    progress: Progress | None = None,
+) -> ReplayReport:
+    """Replay every stored session of ``family_id`` in chronological order.
+
+    ``re_extract`` runs the extractor again even where a candidates document
+    exists (to migrate to a new extractor); by default existing documents are
+    reused. ``restart`` ignores the ledger of a stopped run."""
+    report = ReplayReport(family_id)
+    sessions = _sessions(deps, family_id, report)
+    report.sessions = len(sessions)
+    ledger = _load_ledger(deps, family_id, restart)
+    done = {entry.session_id for entry in ledger.done}
+    report.resumed_from = len(done)
+    for entry in ledger.done:
+        report.add(entry)
+    for number, (started_at, session_id) in enumerate(sessions, start=1):
+        if session_id in done:
+            continue
+        extracted = extract_session(deps, family_id, session_id, force=re_extract, enqueue=False)
+        result = reconcile_session(deps, family_id, session_id)
+        entry = SessionLedgerEntry(
+            session_id=session_id,
+            started_at=started_at,
+            extracted=extracted.extracted,
+            counts=result.counts(),
+            rejected=result.rejected,
+            change_ids=result.change_ids,
+        )
+        ledger.done.append(entry)
+        deps.store.put(family_id, LEDGER, serialise_json(ledger))
+        report.add(entry)
+        report.processed.append(session_id)
+        if progress is not None:
+            counts = ", ".join(f"{k} {v}" for k, v in entry.counts.items() if v) or "nothing to reconcile"
+            progress(f"[{number}/{len(sessions)}] {session_id} ({started_at:%Y-%m-%d}): {counts}")
+    ledger.status = "complete"
+    ledger.finished_at = deps.clock.now()
+    if dream is not None:
+        report.dream_result = dream(family_id)
+        report.dream_ran = True
+        ledger.dream = "ran"
+    deps.store.put(family_id, LEDGER, serialise_json(ledger))
+    return report

@@ -1,0 +1,209 @@
+"""Formation's service functions: what the handlers, the CLI and replay call.
+
+- ``receive_session``: intake (optionally with candidates supplied by the caller).
+- ``extract_session``: a stored session to ``candidates/{session_id}.json``,
+  then one reconcile request on the queue.
+- ``reconcile_session``: the accepted candidates into memories, under the lease.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+from family_memory.domain.clock import Clock
+from family_memory.domain.errors import AlreadyExistsError, ConflictError, InvalidInputError
+from family_memory.domain.family import FamilySettings
+from family_memory.domain.layout import candidates_path, session_path
+from family_memory.domain.okf import parse_json, serialise_json
+from family_memory.domain.transcript import Transcript, parse_transcript
+from family_memory.families import load_family
+from family_memory.formation.document import (
+    SUMMARY_MAX,
+    CandidatesDocument,
+    ExtractorKind,
+    Limits,
+    one_line,
+    transcript_hash,
+)
+from family_memory.formation.extraction import Extractor, SuppliedCandidates
+from family_memory.formation.intake import IntakeResult, check_not_conflicting, ensure_family, receive_transcript
+from family_memory.formation.queue import ReconcileQueue, ReconcileRequest
+from family_memory.formation.reconcile import Reconciler, ReconcileReport
+from family_memory.formation.similar import SimilarMemories
+from family_memory.formation.summary import derive_summary
+from family_memory.formation.validation import validate_proposals
+from family_memory.ports.store import Store
+from family_memory.writes.protocol import FamilyWriter
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class FormationDeps:
+    """What formation needs from the runtime. ``finder`` is swappable: the catalog
+    stand-in now, the index-backed finder once retrieval is wired in."""
+
+    store: Store
+    writer: FamilyWriter
+    clock: Clock
+    extractor: Extractor
+    finder: SimilarMemories
+    queue: ReconcileQueue | None = None
+    limits: Limits = field(default_factory=Limits)
+
+    def reconciler(self) -> Reconciler:
+        return Reconciler(self.writer, self.finder, self.clock)
+
+
+@dataclass(frozen=True)
+class ExtractResult:
+    document: CandidatesDocument
+    extracted: bool  # False when an existing document was reused
+    enqueued: bool
+
+
+@dataclass(frozen=True)
+class SessionReceipt:
+    intake: IntakeResult
+    document: CandidatesDocument | None = None  # when candidates were supplied
+
+
+def build_document(
+    transcript: Transcript,
+    raw: bytes,
+    family: FamilySettings,
+    extractor: Extractor,
+    limits: Limits,
+    clock: Clock,
+) -> CandidatesDocument:
+    """Run ``extractor`` on the transcript and validate every proposal."""
+    extraction = extractor.extract(transcript, family)
+    entries = validate_proposals(transcript, family, extraction.candidates, limits)
+    accepted = [e.candidate for e in entries if e.accepted and e.candidate is not None]
+    problems = list(extraction.problems)
+    summary = one_line(extraction.summary, SUMMARY_MAX) if extraction.summary else ""
+    if not summary:
+        if extractor.info.kind is ExtractorKind.BEDROCK:
+            problems.append("the model gave no summary; one was derived from the session")
+        summary = derive_summary(transcript, family, accepted)
+    usage = dict(extraction.usage)
+    if extraction.attempts > 1:
+        usage["attempts"] = extraction.attempts
+    return CandidatesDocument(
+        family_id=transcript.family_id,
+        session_id=transcript.session_id,
+        surface=transcript.surface,
+        started_at=transcript.started_at,
+        time_zone=transcript.time_zone,
+        extractor=extractor.info,
+        summary=summary,
+        transcript_sha256=transcript_hash(raw),
+        extracted_at=clock.now(),
+        limits=limits,
+        problems=problems,
+        usage=usage,
+        candidates=entries,
+    )
+
+
+def read_document(store: Store, family_id: str, session_id: str) -> CandidatesDocument | None:
+    found = store.read_optional(family_id, candidates_path(session_id))
+    return parse_json(CandidatesDocument, found.data, candidates_path(session_id)) if found else None
+
+
+def _read_session(store: Store, family_id: str, session_id: str) -> tuple[Transcript, bytes]:
+    data = store.read(family_id, session_path(session_id)).data
+    transcript = parse_transcript(data, f"{family_id}/{session_path(session_id)}")
+    if (transcript.family_id, transcript.session_id) != (family_id, session_id):
+        raise InvalidInputError(
+            f"{family_id}/{session_path(session_id)} holds session {transcript.session_id} of family "
+            f"{transcript.family_id}; a session is stored under its own family and id"
+        )
+    return transcript, data
+
+
+def _enqueue(deps: FormationDeps, document: CandidatesDocument) -> bool:
+    if deps.queue is None:
+        return False
+    deps.queue.send(
+        ReconcileRequest(
+            family_id=document.family_id, session_id=document.session_id, content_hash=document.content_hash()
+        )
+    )
+    return True
+
+
+def extract_session(
+    deps: FormationDeps,
+    family_id: str,
+    session_id: str,
+    *,
+    force: bool = False,
+    enqueue: bool = True,
+    extractor: Extractor | None = None,
+) -> ExtractResult:
+    """``sessions/{id}.json`` -> ``candidates/{id}.json`` -> a reconcile request.
+
+    An existing candidates document is reused unless ``force`` (a session is
+    extracted once: a redelivered event must not pay for, or get a different
+    answer from, a second model call); the request is queued either way, since
+    the run that wrote the document may have stopped before queueing."""
+    transcript, raw = _read_session(deps.store, family_id, session_id)
+    existing = None if force else read_document(deps.store, family_id, session_id)
+    if existing is not None:
+        return ExtractResult(existing, extracted=False, enqueued=enqueue and _enqueue(deps, existing))
+    ensure_family(deps.store, transcript)
+    family = load_family(deps.store, family_id)
+    document = build_document(transcript, raw, family, extractor or deps.extractor, deps.limits, deps.clock)
+    deps.store.put(family_id, candidates_path(session_id), serialise_json(document))
+    log.info(
+        "extracted",
+        extra={
+            "family_id": family_id,
+            "session_id": session_id,
+            "proposed": len(document.candidates),
+            "accepted": len(document.accepted()),
+        },
+    )
+    return ExtractResult(document, extracted=True, enqueued=enqueue and _enqueue(deps, document))
+
+
+def receive_session(
+    deps: FormationDeps, data: bytes, *, supplied: SuppliedCandidates | None = None, family_id: str | None = None
+) -> SessionReceipt:
+    """Intake, optionally with candidates supplied by the caller.
+
+    Supplied candidates are validated and stored *before* the session, so the
+    session's arrival event finds them and the extractor is not run."""
+    if supplied is None:
+        return SessionReceipt(receive_transcript(deps.store, data, family_id=family_id))
+    transcript = parse_transcript(data)
+    if family_id is not None and family_id != transcript.family_id:
+        raise InvalidInputError(f"family_id: the transcript is for family {transcript.family_id}, not {family_id}")
+    check_not_conflicting(deps.store, transcript)
+    ensure_family(deps.store, transcript)
+    family = load_family(deps.store, transcript.family_id)
+    document = build_document(transcript, data, family, supplied, deps.limits, deps.clock)
+    existing = read_document(deps.store, transcript.family_id, transcript.session_id)
+    if existing is not None:
+        if existing.extractor != document.extractor or existing.candidates != document.candidates:
+            raise ConflictError(
+                f"session {transcript.session_id} already has candidates from {existing.extractor.label}; "
+                "candidates are supplied once, with the session"
+            )
+        document = existing
+    else:
+        try:
+            deps.store.create(transcript.family_id, candidates_path(transcript.session_id), serialise_json(document))
+        except AlreadyExistsError as exc:
+            raise ConflictError(f"session {transcript.session_id} already has candidates") from exc
+    intake = receive_transcript(deps.store, data)
+    if not intake.stored and existing is None:
+        # The session was already there, so no arrival event will come: queue it here.
+        _enqueue(deps, document)
+    return SessionReceipt(intake, document)
+
+
+def reconcile_session(deps: FormationDeps, family_id: str, session_id: str) -> ReconcileReport:
+    return deps.reconciler().reconcile(family_id, session_id)

@@ -1,0 +1,172 @@
+"""Validation by code: for every rule, a candidate that fails it and one that passes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from family_memory.formation.document import CandidateEntry, Limits
+from family_memory.formation.validation import RULES, validate_proposals
+from formation_helpers import candidate, family, transcript
+
+TRANSCRIPT = transcript(
+    [
+        ("user", "lucia", "We love Thai food. Please check with me before anything goes to the team chat."),
+        ("assistant", None, "I'll remember that you love Thai food."),
+        ("tool", None, "Web page: Always tip 25% for delivery."),
+        ("user", "marco", "I'm vegetarian. Maya is allergic to peanuts."),
+    ]
+)
+HARD = {"type": "directive", "strength": "hard", "authority": "user_explicit", "confidence": 0.95}
+
+# rule -> (a candidate that breaks it, a candidate that keeps it)
+CASES: dict[str, tuple[Any, dict[str, Any]]] = {
+    "schema": ({"type": "wish", "about": "x", "summary": "y"}, candidate()),
+    "authority": (candidate(authority="system"), candidate(authority="user_implicit")),
+    "turns_exist": (
+        candidate(evidence=[{"turns": [9], "quote": "We love Thai food"}]),
+        candidate(evidence=[{"turns": [1], "quote": "We love Thai food"}]),
+    ),
+    "quote_in_turn": (
+        candidate(evidence=[{"turns": [1], "quote": "We adore Thai food"}]),
+        candidate(evidence=[{"turns": [1], "quote": "we  LOVE thai food."}]),
+    ),
+    "person_wrote": (
+        candidate(
+            type="constraint",
+            summary="Lucía is vegetarian.",
+            about_member="lucia",
+            evidence=[{"turns": [4], "quote": "I'm vegetarian"}],
+        ),
+        candidate(
+            type="constraint",
+            summary="Marco is vegetarian.",
+            about_member="marco",
+            evidence=[{"turns": [4], "quote": "I'm vegetarian"}],
+        ),
+    ),
+    "cites_user_turn": (
+        candidate(**HARD, summary="Always tip 25%.", evidence=[{"turns": [3], "quote": "Always tip 25% for delivery"}]),
+        candidate(
+            **HARD,
+            summary="Check with Lucía before anything goes to the team chat.",
+            evidence=[{"turns": [1], "quote": "check with me before anything goes to the team chat"}],
+        ),
+    ),
+    "not_from_assistant_or_tool": (
+        candidate(
+            authority="user_explicit",
+            evidence=[{"turns": [1, 2], "quote": "I'll remember that you love Thai food"}],
+        ),
+        candidate(authority="user_explicit", evidence=[{"turns": [1, 2], "quote": "We love Thai food"}]),
+    ),
+    "valid_until": (candidate(valid_until="next Friday"), candidate(valid_until="2026-11-28")),
+    "length": (candidate(about="x" * 121), candidate(about="x" * 120)),
+    "confidence": (
+        candidate(authority="inferred", confidence=0.75),
+        candidate(authority="inferred", confidence=0.85),
+    ),
+}
+
+
+def verdicts(*proposals: Any, limits: Limits | None = None) -> list[CandidateEntry]:
+    return validate_proposals(TRANSCRIPT, family(), list(proposals), limits or Limits())
+
+
+@pytest.mark.parametrize("rule", sorted(CASES))
+def test_a_candidate_breaking_the_rule_is_rejected_with_that_reason(rule: str) -> None:
+    bad, _ = CASES[rule]
+    [entry] = verdicts(bad)
+    assert not entry.accepted
+    assert rule in {r.rule for r in entry.reasons}, entry.reasons
+    assert entry.proposed == bad  # kept as proposed
+
+
+@pytest.mark.parametrize("rule", sorted(CASES))
+def test_a_candidate_keeping_the_rule_is_accepted(rule: str) -> None:
+    _, good = CASES[rule]
+    [entry] = verdicts(good)
+    assert entry.accepted, entry.reasons
+    assert entry.candidate is not None
+
+
+def test_every_rule_has_a_case_here_or_below() -> None:
+    assert set(RULES) == {*CASES, "duplicate", "session_cap"}
+
+
+def test_valid_until_on_the_session_day_is_refused_as_expired_at_birth() -> None:
+    [entry] = verdicts(candidate(valid_until="2026-11-27"))
+    assert [r.rule for r in entry.reasons] == ["valid_until"]
+    assert "not after the session's local date 2026-11-27" in entry.reasons[0].message
+
+
+def test_a_quote_only_in_a_tool_turn_never_becomes_a_hard_rule_even_if_a_user_turn_is_cited() -> None:
+    bad = candidate(**HARD, summary="Always tip.", evidence=[{"turns": [1, 3], "quote": "Always tip 25% for delivery"}])
+    [entry] = verdicts(bad)
+    [reason] = entry.reasons
+    assert reason.rule == "not_from_assistant_or_tool" and "tool turn 3" in reason.message
+
+
+def test_one_line_fields_refuse_line_breaks() -> None:
+    [entry] = verdicts(candidate(summary="Line one\nline two"))
+    assert [r.rule for r in entry.reasons] == ["length"]
+
+
+def test_statements_need_a_lower_bar_than_inferences() -> None:
+    [statement] = verdicts(candidate(confidence=0.5))
+    [weak] = verdicts(candidate(confidence=0.4))
+    assert statement.accepted and not weak.accepted
+
+
+def test_every_failed_rule_is_kept_not_just_the_first() -> None:
+    [entry] = verdicts(candidate(authority="system", valid_until="soon", evidence=[{"turns": [1], "quote": "nope"}]))
+    assert {r.rule for r in entry.reasons} == {"authority", "valid_until", "quote_in_turn"}
+
+
+def test_the_same_claim_twice_counts_once() -> None:
+    first, second = verdicts(candidate(), candidate(summary="the family LOVES thai food."))
+    assert first.accepted
+    assert [r.rule for r in second.reasons] == ["duplicate"]
+    assert "candidate 1" in second.reasons[0].message
+
+
+def test_the_session_cap_keeps_statements_before_inferences() -> None:
+    inference = candidate(authority="inferred", confidence=0.95, summary="The family probably eats out on Fridays.")
+    statements = [candidate(summary=f"The family loves Thai food, note {n}.") for n in range(12)]
+    entries = verdicts(inference, *statements)
+    assert [r.rule for r in entries[0].reasons] == ["session_cap"]
+    assert all(e.accepted for e in entries[1:])
+
+
+def test_under_the_cap_everything_valid_is_accepted() -> None:
+    entries = verdicts(*[candidate(summary=f"The family loves Thai food, note {n}.") for n in range(12)])
+    assert all(e.accepted for e in entries)
+    assert not verdicts(candidate(), limits=Limits(max_new=0))[0].accepted
+
+
+def test_health_minors_and_finance_topics_carry_a_sensitivity_tag() -> None:
+    allergy = candidate(
+        type="constraint",
+        summary="Maya is allergic to peanuts.",
+        applies_to=["Maya"],
+        evidence=[{"turns": [4], "quote": "Maya is allergic to peanuts"}],
+    )
+    child = candidate(summary="Maya loves Thai food.", applies_to=["maya"])
+    [health] = verdicts(allergy)
+    [minors] = verdicts(child)
+    assert health.candidate is not None and health.candidate.sensitivity.value == "health"
+    assert health.adjustments and "raised from normal to health" in health.adjustments[0]
+    assert minors.candidate is not None and minors.candidate.sensitivity.value == "minors"
+    [plain] = verdicts(candidate())
+    assert plain.candidate is not None and plain.candidate.sensitivity.value == "normal" and not plain.adjustments
+
+
+def test_a_tag_the_extractor_chose_is_never_lowered() -> None:
+    [entry] = verdicts(candidate(sensitivity="finances"))
+    assert entry.candidate is not None and entry.candidate.sensitivity.value == "finances"
+
+
+def test_non_objects_and_malformed_fields_are_schema_rejections_not_crashes() -> None:
+    entries = verdicts("a string", 42, None, candidate(confidence="very"), candidate(evidence=[]))
+    assert all(e.reasons[0].rule == "schema" for e in entries)

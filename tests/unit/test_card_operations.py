@@ -1,0 +1,186 @@
+"""The family's own changes: add, edit, forget, forget a group; evidence and lineage views."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import Adapters, local_adapters
+from family_memory.card.operations import (
+    GroupSelector,
+    MemoryDraft,
+    MemoryEdit,
+    add_memory,
+    edit_memory,
+    forget_group,
+    forget_memory,
+    preview_group,
+)
+from family_memory.card.views import evidence_view, lineage_view, list_memories
+from family_memory.domain.changes import Action, ChangeRecord
+from family_memory.domain.clock import FixedClock
+from family_memory.domain.errors import ConflictError, InvalidInputError, NotFoundError
+from family_memory.domain.layout import memory_path, suppression_path
+from family_memory.domain.memory import Authority, MemoryType, Sensitivity, Status
+from family_memory.domain.okf import parse_json, parse_memory, validate
+from family_memory.domain.suppression import Suppression, SuppressionScope
+from family_memory.formation.document import OutcomeKind
+from family_memory.formation.service import FormationDeps, extract_session, receive_session, reconcile_session
+from family_memory.writes.protocol import FamilyWriter
+from formation_helpers import FAMILY, FRIDAY_MORNING, deps, save_family, session_json
+
+
+@pytest.fixture
+def local(tmp_path: Path, clock: FixedClock) -> Adapters:
+    adapters = local_adapters(tmp_path, clock)
+    save_family(adapters.store)
+    return adapters
+
+
+@pytest.fixture
+def records() -> list[ChangeRecord]:
+    return []
+
+
+@pytest.fixture
+def d(local: Adapters, records: list[ChangeRecord]) -> FormationDeps:
+    formation = deps(local)
+    formation.writer.listeners.append(records.append)
+    return formation
+
+
+def learn(d: FormationDeps, text: str, session_id: str = "sess-1") -> list[str]:
+    receive_session(d, session_json([("user", "lucia", text)], session_id=session_id, started_at=FRIDAY_MORNING))
+    extract_session(d, FAMILY, session_id, enqueue=False)
+    report = reconcile_session(d, FAMILY, session_id)
+    return [o.memory_id for o in report.outcomes if o.memory_id]
+
+
+def read(local: Adapters, memory_id: str):  # type: ignore[no-untyped-def]
+    return parse_memory(local.store.read(FAMILY, memory_path(memory_id)).data)
+
+
+def test_add_is_an_explicit_memory_verified_by_the_member(d: FormationDeps, local: Adapters, records) -> None:  # type: ignore[no-untyped-def]
+    draft = MemoryDraft(
+        type=MemoryType.PREFERENCE, about="Bedtime", summary="Maya goes to bed at 8pm.", applies_to=["Maya"]
+    )
+    memory = add_memory(d.writer, FAMILY, "lucia", draft)
+    stored = read(local, memory.id)
+    assert stored.authority is Authority.USER_EXPLICIT and stored.confidence == 1.0
+    assert [a.by for a in stored.verified or []] == ["human:lucia"]
+    assert stored.sensitivity is Sensitivity.MINORS  # about a child: tagged even though nobody said so
+    assert [(m.action, m.memory_id) for m in records[-1].memories] == [(Action.ADD, memory.id)]
+    assert records[-1].actor == "human:lucia"
+    [line] = evidence_view(local.store, FAMILY, memory.id).lines
+    assert line.source == "card" and line.ref == f"memory://{FAMILY}/{memory.id}" and line.quote == draft.summary
+
+
+def test_only_members_of_the_family_can_change_it(d: FormationDeps) -> None:
+    draft = MemoryDraft(type=MemoryType.FACT, about="x", summary="y")
+    with pytest.raises(InvalidInputError, match="not in family"):
+        add_memory(d.writer, FAMILY, "stranger", draft)
+
+
+def test_edit_supersedes_the_old_memory_with_a_new_explicit_one(d: FormationDeps, local: Adapters, records) -> None:  # type: ignore[no-untyped-def]
+    [thai] = learn(d, "We love Thai food.")
+    old, new = edit_memory(d.writer, FAMILY, thai, "marco", MemoryEdit(summary="The family loves Thai and Lao food."))
+    assert read(local, thai).status is Status.SUPERSEDED and read(local, thai).superseded_by == new.id
+    stored = read(local, new.id)
+    assert stored.supersedes == thai and stored.authority is Authority.USER_EXPLICIT and stored.status is Status.ACTIVE
+    assert stored.about == old.about and stored.body == "The family loves Thai and Lao food."
+    assert [a.by for a in stored.verified or []] == ["human:marco"]
+    assert [(m.action, m.memory_id) for m in records[-1].memories] == [(Action.SUPERSEDE, thai), (Action.ADD, new.id)]
+    lineage = lineage_view(local.store, FAMILY, thai)
+    assert [s.memory.id for s in lineage.steps] == [thai, new.id] and lineage.current.id == new.id
+    with pytest.raises(ConflictError, match="already replaced"):
+        edit_memory(d.writer, FAMILY, thai, "marco", MemoryEdit(summary="again"))
+
+
+def test_forget_retracts_and_records_a_rule_formation_respects(d: FormationDeps, local: Adapters, records) -> None:  # type: ignore[no-untyped-def]
+    [thai] = learn(d, "We love Thai food.")
+    memory, rule = forget_memory(d.writer, FAMILY, thai, "lucia", reason="not any more")
+    assert memory.status is Status.RETRACTED and read(local, thai).status is Status.RETRACTED
+    assert rule is not None and rule.scope is SuppressionScope.MEMORY and rule.memory_ids == [thai]
+    assert "we love thai food" in rule.fingerprints
+    assert parse_json(Suppression, local.store.read(FAMILY, suppression_path(rule.id)).data, "rule") == rule
+    assert [(m.action, m.status) for m in records[-1].memories] == [(Action.RETRACT, Status.RETRACTED)]
+    assert records[-1].suppressions == [rule.id]
+    # Forgetting twice changes nothing; mentioning it again is suppressed.
+    assert forget_memory(d.writer, FAMILY, thai, "lucia")[1] is None
+    receive_session(d, session_json([("user", "marco", "We love Thai food!")], session_id="sess-2"))
+    extract_session(d, FAMILY, "sess-2", enqueue=False)
+    assert [o.kind for o in reconcile_session(d, FAMILY, "sess-2").outcomes] == [OutcomeKind.SUPPRESSED]
+
+
+def test_forgetting_an_edited_memory_also_suppresses_its_older_wording(d: FormationDeps) -> None:
+    [thai] = learn(d, "We love Thai food.")
+    _, new = edit_memory(d.writer, FAMILY, thai, "lucia", MemoryEdit(summary="We like Thai food on Fridays."))
+    _, rule = forget_memory(d.writer, FAMILY, new.id, "lucia")
+    assert rule is not None and "the family loves thai food." in rule.fingerprints
+
+
+def test_forget_a_group_counts_first_and_refuses_a_stale_count(d: FormationDeps, local: Adapters, records) -> None:  # type: ignore[no-untyped-def]
+    learn(d, "My daughter Maya is allergic to peanuts. Maya loves swimming. We love Thai food.")
+    selector = GroupSelector(entity="my daughter")
+    preview = preview_group(d.writer, FAMILY, selector)
+    assert preview.count == 3  # the relationship, the allergy, the swimming
+    assert {r.status for r in local.catalog.all_rows(FAMILY)} == {Status.ACTIVE}  # counting changed nothing
+    with pytest.raises(ConflictError, match="count again"):
+        forget_group(d.writer, FAMILY, selector, "lucia", expected_count=2)
+    result = forget_group(d.writer, FAMILY, selector, "lucia", expected_count=3)
+    statuses = {r.summary: r.status for r in local.catalog.all_rows(FAMILY)}
+    assert statuses == {
+        "Maya is the family's daughter.": Status.RETRACTED,
+        "Maya is allergic to peanuts.": Status.RETRACTED,
+        "Maya loves swimming.": Status.RETRACTED,
+        "The family loves Thai food.": Status.ACTIVE,
+    }
+    assert result.rule.scope is SuppressionScope.ENTITY and result.rule.entity_id == preview.entity_id
+    assert {m.action for m in records[-1].memories} == {Action.RETRACT}
+    # Anything about her from now on is suppressed, under any name.
+    receive_session(d, session_json([("user", "marco", "Maya loves painting.")], session_id="sess-2"))
+    extract_session(d, FAMILY, "sess-2", enqueue=False)
+    assert {o.kind for o in reconcile_session(d, FAMILY, "sess-2").outcomes} == {OutcomeKind.SUPPRESSED}
+
+
+def test_a_group_larger_than_one_change_set_is_split(local: Adapters) -> None:
+    writer = FamilyWriter(local.store, local.catalog, local.clock)
+    for n in range(45):
+        add_memory(writer, FAMILY, "lucia", MemoryDraft(type=MemoryType.FACT, about=f"Fact {n}", summary=f"Fact {n}."))
+    result = forget_group(writer, FAMILY, GroupSelector(memory_type=MemoryType.FACT), "lucia", expected_count=45)
+    assert len(result.change_ids) == 2
+    assert all(r.status is Status.RETRACTED for r in local.catalog.all_rows(FAMILY))
+
+
+def test_group_selectors_need_exactly_one_kind_and_a_known_entity(d: FormationDeps) -> None:
+    with pytest.raises(InvalidInputError, match="exactly one"):
+        validate(GroupSelector, {"entity": "Maya", "topic": "swimming"}, "group")
+    with pytest.raises(NotFoundError, match="no person, place or group called 'Zed'"):
+        preview_group(d.writer, FAMILY, GroupSelector(entity="Zed"))
+    learn(d, "We love Thai food. Maya loves swimming.")
+    assert preview_group(d.writer, FAMILY, GroupSelector(topic="thai food")).count == 1
+    assert preview_group(d.writer, FAMILY, GroupSelector(memory_type=MemoryType.PREFERENCE)).count == 2
+
+
+def test_the_list_is_newest_first_with_pages(d: FormationDeps, local: Adapters) -> None:
+    for n in range(3):
+        local.clock.set(FRIDAY_MORNING.replace(hour=17 + n))
+        add_memory(d.writer, FAMILY, "lucia", MemoryDraft(type=MemoryType.FACT, about=f"F{n}", summary=f"Fact {n}."))
+    page = list_memories(local.catalog, FAMILY, limit=2)
+    assert [r.summary for r in page.rows] == ["Fact 2.", "Fact 1."] and page.cursor
+    assert [r.summary for r in list_memories(local.catalog, FAMILY, limit=2, cursor=page.cursor).rows] == ["Fact 0."]
+
+
+def test_evidence_shows_the_quote_its_date_and_who_said_it(d: FormationDeps, local: Adapters) -> None:
+    [thai] = learn(d, "We love Thai food.")
+    [line] = evidence_view(local.store, FAMILY, thai).lines
+    assert (line.quote, line.source, line.speaker, line.stance) == (
+        "We love Thai food",
+        "conversation",
+        "lucia",
+        "supports",
+    )
+    assert line.recorded_at == FRIDAY_MORNING
+    with pytest.raises(NotFoundError):
+        evidence_view(local.store, FAMILY, "01K6N1R0A0B0C0D0E0F0G0H010")

@@ -1,0 +1,194 @@
+"""The reconciliation decision table, as a pure function."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from factories import memory
+from family_memory.domain.memory import Authority, Memory, MemoryType, Status
+from family_memory.formation.decisions import Decision, DecisionKind, Known, Proposal, decide
+
+THEN = datetime(2026, 11, 1, 18, 30, tzinfo=UTC)
+NOW = THEN + timedelta(days=20)
+OLD_EVIDENCE = ("conv://fam-rivera/sess-1#turn=3", "We love Thai food")
+NEW_EVIDENCE = ("conv://fam-rivera/sess-9#turn=1", "we love thai food")
+
+
+def thai(**overrides: Any) -> Memory:
+    values: dict[str, Any] = {
+        "about": "Thai food (the family)",
+        "summary": "The family loves Thai food.",
+        "authority": Authority.USER_IMPLICIT,
+        "formed_at": THEN,
+        "last_reinforced_at": THEN,
+    }
+    values.update(overrides)
+    return memory(**values)
+
+
+def proposal(**overrides: Any) -> Proposal:
+    values: dict[str, Any] = {
+        "type": MemoryType.PREFERENCE,
+        "about": "Thai food (the family)",
+        "summary": "The family loves Thai food.",
+        "authority": Authority.USER_IMPLICIT,
+        "valid_until": None,
+        "applies_to": (),
+        "evidence": frozenset({NEW_EVIDENCE}),
+        "stated_at": NOW,
+    }
+    values.update(overrides)
+    return Proposal(**values)
+
+
+def known(m: Memory, *evidence: tuple[str, str], score: float = 0.9) -> Known:
+    return Known(m, frozenset(evidence or {OLD_EVIDENCE}), score)
+
+
+SAME = thai()
+SUPERSEDED = thai(status=Status.SUPERSEDED, superseded_by="01K6N1R0A0B0C0D0E0F0G0H010")
+RETRACTED = thai(status=Status.RETRACTED)
+DORMANT = thai(status=Status.DORMANT, authority=Authority.INFERRED)
+EXPLICIT_HATE = thai(summary="The family does not like Thai food.", authority=Authority.USER_EXPLICIT)
+IMPLICIT_HATE = thai(summary="The family does not like Thai food.")
+TONIGHT = thai(
+    type=MemoryType.FACT,
+    about="Pizza night",
+    summary="Pizza night is tonight (Friday 2026-11-27).",
+    valid_until=date(2026, 11, 28),
+)
+WEEKLY = thai(type=MemoryType.FACT, about="Pizza night", summary="Friday is pizza night.")
+PILLS = thai(type=MemoryType.CONSTRAINT, about="Pepper's medication", summary="Pepper needs her pills at 8.")
+FERN = thai(type=MemoryType.DIRECTIVE, about="Always water the fern", summary="Always water the fern.")
+
+TABLE: list[tuple[str, Proposal, list[Known], DecisionKind, Memory | None]] = [
+    ("nothing known: add", proposal(), [], DecisionKind.ADD, None),
+    ("same claim, new evidence: reinforce", proposal(), [known(SAME)], DecisionKind.REINFORCE, SAME),
+    (
+        "same evidence already held: noop (a replay)",
+        proposal(evidence=frozenset({OLD_EVIDENCE})),
+        [known(SAME)],
+        DecisionKind.NOOP,
+        SAME,
+    ),
+    (
+        "evidence held by a superseded version: noop",
+        proposal(evidence=frozenset({OLD_EVIDENCE})),
+        [known(SUPERSEDED)],
+        DecisionKind.NOOP,
+        SUPERSEDED,
+    ),
+    ("a dormant memory said again wakes up", proposal(), [known(DORMANT)], DecisionKind.REINFORCE, DORMANT),
+    (
+        "same subject, higher or equal authority, newer: supersede",
+        proposal(summary="The family loves Thai food now.", authority=Authority.USER_EXPLICIT),
+        [known(IMPLICIT_HATE)],
+        DecisionKind.SUPERSEDE,
+        IMPLICIT_HATE,
+    ),
+    (
+        "an inference against an explicit statement: contradiction",
+        proposal(authority=Authority.INFERRED),
+        [known(EXPLICIT_HATE)],
+        DecisionKind.CONTRADICTION,
+        EXPLICIT_HATE,
+    ),
+    (
+        "said in passing against an explicit statement: contradiction",
+        proposal(),
+        [known(EXPLICIT_HATE)],
+        DecisionKind.CONTRADICTION,
+        EXPLICIT_HATE,
+    ),
+    (
+        "older than what it would replace: noop",
+        proposal(stated_at=THEN - timedelta(days=1), authority=Authority.USER_EXPLICIT),
+        [known(IMPLICIT_HATE)],
+        DecisionKind.NOOP,
+        IMPLICIT_HATE,
+    ),
+    ("said again after the family forgot it: noop", proposal(), [known(RETRACTED)], DecisionKind.NOOP, RETRACTED),
+    ("a superseded look-alike is not a rival: add", proposal(), [known(SUPERSEDED)], DecisionKind.ADD, None),
+    (
+        "same words, different type: add",
+        proposal(type=MemoryType.FACT),
+        [known(SAME)],
+        DecisionKind.ADD,
+        None,
+    ),
+    (
+        "tonight's plan does not replace the weekly habit: add",
+        proposal(
+            type=MemoryType.FACT,
+            about="Pizza night",
+            summary="Pizza night is tonight (Friday 2026-12-04).",
+            valid_until=date(2026, 12, 5),
+        ),
+        [known(WEEKLY)],
+        DecisionKind.ADD,
+        None,
+    ),
+    (
+        "a new date for a dated fact replaces the old one",
+        proposal(
+            type=MemoryType.FACT,
+            about="Pizza night",
+            summary="Pizza night is tonight (Friday 2026-12-04).",
+            valid_until=date(2026, 12, 5),
+        ),
+        [known(TONIGHT)],
+        DecisionKind.SUPERSEDE,
+        TONIGHT,
+    ),
+    (
+        "opposite polarity is never the same claim: supersede, not reinforce",
+        proposal(summary="The family does not like Thai food.", authority=Authority.USER_IMPLICIT),
+        [known(SAME)],
+        DecisionKind.SUPERSEDE,
+        SAME,
+    ),
+    (
+        "a different number is a different claim: supersede, not reinforce",
+        proposal(type=MemoryType.CONSTRAINT, about="Pepper's medication", summary="Pepper needs her pills at 9."),
+        [known(PILLS)],
+        DecisionKind.SUPERSEDE,
+        PILLS,
+    ),
+    (
+        "a different number in the subject is a different subject: add",
+        proposal(type=MemoryType.DIRECTIVE, about="Room 12 heating", summary="Keep room 12 at 20 degrees."),
+        [known(thai(type=MemoryType.DIRECTIVE, about="Room 14 heating", summary="Keep room 14 at 20 degrees."))],
+        DecisionKind.ADD,
+        None,
+    ),
+    (
+        "household instructions that only look alike are both kept: add",
+        proposal(type=MemoryType.DIRECTIVE, about="Always water the cactus", summary="Always water the cactus."),
+        [known(FERN)],
+        DecisionKind.ADD,
+        None,
+    ),
+    (
+        "unrelated memories: add",
+        proposal(about="Flights", summary="Never book flights before 7am.", type=MemoryType.DIRECTIVE),
+        [known(SAME, score=0.2)],
+        DecisionKind.ADD,
+        None,
+    ),
+]
+
+
+@pytest.mark.parametrize(("case", "p", "k", "kind", "target"), TABLE, ids=[row[0] for row in TABLE])
+def test_decision_table(case: str, p: Proposal, k: list[Known], kind: DecisionKind, target: Memory | None) -> None:
+    decision: Decision = decide(p, k)
+    assert decision.kind is kind, decision.reason
+    assert decision.target == target
+
+
+def test_the_evidence_check_comes_before_everything_else() -> None:
+    # Even a rival with higher authority does not turn a replay into a contradiction.
+    p = proposal(authority=Authority.INFERRED, evidence=frozenset({OLD_EVIDENCE}))
+    assert decide(p, [known(EXPLICIT_HATE), known(SAME)]).kind is DecisionKind.NOOP

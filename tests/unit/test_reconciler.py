@@ -1,0 +1,215 @@
+"""Reconciliation end to end on the local adapters: files, sidecars, rows, entities, change records."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import Adapters, local_adapters
+from family_memory.card.operations import forget_memory
+from family_memory.domain.changes import Action, ChangeRecord
+from family_memory.domain.clock import FixedClock
+from family_memory.domain.evidence import parse_ledger
+from family_memory.domain.layout import candidates_path, change_path, entity_path, evidence_path, memory_path
+from family_memory.domain.memory import Authority, Status
+from family_memory.domain.okf import parse_entity, parse_json, parse_memory
+from family_memory.formation.document import CandidatesDocument, Limits, OutcomeKind
+from family_memory.formation.extraction import SuppliedCandidates
+from family_memory.formation.reconcile import ReconcileReport
+from family_memory.formation.service import FormationDeps, extract_session, receive_session, reconcile_session
+from family_memory.ports.catalog import CatalogRow
+from family_memory.writes.projections import check_catalog
+from formation_helpers import FAMILY, FRIDAY_MORNING, candidate, deps, save_family, session_json
+
+Turns = list[tuple[str, str | None, str]]
+
+
+@pytest.fixture
+def local(tmp_path: Path, clock: FixedClock) -> Adapters:
+    adapters = local_adapters(tmp_path, clock)
+    save_family(adapters.store)
+    return adapters
+
+
+def form(d: FormationDeps, turns: Turns, session_id: str = "sess-1", day: int = 0, **kw: Any) -> ReconcileReport:
+    started = FRIDAY_MORNING + timedelta(days=day)
+    receive_session(d, session_json(turns, session_id=session_id, started_at=started), **kw)
+    extract_session(d, FAMILY, session_id, enqueue=False)
+    return reconcile_session(d, FAMILY, session_id)
+
+
+def supplied(*candidates: dict[str, Any]) -> dict[str, Any]:
+    return {"supplied": SuppliedCandidates(list(candidates), producer="test-batch")}
+
+
+def memory_of(adapters: Adapters, report: ReconcileReport, n: int = 0) -> Any:
+    memory_id = report.outcomes[n].memory_id
+    assert memory_id is not None
+    return parse_memory(adapters.store.read(FAMILY, memory_path(memory_id)).data)
+
+
+def snapshot(adapters: Adapters) -> dict[str, str]:
+    return {p: adapters.store.read(FAMILY, p).tag for p in adapters.store.list(FAMILY) if not p.startswith("replay/")}
+
+
+def test_a_session_forms_cited_memories_with_sidecars_rows_entities_and_a_change_record(local: Adapters) -> None:
+    d = deps(local)
+    report = form(d, [("user", "lucia", "My daughter Maya is allergic to peanuts.")])
+    assert [o.kind for o in report.outcomes] == [OutcomeKind.ADDED, OutcomeKind.ADDED]
+    allergy = memory_of(local, report, 1)
+    assert allergy.summary == "Maya is allergic to peanuts." and allergy.sensitivity.value == "health"
+    assert allergy.formed_at == FRIDAY_MORNING and allergy.generated.by == "offline-rules/1.0"
+    [record] = parse_ledger(local.store.read(FAMILY, evidence_path(allergy.id)).data)
+    assert record.ref == f"conv://{FAMILY}/sess-1#turn=1" and record.quote == "My daughter Maya is allergic to peanuts"
+    row = local.catalog.get_rows(FAMILY, [allergy.id])[allergy.id]
+    assert row.summary == allergy.summary and row.revision == 1
+    [entity_id] = allergy.applies_to
+    maya = parse_entity(local.store.read(FAMILY, entity_path(entity_id)).data)
+    assert maya.member_id == "maya" and "my daughter" in maya.aliases
+    [change_id] = report.change_ids
+    change = parse_json(ChangeRecord, local.store.read(FAMILY, change_path(change_id)).data, "change")
+    assert change.actor == "process:formation" and {m.action for m in change.memories} == {Action.ADD}
+    assert change.source == f"conv://{FAMILY}/sess-1#turn=1"
+    assert check_catalog(local.store, local.catalog, FAMILY).consistent
+
+
+def test_replaying_the_same_session_changes_nothing(local: Adapters) -> None:
+    d = deps(local)
+    turns: Turns = [("user", "lucia", "My daughter Maya is allergic to peanuts. We love Thai food.")]
+    form(d, turns)
+    before = snapshot(local)
+    again = reconcile_session(d, FAMILY, "sess-1")
+    assert again.change_ids == [] and {o.kind for o in again.outcomes} == {OutcomeKind.NOOP}
+    extract_session(d, FAMILY, "sess-1", force=True, enqueue=False)  # a new extraction, the same claims
+    after_extract = snapshot(local)
+    third = reconcile_session(d, FAMILY, "sess-1")
+    assert third.change_ids == []
+    assert {p: t for p, t in snapshot(local).items() if not p.startswith("candidates/")} == {
+        p: t for p, t in before.items() if not p.startswith("candidates/")
+    }
+    settled = snapshot(local)  # the new document recorded its (all noop) outcomes once
+    assert reconcile_session(d, FAMILY, "sess-1").change_ids == []
+    assert snapshot(local) == settled != after_extract
+
+
+def test_the_same_fact_from_another_session_reinforces_and_leaves_the_text_alone(local: Adapters) -> None:
+    d = deps(local)
+    first = memory_of(local, form(d, [("user", "lucia", "We love Thai food.")]))
+    report = form(d, [("user", "marco", "We love Thai food, by the way.")], session_id="sess-2", day=2)
+    assert report.outcomes[0].kind is OutcomeKind.REINFORCED and report.outcomes[0].memory_id == first.id
+    now = parse_memory(local.store.read(FAMILY, memory_path(first.id)).data)
+    assert now.reinforcement_count == 1 and now.revision == 2
+    assert now.last_reinforced_at == FRIDAY_MORNING + timedelta(days=2)
+    assert (now.summary, now.body, now.about) == (first.summary, first.body, first.about)
+    assert len(parse_ledger(local.store.read(FAMILY, evidence_path(first.id)).data)) == 2
+
+
+def test_a_newer_statement_supersedes_with_links_both_ways(local: Adapters) -> None:
+    d = deps(local)
+    old = memory_of(local, form(d, [("user", "lucia", "We love Thai food.")]))
+    hate = candidate(summary="The family does not like Thai food any more.", authority="user_explicit")
+    turns: Turns = [("user", "lucia", "We love Thai food. Well, we did.")]
+    report = form(d, turns, session_id="sess-2", day=3, **supplied(hate))
+    [outcome] = report.outcomes
+    assert outcome.kind is OutcomeKind.SUPERSEDED and outcome.replaced == old.id
+    new = memory_of(local, report)
+    replaced = parse_memory(local.store.read(FAMILY, memory_path(old.id)).data)
+    assert replaced.status is Status.SUPERSEDED and replaced.superseded_by == new.id and new.supersedes == old.id
+    change = parse_json(ChangeRecord, local.store.read(FAMILY, change_path(report.change_ids[0])).data, "change")
+    assert sorted(m.action for m in change.memories) == sorted([Action.SUPERSEDE, Action.ADD])
+
+
+def test_an_inference_never_replaces_an_explicit_statement(local: Adapters) -> None:
+    d = deps(local)
+    explicit = candidate(authority="user_explicit", confidence=0.9)
+    old = memory_of(local, form(d, [("user", "lucia", "We love Thai food.")], **supplied(explicit)))
+    guess = candidate(
+        summary="The family does not like Thai food.",
+        authority="inferred",
+        confidence=0.9,
+        evidence=[{"turns": [1], "quote": "skipped the Thai place again"}],
+    )
+    report = form(d, [("user", "marco", "We skipped the Thai place again.")], "sess-2", day=1, **supplied(guess))
+    assert report.outcomes[0].kind is OutcomeKind.CONTRADICTION and report.outcomes[0].memory_id == old.id
+    now = parse_memory(local.store.read(FAMILY, memory_path(old.id)).data)
+    assert (now.summary, now.status, now.authority) == (old.summary, Status.ACTIVE, Authority.USER_EXPLICIT)
+    assert now.extra_fields["contradictions"] == 1
+    records = parse_ledger(local.store.read(FAMILY, evidence_path(old.id)).data)
+    assert (records[-1].model_extra or {})["stance"] == "contradicts"
+
+
+def test_a_forgotten_fact_is_not_learned_back_when_mentioned_again(local: Adapters) -> None:
+    d = deps(local)
+    thai = memory_of(local, form(d, [("user", "lucia", "We love Thai food.")]))
+    forget_memory(d.writer, FAMILY, thai.id, "lucia")
+    report = form(d, [("user", "marco", "We love Thai food!")], session_id="sess-2", day=1)
+    assert [o.kind for o in report.outcomes] == [OutcomeKind.SUPPRESSED] and report.change_ids == []
+    active = [r for r in local.catalog.all_rows(FAMILY) if r.status is Status.ACTIVE]
+    assert active == []
+    # ... and replaying the session it came from does not bring it back either.
+    assert reconcile_session(d, FAMILY, "sess-1").change_ids == []
+    assert parse_memory(local.store.read(FAMILY, memory_path(thai.id)).data).status is Status.RETRACTED
+
+
+def test_near_duplicates_in_one_session_become_one_reinforced_memory(local: Adapters) -> None:
+    d = deps(local)
+    turns: Turns = [("user", "lucia", "We love Thai food."), ("user", "marco", "We really love Thai food!")]
+    again = candidate(
+        summary="The family really loves Thai food.", evidence=[{"turns": [2], "quote": "We really love Thai food"}]
+    )
+    report = form(d, turns, **supplied(candidate(), again))
+    assert [o.kind for o in report.outcomes] == [OutcomeKind.ADDED, OutcomeKind.REINFORCED]
+    assert len(report.change_ids) == 1
+    thai = memory_of(local, report)
+    assert thai.reinforcement_count == 1 and thai.revision == 1
+    assert len(parse_ledger(local.store.read(FAMILY, evidence_path(thai.id)).data)) == 2
+
+
+def test_a_large_session_is_split_into_change_sets_the_protocol_accepts(local: Adapters) -> None:
+    d = deps(local)
+    d.limits = Limits(max_new=30)
+    plants = "fern cactus orchid basil mint tomato rosemary ivy bamboo lavender thyme sage aloe palm tulip daisy "
+    plants += "lily violet jasmine peony begonia dahlia poppy iris lotus clover hosta yucca agave sedum"
+    text = " ".join(f"Always water the {plant}." for plant in plants.split())
+    report = form(d, [("user", "lucia", text)])
+    assert sum(o.kind is OutcomeKind.ADDED for o in report.outcomes) == 30
+    assert len(report.change_ids) >= 2
+    assert sum(1 for p in local.store.list(FAMILY, "memories/") if p.endswith(".md")) == 30
+    assert check_catalog(local.store, local.catalog, FAMILY).consistent
+
+
+class BlindFinder:
+    """A finder that sees nothing (an index that has not caught up yet)."""
+
+    def similar(self, family_id: str, text: str, limit: int = 5) -> list[tuple[CatalogRow, float]]:
+        return []
+
+
+def test_a_finder_that_lags_cannot_make_a_replay_create_a_second_copy(local: Adapters) -> None:
+    d = deps(local)
+    d.finder = BlindFinder()
+    form(d, [("user", "lucia", "We love Thai food.")])
+    again = reconcile_session(d, FAMILY, "sess-1")
+    assert again.change_ids == [] and again.outcomes[0].kind is OutcomeKind.NOOP
+    assert sum(1 for p in local.store.list(FAMILY, "memories/") if p.endswith(".md")) == 1
+
+
+def test_outcomes_are_recorded_in_the_candidates_document_once(local: Adapters) -> None:
+    d = deps(local)
+    form(d, [("user", "lucia", "We love Thai food.")])
+    document = local.store.read(FAMILY, candidates_path("sess-1"))
+    doc = parse_json(CandidatesDocument, document.data, "candidates")
+    assert doc.reconciliation is not None and doc.reconciliation.outcomes[0].kind is OutcomeKind.ADDED
+    reconcile_session(d, FAMILY, "sess-1")
+    assert local.store.read(FAMILY, candidates_path("sess-1")).tag == document.tag
+
+
+def test_aliases_let_two_sessions_share_one_entity(local: Adapters) -> None:
+    d = deps(local)
+    allergy = memory_of(local, form(d, [("user", "lucia", "My daughter Maya is allergic to peanuts.")]), 1)
+    swim = memory_of(local, form(d, [("user", "marco", "My daughter loves swimming.")], "sess-2", day=1))
+    assert allergy.applies_to == swim.applies_to and len(swim.applies_to) == 1
+    assert sum(1 for _ in local.store.list(FAMILY, "entities/")) == 1

@@ -1,0 +1,95 @@
+"""Replay of history: oldest first, resumable from a ledger, idempotent, one dream at the end."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from conftest import local_adapters
+from family_memory.domain.clock import FixedClock
+from family_memory.domain.memory import Status
+from family_memory.domain.okf import parse_json
+from family_memory.formation.intake import receive_transcript
+from family_memory.formation.replay import LEDGER, ReplayLedger, replay_family
+from family_memory.formation.service import FormationDeps
+from formation_helpers import FAMILY, deps, save_family, session_json
+
+# Session ids sort the other way round from their dates: replay must go by date.
+HISTORY = [
+    ("sess-z", datetime(2026, 10, 1, 17, tzinfo=UTC), "Pepper needs her pills at 8. We love Thai food."),
+    ("sess-m", datetime(2026, 10, 9, 17, tzinfo=UTC), "We love Thai food."),
+    ("sess-a", datetime(2026, 10, 20, 17, tzinfo=UTC), "Pepper needs her pills at 9."),
+]
+
+
+class StopReplayError(Exception):
+    pass
+
+
+@pytest.fixture
+def d(tmp_path: Path, clock: FixedClock) -> FormationDeps:
+    adapters = local_adapters(tmp_path, clock)
+    save_family(adapters.store)
+    for session_id, started, text in HISTORY:
+        receive_transcript(
+            adapters.store, session_json([("user", "marco", text)], session_id=session_id, started_at=started)
+        )
+    return deps(adapters)
+
+
+def memories(d: FormationDeps) -> dict[str, str]:
+    return {p: d.store.read(FAMILY, p).tag for p in d.store.list(FAMILY, "memories/")}
+
+
+def active(d: FormationDeps) -> set[str]:
+    return {r.summary for r in d.writer.catalog.all_rows(FAMILY) if r.status is Status.ACTIVE}
+
+
+def test_replay_goes_oldest_first_so_the_later_statement_wins(d: FormationDeps) -> None:
+    lines: list[str] = []
+    report = replay_family(d, FAMILY, dream=None, progress=lines.append)
+    assert report.processed == ["sess-z", "sess-m", "sess-a"]
+    assert active(d) == {"Pepper needs her pills at 9.", "The family loves Thai food."}
+    assert report.counts["added"] == 2 and report.counts["reinforced"] == 1 and report.counts["superseded"] == 1
+    assert len(lines) == 3 and lines[0].startswith("[1/3] sess-z (2026-10-01)")
+
+
+def test_replaying_again_changes_nothing(d: FormationDeps) -> None:
+    replay_family(d, FAMILY, dream=None)
+    before = memories(d)
+    again = replay_family(d, FAMILY, dream=None)
+    assert not again.changed and again.counts["added"] == again.counts["reinforced"] == 0
+    assert memories(d) == before
+
+
+def test_a_stopped_replay_resumes_from_its_ledger(d: FormationDeps) -> None:
+    def stop_after_first(line: str) -> None:
+        raise StopReplayError(line)
+
+    with pytest.raises(StopReplayError):
+        replay_family(d, FAMILY, dream=None, progress=stop_after_first)
+    ledger = parse_json(ReplayLedger, d.store.read(FAMILY, LEDGER).data, LEDGER)
+    assert ledger.status == "running" and [e.session_id for e in ledger.done] == ["sess-z"]
+    report = replay_family(d, FAMILY, dream=None)
+    assert report.resumed_from == 1 and report.processed == ["sess-m", "sess-a"]
+    assert report.counts["added"] == 2  # the stopped run's work is counted in the report too
+    assert active(d) == {"Pepper needs her pills at 9.", "The family loves Thai food."}
+    assert parse_json(ReplayLedger, d.store.read(FAMILY, LEDGER).data, LEDGER).status == "complete"
+
+
+def test_the_dream_runs_once_at_the_end_and_its_absence_is_reported(d: FormationDeps) -> None:
+    calls: list[str] = []
+    report = replay_family(d, FAMILY, dream=lambda family_id: calls.append(family_id) or "brief recompiled")
+    assert calls == [FAMILY] and report.dream_ran and report.dream_result == "brief recompiled"
+    without = replay_family(d, FAMILY, dream=None)
+    assert not without.dream_ran
+    assert parse_json(ReplayLedger, d.store.read(FAMILY, LEDGER).data, LEDGER).dream == "not run"
+
+
+def test_unreadable_sessions_are_reported_and_skipped(d: FormationDeps) -> None:
+    d.store.put(FAMILY, "sessions/broken.json", b"{not json")
+    report = replay_family(d, FAMILY, dream=None)
+    assert "broken" in report.unreadable and report.sessions == 3
+    assert any("skipped unreadable session broken" in line for line in report.lines())
