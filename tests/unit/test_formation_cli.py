@@ -143,12 +143,14 @@ def test_the_memory_card_round_trip(cli, tmp_path: Path) -> None:  # type: ignor
     assert "status: superseded" in out and out.splitlines()[0].endswith(f"{thai}.md")
 
 
-def test_replay_reports_and_says_plainly_that_no_dream_ran(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_replay_reports_and_ends_with_the_familys_dream(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     cli("ingest", write(tmp_path, "s1.json", session_json([("user", "lucia", "We love Thai food.")])))
     code, out, _ = cli("replay", "--family", "fam-rivera")
     assert code == 0
     assert "memories added 0, reinforced 0" in out
-    assert "No dream was run" in out
+    assert "then the family's dream:" in out
+    assert "dream for" in out
+    assert "No dream was run" not in out
 
 
 def test_ingesting_again_finishes_a_run_that_stopped_before_reconciling(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

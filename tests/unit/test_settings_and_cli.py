@@ -83,21 +83,3 @@ def test_families_lists_every_family(tmp_path: Path, capsys: pytest.CaptureFixtu
     _seed(tmp_path)
     assert main(["--home", str(tmp_path), "families"]) == 0
     assert capsys.readouterr().out.split() == [FAMILY]
-
-
-def test_walkthrough_runs_end_to_end_and_refuses_foreign_folders(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    home = tmp_path / "walk"
-    assert main(["walkthrough", "--dir", str(home)]) == 0
-    out = capsys.readouterr().out
-    assert "already applied: True" in out
-    assert "consistent: the catalog matches the files" in out
-    assert main(["walkthrough", "--dir", str(home)]) == 0  # its own folder may be reused
-    capsys.readouterr()
-    foreign = tmp_path / "precious"
-    foreign.mkdir()
-    (foreign / "thesis.txt").write_text("do not delete")
-    with pytest.raises(SystemExit, match="not made by the walk-through"):
-        main(["walkthrough", "--dir", str(foreign)])
-    assert (foreign / "thesis.txt").exists()

@@ -78,6 +78,8 @@ def _install(
     runtime.writer.listeners.append(patcher)
     lifecycle = Lifecycle(deps, ledger, BriefLoader(runtime.store, runtime.clock), patcher, queue)
     runtime.extras[EXTRA_KEY] = lifecycle
+    # What formation's replay calls once a family's history has been replayed.
+    runtime.extras["dream"] = dream_one(runtime)
     return lifecycle
 
 

@@ -97,6 +97,11 @@ class ReplayReport:
         out.append(f"  candidates rejected by reason: {rejected}")
         for session_id, why in sorted(self.unreadable.items()):
             out.append(f"  skipped unreadable session {session_id}: {why}")
+        if self.dream_ran:
+            describe = getattr(self.dream_result, "lines", None)
+            dream_lines = describe() if callable(describe) else [str(self.dream_result)]
+            out.append("  then the family's dream:")
+            out += [f"    {line}" for line in dream_lines]
         return out
 
 

@@ -149,9 +149,7 @@ def _replay(args: argparse.Namespace) -> int:
         progress=lambda line: print(f"  {line}"),
     )
     print("\n".join(report.lines()))
-    if report.dream_ran:
-        print(f"dream ran for {family_id}: {report.dream_result}")
-    else:
+    if not report.dream_ran:
         print(NO_DREAM)
     runtime.drain()
     return 0

@@ -17,15 +17,14 @@ from family_memory.app.lifecycle import lifecycle_of
 from family_memory.app.walkthrough import WalkContext
 from family_memory.brief.model import Brief
 from family_memory.brief.render import prompt_block, render_brief, render_line
+from family_memory.card.operations import MemoryEdit, edit_memory, forget_memory
 from family_memory.domain.changes import Action, ChangeSet, EntityWrite, MemoryWrite
 from family_memory.domain.clock import zone
 from family_memory.domain.entity import Entity, EntityKind
 from family_memory.domain.family import FamilySettings, Member, MemberRole, Surface
 from family_memory.domain.ids import new_ulid
 from family_memory.domain.layout import BRIEF, LOG, candidates_path
-from family_memory.domain.memory import Authority, Durability, Memory, MemoryType, Sensitivity, Status, Strength
-from family_memory.domain.suppression import Suppression, SuppressionScope
-from family_memory.domain.text import normalise_for_match
+from family_memory.domain.memory import Authority, Durability, Memory, MemoryType, Sensitivity, Strength
 from family_memory.families import load_family, save_family
 from family_memory.lifecycle.dream import dream_family
 from family_memory.lifecycle.fanout import dream_requested, fan_out
@@ -85,7 +84,7 @@ def run(ctx: WalkContext) -> None:
     runtime, family_id = ctx.runtime, ctx.family_id
     lifecycle = lifecycle_of(runtime)
     now = ctx.clock.now()
-    ctx.chapter("Dreaming and the brief: what the agent starts with, kept true as time passes")
+    ctx.chapter("4. Dreaming and the brief: what the agent starts with, kept true as time passes")
 
     settings = load_family(runtime.store, family_id)
     if not settings.members:
@@ -104,7 +103,10 @@ def run(ctx: WalkContext) -> None:
         f"{now.astimezone(zone(settings.time_zone)):%A %d %B %H:%M} for them."
     )
 
-    ctx.step("Formation adds what the family said this week (here applied directly through the write protocol).")
+    ctx.step(
+        "More of what the family said this week, as formation would write it (applied here through the write "
+        "protocol: an inferred habit is beyond the offline extractor)."
+    )
     maya = Entity(
         id=new_ulid(),
         type=EntityKind.PERSON,
@@ -264,8 +266,8 @@ def run(ctx: WalkContext) -> None:
     assert queue is not None
     report = fan_out(runtime.store, lifecycle.ledger, queue, now=ctx.clock.now())
     ctx.say(
-        f"{ctx.clock.now():%H:%M} UTC on the {ctx.clock.now():%d}th (already {travel_end} in UTC, still the "
-        f"day before in Los Angeles): {report.lines()[0]}"
+        f"{ctx.clock.now():%H:%M} UTC on {ctx.clock.now():%B} {ctx.clock.now().day} (already {travel_end} in UTC, "
+        f"still the day before in Los Angeles): {report.lines()[0]}"
     )
     ctx.clock.set(midnight_utc + timedelta(minutes=5))
     loaded = _brief(ctx)
@@ -294,48 +296,14 @@ def run(ctx: WalkContext) -> None:
 
     ctx.step("Lu forgets the joke and edits the booking rule in the memory card: the brief is patched at once.")
     before = _brief(ctx)
-    current_joke, _ = _read(ctx, joke.id)
-    current_booking, _ = _read(ctx, booking.id)
-    edited = _memory(
-        ctx.clock.now(),
-        type=MemoryType.DIRECTIVE,
-        about="Bookings",
-        strength=Strength.HARD,
-        summary="Always text Lu before booking anything for the family.",
-        supersedes=booking.id,
-    )
-    rule = Suppression(
-        id=new_ulid(),
-        scope=SuppressionScope.MEMORY,
-        memory_ids=[joke.id],
-        fingerprints=[normalise_for_match(current_joke.summary)],
-        created_at=ctx.clock.now(),
-        created_by="human:lucia",
-        reason="forgotten from the memory card",
-    )
-    _apply(
-        ctx,
-        "human:lucia",
-        "forget from the memory card",
-        MemoryWrite(
-            action=Action.RETRACT,
-            expected_revision=current_joke.revision,
-            memory=current_joke.evolve(status=Status.RETRACTED, revision=current_joke.revision + 1),
-        ),
-        suppressions=[rule],
-    )
-    _apply(
-        ctx,
-        "human:lucia",
-        "edit from the memory card",
-        MemoryWrite(
-            action=Action.SUPERSEDE,
-            expected_revision=current_booking.revision,
-            memory=current_booking.evolve(
-                status=Status.SUPERSEDED, superseded_by=edited.id, revision=current_booking.revision + 1
-            ),
-        ),
-        MemoryWrite(action=Action.ADD, memory=edited),
+    _, rule = forget_memory(runtime.writer, family_id, joke.id, "lucia", reason="forgotten from the memory card")
+    assert rule is not None
+    edit_memory(
+        runtime.writer,
+        family_id,
+        booking.id,
+        "lucia",
+        MemoryEdit(summary="Always text Lu before booking anything for the family."),
     )
     ctx.say("Before any event is delivered (the next reply would read this):")
     _show_diff(ctx, before, _brief(ctx))

@@ -251,4 +251,5 @@ def run(ctx: WalkContext) -> None:
         f"memory files before and after the replay are byte-identical: {before == after}; "
         f"added or reinforced: {changed}"
     )
-    ctx.say(f"dream ran: {report.dream_result}" if report.dream_ran else NO_DREAM)
+    if not report.dream_ran:
+        ctx.say(NO_DREAM)

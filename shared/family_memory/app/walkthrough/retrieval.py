@@ -116,7 +116,7 @@ def run(ctx: WalkContext) -> None:
     runtime, family_id = ctx.runtime, ctx.family_id
     retrieval = runtime.retrieval
     assert retrieval is not None, "local mode always wires retrieval"
-    ctx.chapter("4. Carry little, find the rest: the search index, turn-level lookups and the read tools")
+    ctx.chapter("3. Carry little, find the rest: the search index, turn-level lookups and the read tools")
 
     ctx.step("Four memories arrive through the write protocol, citing a conversation from three weeks ago.")
     memories = _seed(ctx)

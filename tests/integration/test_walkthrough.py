@@ -1,0 +1,86 @@
+"""The README's first command: the walk-through runs once here, on the embedded
+default, and each chapter shows what it promises."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from family_memory.app.cli import main
+
+
+@pytest.fixture(scope="module")
+def walkthrough(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    import contextlib
+    import io
+
+    home = tmp_path_factory.mktemp("walk") / "home"
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["walkthrough", "--dir", str(home)]) == 0
+    text = out.getvalue()
+    titles = ["1. Files are the truth", "2. Formation", "3. Carry little", "4. Dreaming and the brief"]
+    positions = [text.index(t) for t in titles]
+    assert positions == sorted(positions), "chapters run in order"
+    bounds = [*positions, len(text)]
+    return {t.split(".")[0]: text[bounds[i] : bounds[i + 1]] for i, t in enumerate(titles)} | {"home": str(home)}
+
+
+def test_chapter_one_shows_files_idempotence_stale_refusal_recovery_and_rebuild(walkthrough: dict[str, str]) -> None:
+    chapter = walkthrough["1"]
+    assert "already applied: True" in chapter
+    assert "refused: memory" in chapter and "the change expected 1" in chapter
+    assert "took the lease (token" in chapter and "completed it" in chapter
+    assert "missing row" in chapter
+    assert chapter.rstrip("=\n ").endswith("consistent: the catalog matches the files")
+
+
+def test_chapter_two_forms_rejects_forgets_and_replays(walkthrough: dict[str, str]) -> None:
+    chapter = walkthrough["2"]
+    assert "offline rule-based extractor" in chapter
+    assert chapter.count("-> added") >= 8 and "/memories/" in chapter
+    for rule in ("cites_user_turn", "quote_in_turn", "valid_until", "confidence", "person_wrote"):
+        assert f"{rule}: " in chapter
+    assert "-> contradiction" in chapter and "-> reinforced" in chapter
+    assert "-> suppressed: the family asked to forget this" in chapter
+    assert "byte-identical: True; added or reinforced: 0" in chapter
+    assert "then the family's dream:" in chapter and "No dream was run" not in chapter
+
+
+def test_chapter_three_shows_lookups_a_misspelling_a_synonym_and_the_read_tools(walkthrough: dict[str, str]) -> None:
+    chapter = walkthrough["3"]
+    assert '<memory_lookup kind="candidates">' in chapter
+    assert "orthodontist" in chapter.split("dentist appointment next week", 1)[1].split("user (", 1)[0]
+    assert "Ms. Okonkwo" in chapter.split("pianno", 1)[1].split("user (", 1)[0]
+    assert "<memory_file ref=" in chapter and "<conversation_excerpt ref=" in chapter
+    assert "gets an error and no data" in chapter
+    assert "equivalent: the index holds the same ids, fields and revisions as the files" in chapter
+
+
+def test_chapter_four_compiles_dreams_and_patches_the_brief(walkthrough: dict[str, str]) -> None:
+    chapter = walkthrough["4"]
+    assert "<family_brief>" in chapter and "of 2000 tokens" in chapter
+    assert "identical bytes" in chapter
+    assert "**Promote**" in chapter and "**Expire**" in chapter
+    assert "transitions 0; every file byte-identical: True" in chapter
+    assert "Always text Lu before booking" in chapter
+    assert "next night's brief mentions the joke: False" in chapter
+
+
+def test_the_walkthrough_leaves_a_conformant_bundle_and_a_consistent_catalog(
+    walkthrough: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    home = walkthrough["home"]
+    assert main(["--home", home, "bundle", "check", "--all"]) == 0
+    assert main(["--home", home, "catalog", "check", "--all"]) == 0
+    assert main(["--home", home, "rebuild-index", "--all", "--check-only"]) == 0
+
+
+def test_the_walkthrough_refuses_a_folder_it_did_not_make(tmp_path: Path) -> None:
+    foreign = tmp_path / "precious"
+    foreign.mkdir()
+    (foreign / "thesis.txt").write_text("do not delete")
+    with pytest.raises(SystemExit, match="not made by the walk-through"):
+        main(["walkthrough", "--dir", str(foreign)])
+    assert (foreign / "thesis.txt").exists()
