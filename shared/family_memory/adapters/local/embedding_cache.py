@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import sqlite3
 import struct
-import threading
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from family_memory.adapters.local.sqlite_file import SQLiteFile
 from family_memory.domain.ids import check_family_id
 from family_memory.retrieval.embedding import EmbeddingCache, Vector
 
@@ -35,20 +35,11 @@ def unpack(blob: bytes) -> Vector:
 
 class SQLiteEmbeddingCache(EmbeddingCache):
     def __init__(self, path: Path | str) -> None:
-        self.path = str(path)
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        self._local = threading.local()
-        self._db().executescript(_SCHEMA)
+        self.file = SQLiteFile(path, _SCHEMA)
+        self.path = self.file.path
 
     def _db(self) -> sqlite3.Connection:
-        db = getattr(self._local, "db", None)
-        if db is None:
-            db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA busy_timeout=30000")
-            self._local.db = db
-        return db
+        return self.file.connection()
 
     def get_many(self, family_id: str, hashes: Iterable[str]) -> dict[str, Vector]:
         check_family_id(family_id)
@@ -64,14 +55,8 @@ class SQLiteEmbeddingCache(EmbeddingCache):
 
     def put_many(self, family_id: str, vectors: Mapping[str, Vector]) -> None:
         check_family_id(family_id)
-        db = self._db()
-        db.execute("BEGIN IMMEDIATE")
-        try:
+        with self.file.transaction() as db:
             db.executemany(
                 "INSERT OR IGNORE INTO vectors (family_id, hash, vector) VALUES (?, ?, ?)",
                 [(family_id, key, pack(vector)) for key, vector in vectors.items()],
             )
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        db.execute("COMMIT")

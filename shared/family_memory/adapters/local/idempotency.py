@@ -22,6 +22,8 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
 )
 from aws_lambda_powertools.utilities.idempotency.persistence.datarecord import DataRecord
 
+from family_memory.adapters.local.sqlite_file import SQLiteFile
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS idempotency (
     id TEXT PRIMARY KEY,
@@ -37,24 +39,12 @@ CREATE TABLE IF NOT EXISTS idempotency (
 class SQLiteIdempotencyStore(BasePersistenceLayer):
     def __init__(self, path: Path | str) -> None:
         super().__init__()  # type: ignore[no-untyped-call]
-        self.path = str(path)
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        with self._connection() as db:
-            db.execute(_SCHEMA)
-
-    def _connect(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-        db.execute("PRAGMA busy_timeout=30000")
-        return db
+        self.file = SQLiteFile(path, _SCHEMA)
+        self.path = self.file.path
 
     @contextlib.contextmanager
     def _connection(self) -> Iterator[sqlite3.Connection]:
-        db = self._connect()
-        try:
-            yield db
-        finally:
-            db.close()
+        yield self.file.connection()
 
     @staticmethod
     def _record(row: tuple[str, str, int | None, int | None, str, str]) -> DataRecord:
@@ -79,9 +69,7 @@ class SQLiteIdempotencyStore(BasePersistenceLayer):
 
     def _put_record(self, data_record: DataRecord) -> None:
         now = int(time.time())
-        db = self._connect()
-        try:
-            db.execute("BEGIN IMMEDIATE")
+        with self.file.transaction() as db:
             row = db.execute(
                 "SELECT id, status, expiration, in_progress_expiration, data, validation FROM idempotency WHERE id = ?",
                 (data_record.idempotency_key,),
@@ -90,7 +78,6 @@ class SQLiteIdempotencyStore(BasePersistenceLayer):
                 expired = row[2] is not None and row[2] < now
                 stale_progress = row[1] == "INPROGRESS" and row[3] is not None and row[3] < now * 1000
                 if not (expired or stale_progress):
-                    db.execute("ROLLBACK")
                     raise IdempotencyItemAlreadyExistsError(old_data_record=self._record(row))
             db.execute(
                 "INSERT OR REPLACE INTO idempotency (id, status, expiration, in_progress_expiration, data, validation) "
@@ -104,9 +91,6 @@ class SQLiteIdempotencyStore(BasePersistenceLayer):
                     data_record.payload_hash or "",
                 ),
             )
-            db.execute("COMMIT")
-        finally:
-            db.close()
 
     def _update_record(self, data_record: DataRecord) -> None:
         with self._connection() as db:

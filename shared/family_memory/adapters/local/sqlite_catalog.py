@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
-import threading
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from family_memory.adapters.local.sqlite_file import SQLiteFile
 from family_memory.domain.clock import Clock, SystemClock
 from family_memory.domain.errors import (
     InvalidInputError,
@@ -71,35 +71,15 @@ CREATE TABLE IF NOT EXISTS applied (
 
 class SQLiteCatalog(Catalog):
     def __init__(self, path: Path | str, *, clock: Clock | None = None) -> None:
-        self.path = str(path)
+        self.file = SQLiteFile(path, _SCHEMA)
+        self.path = self.file.path
         self.clock = clock or SystemClock()
-        self._local = threading.local()
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        self._connection().executescript(_SCHEMA)
-
-    # --- connections ----------------------------------------------------------
 
     def _connection(self) -> sqlite3.Connection:
-        db = getattr(self._local, "db", None)
-        if db is None:
-            db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=True)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
-            db.execute("PRAGMA busy_timeout=30000")
-            self._local.db = db
-        return db
+        return self.file.connection()
 
-    @contextlib.contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
-        db = self._connection()
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            yield db
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        db.execute("COMMIT")
+    def _transaction(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
+        return self.file.transaction()
 
     def _now(self) -> float:
         return self.clock.now().timestamp()

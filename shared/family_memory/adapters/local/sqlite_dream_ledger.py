@@ -10,11 +10,11 @@ which sort in time order.
 from __future__ import annotations
 
 import sqlite3
-import threading
 from collections.abc import Iterator
 from datetime import date, datetime
 from pathlib import Path
 
+from family_memory.adapters.local.sqlite_file import SQLiteFile
 from family_memory.domain.clock import format_utc, parse_utc
 from family_memory.domain.ids import check_family_id, check_session_id
 from family_memory.ports.lifecycle import DreamLedger, DreamState
@@ -46,20 +46,11 @@ def _state(row: tuple[str, str | None, str | None, str | None, str | None, str |
 
 class SQLiteDreamLedger(DreamLedger):
     def __init__(self, path: Path | str) -> None:
-        self.path = str(path)
-        self._local = threading.local()
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        self._db().executescript(_SCHEMA)
+        self.file = SQLiteFile(path, _SCHEMA)
+        self.path = self.file.path
 
     def _db(self) -> sqlite3.Connection:
-        db = getattr(self._local, "db", None)
-        if db is None:
-            db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA busy_timeout=30000")
-            self._local.db = db
-        return db
+        return self.file.connection()
 
     def get(self, family_id: str) -> DreamState | None:
         row = (
