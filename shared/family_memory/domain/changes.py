@@ -10,21 +10,24 @@ ChangeRecord at ``changes/{id}.json``: what changed, why, and by whom.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from family_memory.domain.clock import UtcDatetime
 from family_memory.domain.entity import Entity
-from family_memory.domain.errors import InvalidInputError
+from family_memory.domain.errors import InvalidInputError, PayloadTooLargeError
 from family_memory.domain.evidence import EvidenceRecord
 from family_memory.domain.ids import ChangeId, EntityId, FamilyId, MemoryId, RuleId
 from family_memory.domain.memory import Memory, Status
 from family_memory.domain.suppression import Suppression
 
 #: A change set is recorded whole as an intent; keep it well inside one
-#: DynamoDB item (400 KB). Larger operations are split by the caller.
+#: DynamoDB item (400 KB). Larger operations are split by the caller
+#: (``pack_writes`` does it by count and by size).
 MAX_WRITES_PER_CHANGE_SET = 40
+MAX_CHANGE_SET_BYTES = 300_000
 
 
 class Action(StrEnum):
@@ -98,6 +101,11 @@ class ChangeSet(BaseModel):
         entity_ids = [w.entity.id for w in self.entities]
         if len(entity_ids) != len(set(entity_ids)):
             raise InvalidInputError("a change set writes each entity at most once")
+        size = len(self.model_dump_json().encode("utf-8"))
+        if size > MAX_CHANGE_SET_BYTES:
+            raise PayloadTooLargeError(
+                f"change set {self.id} is {size} bytes as JSON; the limit is {MAX_CHANGE_SET_BYTES} (split it)"
+            )
         return self
 
     @property
@@ -134,3 +142,32 @@ class ChangeRecord(BaseModel):
     memories: list[MemoryChange]
     entities: list[EntityId]
     suppressions: list[RuleId]
+
+
+def write_size(write: MemoryWrite | EntityWrite | Suppression) -> int:
+    """Bytes a write adds to a change set's JSON (what the intent record holds)."""
+    return len(write.model_dump_json().encode("utf-8")) + 1
+
+
+def pack_writes(
+    writes: Sequence[MemoryWrite], *, reserved_count: int = 0, reserved_bytes: int = 0
+) -> list[list[MemoryWrite]]:
+    """Split ``writes`` into groups that each fit one change set, in order.
+
+    The first group leaves room for ``reserved_count`` other writes of
+    ``reserved_bytes`` (a suppression rule, say) that the caller adds to it.
+    A single write too large for any change set raises PayloadTooLargeError.
+    """
+    budget_bytes = MAX_CHANGE_SET_BYTES - 4_000  # the change set's own fields
+    groups: list[list[MemoryWrite]] = [[]]
+    count, size = reserved_count, reserved_bytes
+    for write in writes:
+        cost = write_size(write)
+        if cost > budget_bytes:
+            raise PayloadTooLargeError(f"memory {write.memory.id} alone is {cost} bytes, over a change set's limit")
+        if groups[-1] and (count + 1 > MAX_WRITES_PER_CHANGE_SET or size + cost > budget_bytes):
+            groups.append([])
+            count, size = 0, 0
+        groups[-1].append(write)
+        count, size = count + 1, size + cost
+    return [group for group in groups if group] or []

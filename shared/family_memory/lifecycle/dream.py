@@ -34,7 +34,14 @@ from family_memory.brief.model import BRIEF_TOKEN_CAP, SECTION_ORDER, Brief, ser
 from family_memory.brief.render import brief_tokens, section_tokens
 from family_memory.brief.sources import read_conversation, read_entities, scan_last_conversation
 from family_memory.brief.weights import MemoryFacts
-from family_memory.domain.changes import MAX_WRITES_PER_CHANGE_SET, Action, ChangeRecord, ChangeSet, MemoryWrite
+from family_memory.domain.changes import (
+    MAX_WRITES_PER_CHANGE_SET,
+    Action,
+    ChangeRecord,
+    ChangeSet,
+    MemoryWrite,
+    pack_writes,
+)
 from family_memory.domain.clock import Clock, local_date
 from family_memory.domain.ids import check_change_id, check_family_id
 from family_memory.domain.layout import BRIEF, INDEX, LOG, change_path
@@ -143,27 +150,27 @@ def _sweep(
                 MemoryWrite(action=action, memory=apply_transition(memory, action), expected_revision=memory.revision)
             )
             done.append(Transition(memory.id, action, memory.revision, memory.about, memory.summary, why))
-        if not writes:
-            continue
-        change_set = ChangeSet(
-            id=dream_change_id(today, writes),
-            family_id=session.family_id,
-            actor=DREAM_ACTOR,
-            reason=f"dream pass for {today.isoformat()} ({time_zone})",
-            created_at=now,
-            memories=writes,
-        )
-        result = session.apply(change_set)
-        report.conflicts += result.conflicts
-        report.change_ids.append(change_set.id)
-        skipped = set()
-        if result.record is not None:
-            records.append((result.record, {t.memory_id: t.why for t in done}))
-            skipped = {c.memory_id for c in result.record.memories if not c.applied}
-        for write, transition in zip(writes, done, strict=True):
-            if write.memory.id not in skipped:
-                current[write.memory.id] = write.memory
-                report.transitions.append(transition)
+        transitions = {t.memory_id: t for t in done}
+        for group in pack_writes(writes):  # by count and by size: each fits one intent record
+            change_set = ChangeSet(
+                id=dream_change_id(today, group),
+                family_id=session.family_id,
+                actor=DREAM_ACTOR,
+                reason=f"dream pass for {today.isoformat()} ({time_zone})",
+                created_at=now,
+                memories=group,
+            )
+            result = session.apply(change_set)
+            report.conflicts += result.conflicts
+            report.change_ids.append(change_set.id)
+            skipped = set()
+            if result.record is not None:
+                records.append((result.record, {w.memory.id: transitions[w.memory.id].why for w in group}))
+                skipped = {c.memory_id for c in result.record.memories if not c.applied}
+            for write in group:
+                if write.memory.id not in skipped:
+                    current[write.memory.id] = write.memory
+                    report.transitions.append(transitions[write.memory.id])
     return records
 
 

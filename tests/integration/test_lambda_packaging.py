@@ -1,0 +1,94 @@
+"""What the Lambda layer carries is enough for every function.
+
+The layer holds the project's runtime dependencies only (no dev tools, no
+local extra). Each handler is imported in a fresh interpreter where any
+third-party module outside that dependency closure is made unimportable, with
+the environment the template gives the functions (tracing on), so a missing
+runtime dependency fails here instead of at the first cold start.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+
+from packaging.requirements import Requirement
+
+ROOT = Path(__file__).resolve().parents[2]
+HANDLERS = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "functions").glob("*/app.py"))
+
+
+def _normalise(name: str) -> str:
+    return name.lower().replace("_", "-").replace(".", "-")
+
+
+def runtime_closure(project: str = "family-memory") -> set[str]:
+    """Distributions the project needs at run time: its requirements without extras,
+    plus the extras it asks for by name (``pkg[tracer]``), recursively."""
+    wanted: list[tuple[str, frozenset[str]]] = [(project, frozenset())]
+    visited: set[tuple[str, frozenset[str]]] = set()
+    seen: set[str] = set()
+    while wanted:
+        name, extras = wanted.pop()
+        key = _normalise(name)
+        if (key, extras) in visited:
+            continue
+        visited.add((key, extras))
+        seen.add(key)
+        try:
+            requires = metadata.requires(name) or []
+        except metadata.PackageNotFoundError:
+            continue
+        for line in requires:
+            requirement = Requirement(line)
+            environments = [{"extra": extra} for extra in extras] or [{"extra": ""}]
+            if requirement.marker is None or any(requirement.marker.evaluate(env) for env in environments):
+                wanted.append((requirement.name, frozenset(requirement.extras)))
+    return seen
+
+
+def test_the_runtime_closure_includes_the_tracers_sdk() -> None:
+    closure = runtime_closure()
+    assert {"aws-lambda-powertools", "boto3", "pydantic", "aws-xray-sdk"} <= closure
+    assert not {"moto", "pytest", "onnxruntime", "numpy"} & closure
+
+
+def test_every_handler_imports_with_the_layers_dependencies_only() -> None:
+    assert len(HANDLERS) >= 6
+    allowed = sorted(
+        module
+        for module, dists in metadata.packages_distributions().items()
+        if any(_normalise(d) in runtime_closure() for d in dists)
+    )
+    script = f"""
+import importlib.abc, importlib.util, sys
+ALLOWED = set({json.dumps(allowed)}) | set(sys.stdlib_module_names) | {{"family_memory", "_distutils_hack"}}
+class LayerOnly(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        top = name.split(".")[0]
+        if top not in ALLOWED and not top.startswith("_"):
+            raise ModuleNotFoundError(f"{{name}} is not in the Lambda layer", name=name)
+        return None
+sys.meta_path.insert(0, LayerOnly())
+for number, handler in enumerate({HANDLERS!r}):
+    spec = importlib.util.spec_from_file_location(f"app{{number}}", handler)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert callable(module.handler), handler
+"""
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "PYTHONPATH": str(ROOT / "shared"),
+        "AWS_REGION": "us-east-1",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "FAMILY_MEMORY_BACKEND": "aws",
+        "MEMORY_BUCKET": "bucket",
+        "MEMORY_TABLE": "table",
+        "POWERTOOLS_SERVICE_NAME": "family-memory",
+        "AWS_LAMBDA_FUNCTION_NAME": "family-memory-test",
+    }
+    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-2000:]
