@@ -376,6 +376,16 @@ def test_same_memories_in_any_order_compile_to_the_same_bytes() -> None:
         assert serialise_brief(compile_brief(memories, SETTINGS, entities, talk)) == first
 
 
+def test_two_differing_copies_of_one_revision_compile_the_same_in_either_order() -> None:
+    # Found by the property test: a doubled read holding two versions of one revision.
+    other = memory(type=MemoryType.IDENTITY, about="0", summary="0", strength=Strength.HARD)
+    first = memory(type=MemoryType.IDENTITY, about="0", summary="0", strength=Strength.HARD)
+    copy = first.model_copy(update={"reinforcement_count": 1})  # outweighs `other` only in this copy
+    assert serialise_brief(compile_brief([other, first, copy], SETTINGS)) == serialise_brief(
+        compile_brief([other, copy, first], SETTINGS)
+    )
+
+
 def test_the_brief_has_no_timestamps_or_counters() -> None:
     a = directive(summary="Call before booking.", valid_until=date(2026, 12, 1))
     formed_later = a.evolve(formed_at=NOW + timedelta(days=3), last_reinforced_at=NOW + timedelta(days=3))  # type: ignore[attr-defined]

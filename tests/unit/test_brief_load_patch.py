@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import local_adapters
+from conftest import Adapters, local_adapters
 from factories import FAMILY, change_set, memory, update
 from family_memory.brief.compile import LastConversation, compile_brief
 from family_memory.brief.load import BriefLoader, drop_expired
@@ -47,8 +47,9 @@ class World:
         entities: list[Entity] = (),  # type: ignore[assignment]
         talk: LastConversation | None = None,
         settings: FamilySettings = LA,
+        adapters: Adapters | None = None,
     ) -> None:
-        adapters = local_adapters(root, clock)
+        adapters = adapters or local_adapters(root, clock)
         self.store, self.clock, self.catalog = adapters.store, clock, adapters.catalog
         if settings is not LA:
             save_family(self.store, settings)
@@ -332,3 +333,24 @@ def test_a_forget_rule_for_a_person_drops_a_last_conversation_naming_them(tmp_pa
     world.writer.apply(change_set(suppressions=[rule], actor="human:lucia"))  # a group with no memory left
     assert world.texts(Section.LAST_CONVERSATION) == []
     assert world.brief() == world.compiled()
+
+
+def test_a_formation_supersede_and_a_forget_patch_the_brief_on_both_adapter_sets(
+    tmp_path: Path, adapters: Adapters
+) -> None:
+    rosa = person("Rosa", "grandmother")
+    stated = memory(about="Rosa", summary="Rosa is Lucía's grandmother.", applies_to=[rosa.id])
+    old = directive(about="Team chat", summary="Ask before posting to the team chat.", applies_to=[rosa.id])
+    world = World(tmp_path, adapters.clock, [stated, old], [rosa], settings=RIVERAS, adapters=adapters)
+    new = directive(about="Team chat", summary="Ask Lu before posting to the team chat.", supersedes=old.id)
+    world.writer.apply(
+        change_set(
+            update(old, Action.SUPERSEDE, status=Status.SUPERSEDED, superseded_by=new.id),
+            MemoryWrite(action=Action.ADD, memory=new),
+            actor="process:reconcile",
+        )
+    )
+    assert new.summary in world.texts() and old.summary not in world.texts()
+    forget_memory(world.writer, FAMILY, stated.id, "lucia")
+    assert "Rosa" not in render_brief(world.brief())  # no briefable memory applies to her any more
+    assert world.patcher.failures == 0 and world.brief() == world.compiled()

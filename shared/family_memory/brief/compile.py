@@ -26,10 +26,12 @@ suppressed: the line stays empty until the next session's summary.
 
 from __future__ import annotations
 
+import itertools
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 
 from family_memory.brief.model import (
     BRIEF_TOKEN_CAP,
@@ -88,8 +90,10 @@ def memory_line(memory: MemoryFacts, family_id: str) -> BriefLine:
 
 
 #: For each entity, what the briefable memories applying to it say: their ``about``
-#: and ``summary`` in comparison form, one per line.
+#: and ``summary`` in comparison form, separated by NUL (which no single-line text
+#: holds, so a phrase never matches across two texts).
 SaidAbout = dict[str, str]
+_SEPARATOR = "\x00"
 
 
 def said_about(memories: Iterable[MemoryFacts]) -> SaidAbout:
@@ -99,16 +103,61 @@ def said_about(memories: Iterable[MemoryFacts]) -> SaidAbout:
     for memory in memories:
         for entity_id in memory.applies_to:
             held = texts.setdefault(entity_id, set())
-            held.add(normalise_for_match(memory.about))
-            held.add(normalise_for_match(memory.summary))
-    return {entity_id: "\n".join(sorted(held)) for entity_id, held in texts.items()}
+            held.add(memory.about)
+            held.add(memory.summary)
+    # One normalisation per entity, not per text: it is the costly part at 5,000 memories.
+    return {entity_id: comparable(_SEPARATOR.join(sorted(held))) for entity_id, held in texts.items()}
+
+
+#: The whitespace NFKC leaves as it is, other than the plain space (str.isspace, which is
+#: also what the regex ``\\s`` matches), and a double space: only text holding one of
+#: them needs the whitespace regex of ``normalise_for_match``.
+_UNCOLLAPSED = (
+    "\t",
+    "\n",
+    "\x0b",
+    "\x0c",
+    "\r",
+    "\x1c",
+    "\x1d",
+    "\x1e",
+    "\x1f",
+    "\x85",
+    "\u1680",
+    "\u2028",
+    "\u2029",
+    "  ",
+)
+
+
+def comparable(text: str) -> str:
+    """``normalise_for_match(text)``, computed without its whitespace regex when that
+    would change nothing (memory text nearly always): the regex dominates the cost of
+    normalising every about and summary of a large family."""
+    text = unicodedata.normalize("NFKC", text)
+    text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
+    if any(space in text for space in _UNCOLLAPSED):
+        return normalise_for_match(text)
+    return text.strip(" ").casefold()
+
+
+def _is_word(char: str) -> bool:
+    return char.isalnum() or char == "_"
 
 
 def _contains(normalised: str, phrase: str) -> bool:
     wanted = normalise_for_match(phrase)
     if not wanted:
         return False
-    return re.search(rf"(?<!\w){re.escape(wanted)}(?!\w)", normalised) is not None
+    start = normalised.find(wanted)
+    while start != -1:
+        end = start + len(wanted)
+        if (start == 0 or not _is_word(normalised[start - 1])) and (
+            end == len(normalised) or not _is_word(normalised[end])
+        ):
+            return True
+        start = normalised.find(wanted, start + 1)
+    return False
 
 
 def names(text: str, phrase: str) -> bool:
@@ -212,10 +261,13 @@ def _fold(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
-def topic_lines(memories: Sequence[MemoryFacts], entities: dict[str, Entity]) -> list[BriefLine]:
+def topic_lines(
+    memories: Sequence[MemoryFacts], entities: dict[str, Entity], said: SaidAbout | None = None
+) -> list[BriefLine]:
     """One line per subject (``about``) and per entity the (briefable) memories apply
-    to, with how many memories each has; most memories first, then by name."""
-    said = said_about(memories)
+    to, with how many memories each has; most memories first, then by name. ``said``:
+    ``said_about(memories)`` when the caller has it already."""
+    said = said_about(memories) if said is None else said
     counts: dict[tuple[str, str], int] = {}
     labels: dict[tuple[str, str], str] = {}
     for memory in memories:
@@ -292,12 +344,35 @@ def conversation_lines(last_conversation: LastConversation | None, forgotten: It
     return [BriefLine(text=text)]
 
 
+def _version_key(memory: MemoryFacts) -> tuple[object, ...]:
+    """Highest revision first; two copies of one revision that differ (never on file, but
+    possible in a doubled or mixed read) are ordered by every field the brief reads, so
+    the copy kept never depends on the order they arrived in."""
+    return (
+        memory.revision,
+        memory.status.value,
+        memory.sensitivity.value,
+        memory.type.value,
+        memory.about,
+        memory.summary,
+        sorted(memory.applies_to),
+        memory.strength.value,
+        memory.pin,
+        memory.durability.value,
+        memory.authority.value,
+        memory.confidence,
+        memory.reinforcement_count,
+        memory.last_reinforced_at,
+        memory.valid_until or date.min,
+    )
+
+
 def _distinct(memories: Iterable[MemoryFacts]) -> list[MemoryFacts]:
     """One memory per id (the highest revision), so a doubled read cannot double a line."""
     latest: dict[str, MemoryFacts] = {}
     for memory in memories:
         held = latest.get(memory.id)
-        if held is None or memory.revision > held.revision:
+        if held is None or _version_key(memory) > _version_key(held):
             latest[memory.id] = memory
     return list(latest.values())
 
@@ -330,16 +405,19 @@ def compile_brief(
     identity.sort(key=weight_key)
     directives.sort(key=weight_key)
     by_id = {e.id: e for e in ordered_entities}
-    head, people = identity_frame(settings, ordered_entities, said_about(active))
+    said = said_about(active)
+    head, people = identity_frame(settings, ordered_entities, said)
 
     brief = Brief(
         family_id=family_id,
         time_zone=settings.time_zone,
+        # Lazily: fit stops at the budget, so lines past it are never built.
         identity=fit(
-            [*head, *(memory_line(m, family_id) for m in identity), *people], SECTION_BUDGETS[Section.IDENTITY]
+            itertools.chain(head, (memory_line(m, family_id) for m in identity), people),
+            SECTION_BUDGETS[Section.IDENTITY],
         ),
         directives=fit((memory_line(m, family_id) for m in directives), SECTION_BUDGETS[Section.DIRECTIVES]),
-        topics=fit(topic_lines(active, by_id), SECTION_BUDGETS[Section.TOPICS]),
+        topics=fit(topic_lines(active, by_id, said), SECTION_BUDGETS[Section.TOPICS]),
         last_conversation=fit(
             conversation_lines(last_conversation, forgotten), SECTION_BUDGETS[Section.LAST_CONVERSATION]
         ),

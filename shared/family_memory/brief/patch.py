@@ -123,9 +123,10 @@ class BriefPatcher:
         rows = list(self.catalog.all_rows(family_id))
         active = [row for row in rows if briefable(row)]
         entities = order_entities(read_entities(self.store, family_id))
-        head, people = identity_frame(load_family(self.store, family_id), entities, said_about(active))
+        said = said_about(active)
+        head, people = identity_frame(load_family(self.store, family_id), entities, said)
         sections[Section.IDENTITY] = [*head, *(line for line in sections[Section.IDENTITY] if line.ref), *people]
-        sections[Section.TOPICS] = topic_lines(active, {e.id: e for e in entities})
+        sections[Section.TOPICS] = topic_lines(active, {e.id: e for e in entities}, said)
         forgotten = forgotten_subjects(rows, self._rules(record), entities)
         sections[Section.LAST_CONVERSATION] = [
             line for line in sections[Section.LAST_CONVERSATION] if not names_any(line.text, forgotten)
