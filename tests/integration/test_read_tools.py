@@ -17,7 +17,7 @@ from family_memory.domain.changes import Action
 from family_memory.domain.clock import FixedClock
 from family_memory.domain.family import Surface
 from family_memory.domain.ids import new_ulid
-from family_memory.domain.layout import session_path
+from family_memory.domain.layout import evidence_path, session_path
 from family_memory.domain.memory import Sensitivity, Status
 from family_memory.retrieval.tools import TOOL_NAMES, TOOL_SPECS, ReadTools, one_line, tool_config
 from retrieval_helpers import change, fact, local_runtime, remember, retrieval_of
@@ -113,6 +113,14 @@ def test_read_memory_shows_the_newest_evidence_and_counts_the_rest(runtime: Runt
     text = tools(runtime).call("read_memory", {"ref": f"memory://{FAMILY}/{m.id}"})
     assert 'records="13"' in text and "(3 earlier records not shown)" in text
     assert "week 12" in text and "week 3" in text and "week 2" not in text
+
+
+def test_a_damaged_evidence_ledger_does_not_hide_the_memory(runtime: Runtime) -> None:
+    m = fact("Friday is pizza night.", "Pizza night")
+    remember(runtime, m)
+    runtime.store.put(FAMILY, evidence_path(m.id), b"{not json\n")
+    text = tools(runtime).call("read_memory", {"ref": f"memory://{FAMILY}/{m.id}"})
+    assert "Friday is pizza night." in text and "the evidence ledger could not be read" in text
 
 
 def test_the_agent_can_follow_a_lookup_line_to_the_familys_exact_words(runtime: Runtime) -> None:

@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from family_memory.domain.clock import format_utc
 from family_memory.domain.errors import FamilyMemoryError, InvalidInputError, NotFoundError
-from family_memory.domain.evidence import EvidenceRecord, parse_ledger
+from family_memory.domain.evidence import parse_ledger
 from family_memory.domain.family import Surface
 from family_memory.domain.ids import check_family_id
 from family_memory.domain.layout import evidence_path, memory_path, session_path
@@ -242,20 +242,18 @@ class ReadTools:
             # The family asked to forget it: it stays on file for the record, not for the agent.
             raise NotFoundError(f"memory {parsed.memory_id} was forgotten at the family's request")
         text = document.data.decode("utf-8").strip()
-        return f'<memory_file ref="{parsed}">\n{escape(text)}\n</memory_file>\n' + self._evidence_block(
-            parsed, self._evidence(memory.id)
-        )
+        return f'<memory_file ref="{parsed}">\n{escape(text)}\n</memory_file>\n' + self._evidence_block(parsed)
 
-    def _evidence(self, memory_id: str) -> list[EvidenceRecord]:
-        path = evidence_path(memory_id)
-        document = self.store.read_optional(self.family_id, path)
-        return [] if document is None else parse_ledger(document.data, where=path)
-
-    @staticmethod
-    def _evidence_block(ref: MemoryRef, records: list[EvidenceRecord]) -> str:
+    def _evidence_block(self, ref: MemoryRef) -> str:
         """One line per record, newest last: its reference, when it was recorded, the quote.
         A record's ``ref`` was parsed strictly when the ledger was read, so it holds no
-        character that could leave the line."""
+        character that could leave the line. A damaged ledger does not hide the memory."""
+        path = evidence_path(ref.memory_id)
+        try:
+            document = self.store.read_optional(self.family_id, path)
+            records = [] if document is None else parse_ledger(document.data, where=path)
+        except InvalidInputError:
+            return f'<memory_evidence ref="{ref}">\n(the evidence ledger could not be read)\n</memory_evidence>'
         shown = records[-MAX_EVIDENCE_SHOWN:]
         lines = [
             f"- {record.ref} recorded {format_utc(record.recorded_at)}: {one_line(record.quote)}" for record in shown
