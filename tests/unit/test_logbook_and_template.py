@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from datetime import UTC, date, datetime
@@ -85,7 +86,9 @@ _CfnLoader.add_multi_constructor(
 )
 
 
+@functools.cache
 def template() -> dict[str, Any]:
+    """The template's resources, parsed once (read-only for the tests)."""
     loaded: dict[str, Any] = yaml.load((ROOT / "template.yaml").read_text(), Loader=_CfnLoader)  # noqa: S506
     return loaded["Resources"]
 
