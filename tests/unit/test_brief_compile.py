@@ -10,7 +10,7 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 
 from factories import FAMILY, memory
-from family_memory.brief.compile import LastConversation, clip, compile_brief
+from family_memory.brief.compile import LastConversation, clip, compile_brief, names
 from family_memory.brief.model import (
     BRIEF_TOKEN_CAP,
     LINE_CHAR_CAP,
@@ -37,6 +37,7 @@ from family_memory.domain.entity import Entity, EntityKind
 from family_memory.domain.family import FamilySettings, Member, MemberRole, Surface
 from family_memory.domain.ids import new_ulid
 from family_memory.domain.memory import Authority, MemoryType, Sensitivity, Status, Strength
+from family_memory.domain.suppression import Suppression, SuppressionScope
 
 SETTINGS = FamilySettings(
     family_id=FAMILY,
@@ -75,10 +76,15 @@ def test_identity_lists_members_with_how_to_address_them_and_their_entities() ->
     rosa = Entity(id=new_ulid(), type=EntityKind.PERSON, name="Rosa", relationship="grandmother", created_at=NOW)
     dog = Entity(id=new_ulid(), type=EntityKind.PET, name="Biscuit", created_at=NOW)
     who = memory(type=MemoryType.IDENTITY, summary="Lu is a nurse who works night shifts.")
-    brief = compile_brief([who], SETTINGS, [rosa, dog, maya])
+    about_them = [
+        memory(about="Maya's nickname", summary="Maya, our daughter, goes by Mayita.", applies_to=[maya.id]),
+        memory(about="Rosa", summary="Rosa is Lucía's grandmother.", applies_to=[rosa.id]),
+        memory(about="Biscuit's walks", summary="Biscuit is walked at 7.", applies_to=[dog.id]),
+    ]
+    brief = compile_brief([who, *about_them], SETTINGS, [rosa, dog, maya])
     assert [line.text for line in brief.identity] == [
         'Lucía Rivera (adult): address as "Lu"',
-        "Maya Rivera (child, daughter): also called Mayita, my daughter",
+        "Maya Rivera (child, daughter): also called Mayita",  # "my daughter" is in no memory's words
         "Biscuit (pet)",
         "Lu is a nurse who works night shifts.",
         "Rosa (grandmother)",
@@ -131,7 +137,7 @@ def test_ties_break_on_reinforcement_then_confidence_then_recency_then_id() -> N
 def test_topic_index_counts_memories_per_subject_and_per_entity() -> None:
     maya = Entity(id=new_ulid(), type=EntityKind.PERSON, name="Maya", relationship="daughter", created_at=NOW)
     memories = [
-        memory(about="Soccer", applies_to=[maya.id]),
+        memory(about="Soccer", summary="Our daughter Maya plays soccer on Saturdays.", applies_to=[maya.id]),
         memory(about="soccer"),
         memory(about="Soccer "),
         memory(about="Dentist", applies_to=[maya.id]),
@@ -153,6 +159,144 @@ def test_last_conversation_is_a_short_summary_and_the_household_variant_leaves_i
     assert "Lu will call the bakery" in chat
     assert "bakery" not in household and "Last conversation" not in household
     assert compile_brief([], SETTINGS, last_conversation=LastConversation("s", NOW, "  ")).last_conversation == ()
+
+
+# --- people: only what a briefable memory says --------------------------------------
+
+ANA = FamilySettings(family_id=FAMILY, members=[Member(id="ana", name="Ana Rivera")])
+
+
+def person(name: str, relationship: str | None = None, *aliases: str, member_id: str | None = None) -> Entity:
+    return Entity(
+        id=new_ulid(),
+        type=EntityKind.PERSON,
+        name=name,
+        relationship=relationship,
+        aliases=list(aliases),
+        member_id=member_id,
+        created_at=NOW,
+    )
+
+
+def test_a_person_only_a_sensitive_memory_names_gets_no_line_anywhere() -> None:
+    jones = person("Dr. Jones", "Ana's therapist for depression", "the therapist")
+    therapy = memory(
+        type=MemoryType.RELATIONSHIP,
+        about="Ana's therapist",
+        summary="Dr. Jones is Ana's therapist for depression.",
+        sensitivity=Sensitivity.HEALTH,
+        applies_to=[jones.id],
+    )
+    brief = compile_brief([therapy, directive(summary="Call before booking.")], ANA, [jones])
+    for surface in Surface:
+        assert "Jones" not in render_brief(brief, surface) and "therap" not in render_brief(brief, surface)
+
+
+def test_a_relationship_only_a_sensitive_memory_states_is_not_shown_beside_a_briefable_one() -> None:
+    jones = person("Dr. Jones", "Ana's therapist for depression", "the therapist")
+    therapy = memory(
+        about="Ana's therapist",
+        summary="Dr. Jones is Ana's therapist for depression.",
+        sensitivity=Sensitivity.HEALTH,
+        applies_to=[jones.id],
+    )
+    office = memory(
+        type=MemoryType.RELATIONSHIP,
+        about="Dr. Jones's office",
+        summary="Dr. Jones's office moved to Elm Street.",
+        applies_to=[jones.id],
+    )
+    brief = compile_brief([therapy, office], ANA, [jones])
+    text = render_brief(brief)
+    assert "Dr. Jones (person)" in [line.text for line in brief.identity]
+    assert "Dr. Jones (person): 1 memory" in [line.text for line in brief.topics]
+    assert "therapist" not in text and "depression" not in text
+
+
+def test_a_minors_tagged_relationship_is_not_repeated_by_the_entity_or_member_line() -> None:
+    family = FamilySettings(family_id=FAMILY, members=[Member(id="maya", name="Maya Rivera", role=MemberRole.CHILD)])
+    maya = person("Maya Rivera", "daughter", "my daughter", "Mayita", member_id="maya")
+    sofia = person("Sofia", "daughter", "my little one")
+    tagged = [
+        memory(
+            type=MemoryType.RELATIONSHIP,
+            about=who.name,
+            summary=f"{who.name} is the family's daughter, {alias}.",
+            sensitivity=Sensitivity.MINORS,
+            applies_to=[who.id],
+        )
+        for who, alias in ((maya, "Mayita"), (sofia, "my little one"))
+    ]
+    brief = compile_brief(tagged, family, [maya, sofia])
+    assert [line.text for line in brief.identity] == ["Maya Rivera (child)"]
+    assert "daughter" not in render_brief(brief) and "Sofia" not in render_brief(brief)
+
+
+def test_a_person_whose_memories_were_all_forgotten_leaves_the_brief() -> None:
+    maya = person("Maya", "daughter", "my daughter", "Sofia")
+    about_maya = [
+        memory(
+            about="Maya", summary="Maya is Lucía's daughter; we call her my daughter or Sofia.", applies_to=[maya.id]
+        ),
+        memory(about="Maya's soccer", summary="Maya plays soccer.", applies_to=[maya.id]),
+    ]
+    before = compile_brief(about_maya, ANA, [maya])
+    assert "Maya (daughter); also called my daughter, Sofia" in [line.text for line in before.identity]
+    forgotten = [m.evolve(status=Status.RETRACTED, revision=2) for m in about_maya]
+    after = compile_brief(forgotten, ANA, [maya])
+    assert "Maya" not in render_brief(after) and "Sofia" not in render_brief(after)
+
+
+@pytest.mark.parametrize(
+    ("text", "phrase", "named"),
+    [
+        ("Talked about Maya's soccer", "maya", True),
+        ("Talked about  MAYA", "Maya", True),
+        ("Mayan ruins trip", "Maya", False),
+        ("Dr. Jones is Ana's therapist", "Ana's therapist", True),
+        ("Dr. Jones is Ana’s therapist", "Ana's therapist", True),
+        ("anything", "", False),
+    ],
+)
+def test_names_matches_whole_words_case_and_space_insensitively(text: str, phrase: str, named: bool) -> None:
+    assert names(text, phrase) is named
+
+
+# --- the last conversation never names what was forgotten or withheld ------------------
+
+
+def test_a_last_conversation_naming_a_forgotten_memory_is_left_out_until_the_next_session() -> None:
+    piano = memory(about="Leo's piano lessons", summary="Leo has piano on Tuesdays.")
+    talk = LastConversation("sess-9", NOW, "Moved Leo's piano lessons to Thursday.")
+    assert [line.text for line in compile_brief([piano], SETTINGS, last_conversation=talk).last_conversation] == [
+        talk.summary
+    ]
+    forgotten = piano.evolve(status=Status.RETRACTED, revision=2)
+    assert compile_brief([forgotten], SETTINGS, last_conversation=talk).last_conversation == ()
+    later = LastConversation("sess-10", NOW + timedelta(days=1), "Planned the bake sale.")
+    assert [line.text for line in compile_brief([forgotten], SETTINGS, last_conversation=later).last_conversation] == [
+        later.summary
+    ]
+
+
+def test_a_last_conversation_naming_a_forgotten_topic_or_person_is_left_out() -> None:
+    maya = person("Maya", "daughter", "Mayita")
+    by_person = Suppression(
+        id=new_ulid(), scope=SuppressionScope.ENTITY, entity_id=maya.id, created_at=NOW, created_by="human:lucia"
+    )
+    by_topic = Suppression(
+        id=new_ulid(), scope=SuppressionScope.TOPIC, topic="Piano", created_at=NOW, created_by="human:lucia"
+    )
+    for summary, rule in (("Mayita has a cold.", by_person), ("Booked the piano tuner.", by_topic)):
+        talk = LastConversation("sess-9", NOW, summary)
+        assert compile_brief([], SETTINGS, [maya], talk, [rule]).last_conversation == ()
+        lifted = rule.model_copy(update={"active": False})
+        assert compile_brief([], SETTINGS, [maya], talk, [lifted]).last_conversation != ()
+
+
+def test_a_last_conversation_naming_what_its_session_withheld_is_left_out() -> None:
+    talk = LastConversation("sess-9", NOW, "Talked about Ana's therapy schedule.", withheld=("Ana's therapy",))
+    assert compile_brief([], SETTINGS, last_conversation=talk).last_conversation == ()
 
 
 # --- only active, never sensitive --------------------------------------------------
@@ -230,6 +374,16 @@ def test_same_memories_in_any_order_compile_to_the_same_bytes() -> None:
         rng.shuffle(memories)
         rng.shuffle(entities)
         assert serialise_brief(compile_brief(memories, SETTINGS, entities, talk)) == first
+
+
+def test_two_differing_copies_of_one_revision_compile_the_same_in_either_order() -> None:
+    # Found by the property test: a doubled read holding two versions of one revision.
+    other = memory(type=MemoryType.IDENTITY, about="0", summary="0", strength=Strength.HARD)
+    first = memory(type=MemoryType.IDENTITY, about="0", summary="0", strength=Strength.HARD)
+    copy = first.model_copy(update={"reinforcement_count": 1})  # outweighs `other` only in this copy
+    assert serialise_brief(compile_brief([other, first, copy], SETTINGS)) == serialise_brief(
+        compile_brief([other, copy, first], SETTINGS)
+    )
 
 
 def test_the_brief_has_no_timestamps_or_counters() -> None:

@@ -7,19 +7,24 @@ from pathlib import Path
 
 import pytest
 
-from conftest import local_adapters
+from conftest import Adapters, local_adapters
 from factories import FAMILY, change_set, memory, update
-from family_memory.brief.compile import compile_brief
+from family_memory.brief.compile import LastConversation, compile_brief
 from family_memory.brief.load import BriefLoader, drop_expired
 from family_memory.brief.model import SECTION_BUDGETS, Brief, Section, parse_brief, serialise_brief
 from family_memory.brief.patch import BriefPatcher
-from family_memory.brief.render import section_tokens
-from family_memory.domain.changes import Action, MemoryWrite
+from family_memory.brief.render import render_brief, section_tokens
+from family_memory.brief.sources import read_suppressions
+from family_memory.card.operations import GroupSelector, forget_group, forget_memory
+from family_memory.domain.changes import Action, EntityWrite, MemoryWrite
 from family_memory.domain.clock import FixedClock
-from family_memory.domain.family import FamilySettings
+from family_memory.domain.entity import Entity, EntityKind
+from family_memory.domain.family import FamilySettings, Member
 from family_memory.domain.ids import new_ulid
 from family_memory.domain.layout import BRIEF
 from family_memory.domain.memory import Authority, Memory, MemoryType, Sensitivity, Status, Strength
+from family_memory.domain.suppression import Suppression, SuppressionScope
+from family_memory.families import save_family
 from family_memory.writes.protocol import FamilyWriter
 
 LA = FamilySettings(family_id=FAMILY, time_zone="America/Los_Angeles")
@@ -34,14 +39,36 @@ def directive(**kw: object) -> Memory:
 class World:
     """A family on the local adapters with the patcher listening, and a compiled brief."""
 
-    def __init__(self, root: Path, clock: FixedClock, memories: list[Memory]) -> None:
-        adapters = local_adapters(root, clock)
-        self.store, self.clock = adapters.store, clock
-        self.patcher = BriefPatcher(self.store, skip_actors={"process:dream"})
+    def __init__(
+        self,
+        root: Path,
+        clock: FixedClock,
+        memories: list[Memory],
+        entities: list[Entity] = (),  # type: ignore[assignment]
+        talk: LastConversation | None = None,
+        settings: FamilySettings = LA,
+        adapters: Adapters | None = None,
+    ) -> None:
+        adapters = adapters or local_adapters(root, clock)
+        self.store, self.clock, self.catalog = adapters.store, clock, adapters.catalog
+        if settings is not LA:
+            save_family(self.store, settings)
+        self.patcher = BriefPatcher(self.store, adapters.catalog, skip_actors={"process:dream"})
         self.writer = FamilyWriter(adapters.store, adapters.catalog, clock, listeners=[self.patcher])
-        if memories:
-            self.writer.apply(change_set(*(MemoryWrite(action=Action.ADD, memory=m) for m in memories)))
-        self.store.put(FAMILY, BRIEF, serialise_brief(compile_brief(memories, LA)))
+        if memories or entities:
+            self.writer.apply(
+                change_set(
+                    *(MemoryWrite(action=Action.ADD, memory=m) for m in memories),
+                    entities=[EntityWrite(entity=e) for e in entities],
+                )
+            )
+        self.settings, self.entities, self.talk = settings, list(entities), talk
+        self.store.put(FAMILY, BRIEF, serialise_brief(self.compiled()))
+
+    def compiled(self) -> Brief:
+        """What a recompile would write now."""
+        rows = list(self.catalog.all_rows(FAMILY))
+        return compile_brief(rows, self.settings, self.entities, self.talk, read_suppressions(self.store, FAMILY))
 
     def brief(self) -> Brief:
         return parse_brief(self.store.read(FAMILY, BRIEF).data)
@@ -195,9 +222,135 @@ def test_a_failed_patch_does_not_fail_the_settled_change(tmp_path: Path, clock: 
 
 def test_a_family_without_a_brief_is_left_alone(tmp_path: Path, clock: FixedClock) -> None:
     adapters = local_adapters(tmp_path, clock)
-    patcher = BriefPatcher(adapters.store)
+    patcher = BriefPatcher(adapters.store, adapters.catalog)
     writer = FamilyWriter(adapters.store, adapters.catalog, clock, listeners=[patcher])
     m = directive(id=new_ulid())
     writer.apply(change_set(MemoryWrite(action=Action.ADD, memory=m)))
     writer.apply(change_set(update(m, Action.RETRACT, status=Status.RETRACTED)))
     assert not adapters.store.exists(FAMILY, BRIEF) and patcher.failures == 0
+
+
+# --- forgetting reaches every line at once: topics, people, the last conversation ----------
+
+RIVERAS = FamilySettings(
+    family_id=FAMILY, time_zone="America/Los_Angeles", members=[Member(id="lucia", name="Lucía Rivera")]
+)
+NOW = datetime(2026, 11, 20, tzinfo=UTC)
+
+
+def person(name: str, relationship: str | None = None, *aliases: str) -> Entity:
+    return Entity(
+        id=new_ulid(),
+        type=EntityKind.PERSON,
+        name=name,
+        relationship=relationship,
+        aliases=list(aliases),
+        created_at=NOW,
+    )
+
+
+def topics(world: World) -> list[str]:
+    return world.texts(Section.TOPICS)
+
+
+def test_forget_drops_the_memorys_topic_count_at_once(tmp_path: Path, clock: FixedClock) -> None:
+    soccer = [memory(about="Soccer", summary=f"Soccer fact {i}.") for i in range(2)]
+    piano = memory(about="Piano", summary="Leo has piano on Tuesdays.")
+    world = World(tmp_path, clock, [*soccer, piano], settings=RIVERAS)
+    assert topics(world) == ["Soccer: 2 memories", "Piano: 1 memory"]
+    forget_memory(world.writer, FAMILY, soccer[0].id, "lucia")
+    assert topics(world) == ["Piano: 1 memory", "Soccer: 1 memory"]  # equal counts: by name
+    forget_memory(world.writer, FAMILY, piano.id, "lucia")
+    assert topics(world) == ["Soccer: 1 memory"]
+    assert world.brief() == world.compiled()  # the patch is what a recompile would write
+
+
+def test_forgetting_everything_about_a_person_removes_their_lines_at_once(tmp_path: Path, clock: FixedClock) -> None:
+    maya = person("Maya", "daughter", "my daughter", "Sofia")
+    about_maya = [
+        memory(about="Maya", summary="Maya is our daughter; she is my daughter Sofia to Lu.", applies_to=[maya.id]),
+        memory(about="Maya's soccer", summary="Maya plays soccer.", applies_to=[maya.id]),
+    ]
+    world = World(tmp_path, clock, [*about_maya, memory(about="Pizza night")], [maya], settings=RIVERAS)
+    assert "Maya (daughter); also called my daughter, Sofia" in world.texts(Section.IDENTITY)
+    assert "Maya (daughter): 2 memories" in topics(world)
+    forget_group(world.writer, FAMILY, GroupSelector(entity="Maya"), "lucia", expected_count=2)
+    text = render_brief(world.brief())
+    assert "Maya" not in text and "daughter" not in text and "Sofia" not in text
+    assert topics(world) == ["Pizza night: 1 memory"]
+    assert world.brief() == world.compiled()
+
+
+def test_forgetting_the_memory_that_stated_a_relationship_hides_it_at_once(tmp_path: Path, clock: FixedClock) -> None:
+    rosa = person("Rosa", "grandmother", "Abuela")
+    stated = memory(
+        about="Rosa", summary="Rosa is Lucía's grandmother; the kids call her Abuela.", applies_to=[rosa.id]
+    )
+    visits = memory(about="Sunday visits", summary="Rosa visits on Sundays.", applies_to=[rosa.id])
+    world = World(tmp_path, clock, [stated, visits], [rosa], settings=RIVERAS)
+    assert "Rosa (grandmother); also called Abuela" in world.texts(Section.IDENTITY)
+    forget_memory(world.writer, FAMILY, stated.id, "lucia")
+    assert "Rosa (person)" in world.texts(Section.IDENTITY) and "Rosa (person): 1 memory" in topics(world)
+    assert "grandmother" not in render_brief(world.brief()) and "Abuela" not in render_brief(world.brief())
+
+
+def test_a_supersede_by_formation_keeps_the_topic_count_and_replaces_the_line(
+    tmp_path: Path, clock: FixedClock
+) -> None:
+    old = directive(about="Team chat", summary="Ask before posting to the team chat.")
+    world = World(tmp_path, clock, [old])
+    new = directive(about="Team chat", summary="Ask Lu before posting to the team chat.", supersedes=old.id)
+    world.writer.apply(
+        change_set(
+            update(old, Action.SUPERSEDE, status=Status.SUPERSEDED, superseded_by=new.id),
+            MemoryWrite(action=Action.ADD, memory=new),
+            actor="process:reconcile",
+        )
+    )
+    assert world.texts() == [new.summary] and topics(world) == ["Team chat: 1 memory"]
+
+
+def test_forget_drops_a_last_conversation_that_names_it_at_once(tmp_path: Path, clock: FixedClock) -> None:
+    piano = memory(about="Leo's piano lessons", summary="Leo has piano on Tuesdays.")
+    pizza = memory(about="Pizza night")
+    talk = LastConversation("sess-9", NOW, "Moved Leo's piano lessons to Thursday.")
+    world = World(tmp_path, clock, [piano, pizza], talk=talk, settings=RIVERAS)
+    assert world.texts(Section.LAST_CONVERSATION) == [talk.summary]
+    forget_memory(world.writer, FAMILY, pizza.id, "lucia")
+    assert world.texts(Section.LAST_CONVERSATION) == [talk.summary]  # it does not name pizza night
+    forget_memory(world.writer, FAMILY, piano.id, "lucia")
+    assert world.texts(Section.LAST_CONVERSATION) == []
+    assert world.brief() == world.compiled()  # and a recompile keeps it out
+
+
+def test_a_forget_rule_for_a_person_drops_a_last_conversation_naming_them(tmp_path: Path, clock: FixedClock) -> None:
+    maya = person("Maya", None, "Mayita")
+    talk = LastConversation("sess-9", NOW, "Mayita has a cold; Lu will call school.")
+    world = World(tmp_path, clock, [memory(about="Pizza night")], [maya], talk=talk, settings=RIVERAS)
+    rule = Suppression(
+        id=new_ulid(), scope=SuppressionScope.ENTITY, entity_id=maya.id, created_at=NOW, created_by="human:lucia"
+    )
+    world.writer.apply(change_set(suppressions=[rule], actor="human:lucia"))  # a group with no memory left
+    assert world.texts(Section.LAST_CONVERSATION) == []
+    assert world.brief() == world.compiled()
+
+
+def test_a_formation_supersede_and_a_forget_patch_the_brief_on_both_adapter_sets(
+    tmp_path: Path, adapters: Adapters
+) -> None:
+    rosa = person("Rosa", "grandmother")
+    stated = memory(about="Rosa", summary="Rosa is Lucía's grandmother.", applies_to=[rosa.id])
+    old = directive(about="Team chat", summary="Ask before posting to the team chat.", applies_to=[rosa.id])
+    world = World(tmp_path, adapters.clock, [stated, old], [rosa], settings=RIVERAS, adapters=adapters)
+    new = directive(about="Team chat", summary="Ask Lu before posting to the team chat.", supersedes=old.id)
+    world.writer.apply(
+        change_set(
+            update(old, Action.SUPERSEDE, status=Status.SUPERSEDED, superseded_by=new.id),
+            MemoryWrite(action=Action.ADD, memory=new),
+            actor="process:reconcile",
+        )
+    )
+    assert new.summary in world.texts() and old.summary not in world.texts()
+    forget_memory(world.writer, FAMILY, stated.id, "lucia")
+    assert "Rosa" not in render_brief(world.brief())  # no briefable memory applies to her any more
+    assert world.patcher.failures == 0 and world.brief() == world.compiled()

@@ -16,7 +16,7 @@ from datetime import UTC, date, datetime, timedelta
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from family_memory.brief.compile import LastConversation, compile_brief
+from family_memory.brief.compile import LastConversation, _contains, comparable, compile_brief, names
 from family_memory.brief.model import (
     BRIEF_TOKEN_CAP,
     LINE_CHAR_CAP,
@@ -30,6 +30,7 @@ from family_memory.brief.render import CLOSE_TAG, OPEN_TAG, brief_tokens, line_t
 from family_memory.brief.weights import briefable, section_of, weight_key
 from family_memory.domain.family import FamilySettings, Member, Surface
 from family_memory.domain.memory import Authority, Durability, Memory, MemoryType, Sensitivity, Status, Strength
+from family_memory.domain.text import normalise_for_match
 
 FAMILY = "fam-property"
 BASE = datetime(2026, 11, 1, tzinfo=UTC)
@@ -193,3 +194,23 @@ def test_five_thousand_long_unicode_memories_fill_every_budget_without_exceeding
     brief = compile_brief(memories_in, family, (), LastConversation("s", BASE, "🦖" * 400))
     check_brief(brief, memories_in)
     assert brief.directives and brief.identity and brief.topics
+
+
+WHITESPACE_AND_QUOTES = "".join(chr(c) for c in range(0x3001) if chr(c).isspace()) + "\u2018\u2019\u201c\u201d\ufb01Ａ"
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet=st.one_of(st.characters(), st.sampled_from(WHITESPACE_AND_QUOTES)), max_size=60))
+def test_the_compilers_fast_comparison_form_is_normalise_for_match(text: str) -> None:
+    assert comparable(text) == normalise_for_match(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    words=st.lists(st.text(alphabet="aAbí’' \u00a0\t", min_size=1, max_size=5), min_size=1, max_size=6),
+    phrase=st.text(alphabet="aAbí’' ", min_size=1, max_size=6),
+)
+def test_a_phrase_is_stated_by_the_joined_texts_exactly_when_by_one_of_them(words: list[str], phrase: str) -> None:
+    # said_about joins an entity's texts; a phrase must never match across two of them.
+    joined = comparable("\x00".join(words))
+    assert _contains(joined, phrase) == any(names(word, phrase) for word in words)

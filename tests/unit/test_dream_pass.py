@@ -15,13 +15,15 @@ from family_memory.app.bootstrap import Runtime, build_local
 from family_memory.app.lifecycle import dream_one, lifecycle_of
 from family_memory.app.settings import load_settings
 from family_memory.brief.model import parse_brief
+from family_memory.card.operations import forget_memory
 from family_memory.domain.changes import Action, ChangeRecord, ChangeSet, MemoryWrite
 from family_memory.domain.clock import FixedClock
 from family_memory.domain.family import FamilySettings, Member
 from family_memory.domain.layout import BRIEF, CHANGES, INDEX, LOG, candidates_path
 from family_memory.domain.memory import Authority, Durability, Memory, MemoryType, Status
-from family_memory.domain.okf import check_bundle, parse_json, parse_memory, serialise_memory
+from family_memory.domain.okf import check_bundle, parse_json, parse_memory, serialise_json, serialise_memory
 from family_memory.families import save_family
+from family_memory.formation.document import CandidatesDocument
 from family_memory.lifecycle.dream import DreamDeps, dream_family
 from family_memory.lifecycle.triggers import Trigger, handle, trigger_for_key
 from family_memory.ports.lifecycle import DreamLedger
@@ -181,6 +183,80 @@ def test_last_conversation_is_found_by_scanning_when_the_ledger_has_no_pointer(r
     dream_family(lifecycle.deps, FAMILY, now=EVENING_16TH)
     assert brief_texts(runtime)[-1] == "Newest."
     assert lifecycle.ledger.get(FAMILY).last_session_id == "sess-b"  # type: ignore[union-attr]
+
+
+def formation_output(session_id: str, summary: str, *, health: str = "", suppressed: str = "") -> bytes:
+    """A candidates file in formation's own format (``CandidatesDocument``), with one health-tagged
+    candidate about ``health`` and one that a forget rule suppressed, about ``suppressed``."""
+
+    def entry(index: int, about: str, sensitivity: str) -> dict[str, object]:
+        candidate = {
+            "type": "fact",
+            "about": about,
+            "summary": f"{about}.",
+            "authority": "user_explicit",
+            "confidence": 0.9,
+            "sensitivity": sensitivity,
+            "evidence": [{"turns": [1], "quote": about}],
+        }
+        return {"index": index, "verdict": "accepted", "candidate": candidate, "proposed": candidate}
+
+    entries = [entry(1, "Bake sale", "normal")]
+    if health:
+        entries.append(entry(2, health, "health"))
+    if suppressed:
+        entries.append(entry(3, suppressed, "normal"))
+    document = CandidatesDocument.model_validate(
+        {
+            "family_id": FAMILY,
+            "session_id": session_id,
+            "surface": "chat",
+            "started_at": "2026-11-16T18:00:00Z",
+            "time_zone": LA,
+            "extractor": {"name": "test", "version": "1", "kind": "supplied", "label": "test"},
+            "summary": summary,
+            "transcript_sha256": "0" * 64,
+            "extracted_at": "2026-11-16T18:30:00Z",
+            "candidates": entries,
+            "reconciliation": {
+                "reconciled_at": "2026-11-16T18:31:00Z",
+                "outcomes": [{"index": 3, "kind": "suppressed"}] if suppressed else [],
+            },
+        }
+    )
+    return serialise_json(document)
+
+
+@pytest.mark.parametrize(
+    ("summary", "kw"),
+    [
+        ("Talked about Ana's therapy and the bake sale.", {"health": "Ana's therapy"}),
+        ("Talked about the piano recital and the bake sale.", {"suppressed": "Piano recital"}),
+    ],
+)
+def test_the_last_conversation_never_names_what_its_session_withheld(
+    runtime: Runtime, summary: str, kw: dict[str, str]
+) -> None:
+    runtime.store.put(FAMILY, candidates_path("sess-a"), formation_output("sess-a", summary, **kw))
+    dream_family(lifecycle_of(runtime).deps, FAMILY, now=EVENING_16TH)
+    assert parse_brief(runtime.store.read(FAMILY, BRIEF).data).last_conversation == ()
+    runtime.store.put(FAMILY, candidates_path("sess-b"), formation_output("sess-b", "Planned the bake sale."))
+    runtime.drain()  # the next session's candidates move the ledger's pointer
+    dream_family(lifecycle_of(runtime).deps, FAMILY, now=EVENING_16TH + timedelta(hours=1))
+    assert brief_texts(runtime)[-1] == "Planned the bake sale."
+
+
+def test_a_recompile_leaves_out_a_last_conversation_naming_a_forgotten_memory(runtime: Runtime) -> None:
+    piano = directive(about="Leo's piano lessons", summary="Leo has piano on Tuesdays.")
+    add_all(runtime, piano)
+    runtime.store.put(FAMILY, candidates_path("sess-a"), formation_output("sess-a", "Moved Leo's piano lessons."))
+    dream_family(lifecycle_of(runtime).deps, FAMILY, now=EVENING_16TH)
+    assert brief_texts(runtime)[-1] == "Moved Leo's piano lessons."
+    unpatched = runtime.store.read(FAMILY, BRIEF).data
+    forget_memory(runtime.writer, FAMILY, piano.id, "lu")
+    runtime.store.put(FAMILY, BRIEF, unpatched)  # as if the patch had failed: the recompile is the backstop
+    dream_family(lifecycle_of(runtime).deps, FAMILY, now=EVENING_16TH, sweep=False)
+    assert parse_brief(runtime.store.read(FAMILY, BRIEF).data).last_conversation == ()
 
 
 # --- triggers on the local runtime ---------------------------------------------------------

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Iterator
 from datetime import UTC, date, datetime
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from family_memory.domain.changes import Action, ChangeRecord, MemoryChange
@@ -82,7 +86,9 @@ _CfnLoader.add_multi_constructor(
 )
 
 
+@functools.cache
 def template() -> dict[str, Any]:
+    """The template's resources, parsed once (read-only for the tests)."""
     loaded: dict[str, Any] = yaml.load((ROOT / "template.yaml").read_text(), Loader=_CfnLoader)  # noqa: S506
     return loaded["Resources"]
 
@@ -120,3 +126,154 @@ def test_schedule_runs_the_fan_out_hourly_and_the_rule_sends_the_keys_the_compil
         assert any(re.fullmatch(r, sample) for r in as_regex)
         assert re.fullmatch(CHANGES_KEY, sample) or re.fullmatch(CANDIDATES_KEY, sample)
     assert not any(re.fullmatch(r, "families/fam-rivera/brief.json") for r in as_regex)
+
+
+# --- permissions the code paths need -----------------------------------------------------
+
+BUCKET_ARN = "arn:aws:s3:::family-memory-bucket"
+TABLE_ARN = "arn:aws:dynamodb:us-east-1:123456789012:table/family-memory"
+FAMILY_KEYS = f"{BUCKET_ARN}/families/fam-rivera"
+MEMORY_ID = "01K6N1R0A0B0C0D0E0F0G0H010"
+
+
+def _arn(value: str) -> str:
+    value = value.replace("${MemoryBucket.Arn}", BUCKET_ARN).replace("${MemoryTable.Arn}", TABLE_ARN)
+    return {"MemoryBucket.Arn": BUCKET_ARN, "MemoryTable.Arn": TABLE_ARN}.get(value, value)
+
+
+def _listed(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [value]
+
+
+def statements(function: str) -> Iterator[dict[str, Any]]:
+    for policy in template()[function]["Properties"].get("Policies", []):
+        if isinstance(policy, dict):
+            yield from policy.get("Statement", [])
+
+
+def allowed(function: str, action: str, resource: str) -> bool:
+    """Whether an Allow statement of the function's policies grants ``action`` on ``resource``
+    (IAM wildcards; conditions are not evaluated)."""
+    return any(
+        statement["Effect"] == "Allow"
+        and any(fnmatchcase(action, a) for a in _listed(statement["Action"]))
+        and any(isinstance(r, str) and fnmatchcase(resource, _arn(r)) for r in _listed(statement["Resource"]))
+        for statement in statements(function)
+    )
+
+
+def functions() -> list[str]:
+    return [name for name, r in template().items() if r["Type"] == "AWS::Serverless::Function"]
+
+
+#: What the brief patcher on a writer touches when a change set settles (brief/patch.py).
+PATCHER_NEEDS = [
+    ("s3:GetObject", f"{FAMILY_KEYS}/brief.json"),
+    ("s3:PutObject", f"{FAMILY_KEYS}/brief.json"),
+    ("s3:GetObject", f"{FAMILY_KEYS}/family.json"),
+    ("s3:GetObject", f"{FAMILY_KEYS}/memories/{MEMORY_ID}.md"),
+    ("s3:GetObject", f"{FAMILY_KEYS}/entities/{MEMORY_ID}.md"),
+    ("s3:GetObject", f"{FAMILY_KEYS}/suppressions/{MEMORY_ID}.json"),
+    ("s3:ListBucket", BUCKET_ARN),  # entities are listed; a missing brief must answer 404, not 403
+    ("dynamodb:Query", TABLE_ARN),  # the catalog rows the topic counts are derived from
+]
+
+
+def test_every_function_that_settles_change_sets_can_patch_the_brief() -> None:
+    # Settling a change set writes changes/{id}.json: a function allowed to do that runs a
+    # writer, and every writer has the brief patcher (app/lifecycle.py) listening.
+    settling = [f for f in functions() if allowed(f, "s3:PutObject", f"{FAMILY_KEYS}/changes/{MEMORY_ID}.json")]
+    assert sorted(settling) == ["CompileFunction", "DreamWorkerFunction", "ReconcileFunction"]
+    for function in settling:
+        missing = [(action, key) for action, key in PATCHER_NEEDS if not allowed(function, action, key)]
+        assert missing == [], f"{function} cannot {missing}"
+
+
+def test_a_function_that_cannot_settle_a_change_set_cannot_write_the_brief() -> None:
+    for function in ("ExtractFunction", "IndexerFunction", "DreamFanoutFunction"):
+        assert not allowed(function, "s3:PutObject", f"{FAMILY_KEYS}/brief.json")
+
+
+# --- nothing fails silently ------------------------------------------------------------------
+
+
+def _asynchronous(resources: dict[str, Any]) -> set[str]:
+    """Functions invoked asynchronously: by a SAM EventBridge/schedule event, an EventBridge rule
+    target or an EventBridge Scheduler schedule."""
+    found = set()
+    for name, resource in resources.items():
+        props = resource.get("Properties", {})
+        if resource["Type"] == "AWS::Serverless::Function":
+            if any(e["Type"] in ("EventBridgeRule", "Schedule") for e in props.get("Events", {}).values()):
+                found.add(name)
+        elif resource["Type"] == "AWS::Events::Rule":
+            found |= {t["Arn"].removesuffix(".Arn") for t in props["Targets"]}
+        elif resource["Type"] == "AWS::Scheduler::Schedule":
+            found.add(props["Target"]["Arn"].removesuffix(".Arn"))
+    return {name for name in found if resources.get(name, {}).get("Type") == "AWS::Serverless::Function"}
+
+
+def test_every_asynchronously_invoked_function_keeps_the_events_it_failed_on() -> None:
+    resources = template()
+    invoked = _asynchronous(resources)
+    assert {"IndexerFunction", "ExtractFunction", "DreamFanoutFunction"} <= invoked
+    for function in sorted(invoked):
+        props = resources[function]["Properties"]
+        on_failure = props.get("EventInvokeConfig", {}).get("DestinationConfig", {}).get("OnFailure")
+        dead_letters = props.get("DeadLetterQueue")
+        assert on_failure or dead_letters, f"{function}: a failure after Lambda's retries would be dropped"
+        target = on_failure["Destination"] if on_failure else dead_letters["TargetArn"]
+        assert resources[target.removesuffix(".Arn")]["Type"] == "AWS::SQS::Queue"
+
+
+def _dead_letter_queues(resources: dict[str, Any]) -> set[str]:
+    queues = set()
+    for resource in resources.values():
+        props = resource.get("Properties", {})
+        if "RedrivePolicy" in props:
+            queues.add(props["RedrivePolicy"]["deadLetterTargetArn"])
+        if resource["Type"] == "AWS::Events::Rule":
+            queues |= {t["DeadLetterConfig"]["Arn"] for t in props["Targets"] if "DeadLetterConfig" in t}
+        if resource["Type"] == "AWS::Serverless::Function":
+            on_failure = props.get("EventInvokeConfig", {}).get("DestinationConfig", {}).get("OnFailure")
+            if on_failure:
+                queues.add(on_failure["Destination"])
+            if "DeadLetterQueue" in props:
+                queues.add(props["DeadLetterQueue"]["TargetArn"])
+    return {q.removesuffix(".Arn") for q in queues}
+
+
+def test_every_dead_letter_and_failure_queue_has_an_alarm() -> None:
+    resources = template()
+    queues = _dead_letter_queues(resources)
+    assert {"IndexerFailureQueue", "IndexerDeadLetterQueue", "CompileDeadLetterQueue"} <= queues
+    alarmed = {
+        dimension["Value"].removesuffix(".QueueName")
+        for resource in resources.values()
+        if resource["Type"] == "AWS::CloudWatch::Alarm"
+        and resource["Properties"]["MetricName"] == "ApproximateNumberOfMessagesVisible"
+        and resource["Properties"]["Threshold"] == 0
+        for dimension in resource["Properties"]["Dimensions"]
+        if dimension["Name"] == "QueueName"
+    }
+    assert sorted(queues - alarmed) == []
+
+
+def test_the_indexer_rule_retries_dead_letters_and_may_invoke_only_the_indexer() -> None:
+    resources = template()
+    (target,) = resources["MemoryFileWrittenRule"]["Properties"]["Targets"]
+    assert target["Arn"] == "IndexerFunction.Arn" and target["DeadLetterConfig"]["Arn"] == "IndexerDeadLetterQueue.Arn"
+    assert target["RetryPolicy"]["MaximumRetryAttempts"] > 0
+    permission = resources["MemoryFileWrittenPermission"]["Properties"]
+    assert permission["FunctionName"] == "IndexerFunction"
+    assert permission["SourceArn"] == "MemoryFileWrittenRule.Arn"
+    (statement,) = resources["IndexerDeadLetterQueuePolicy"]["Properties"]["PolicyDocument"]["Statement"]
+    assert statement["Condition"]["ArnEquals"]["aws:SourceArn"] == "MemoryFileWrittenRule.Arn"
+    keys = resources["MemoryFileWrittenRule"]["Properties"]["EventPattern"]["detail"]["object"]["key"]
+    assert keys == [{"wildcard": "families/*/memories/*.md"}]
+
+
+@pytest.mark.parametrize("function", ["IndexerFunction", "DreamFanoutFunction"])
+def test_failure_destinations_are_sqs_queues_sam_grants_the_function(function: str) -> None:
+    on_failure = template()[function]["Properties"]["EventInvokeConfig"]["DestinationConfig"]["OnFailure"]
+    assert on_failure["Type"] == "SQS"  # SAM adds sqs:SendMessage on the destination to the function's role

@@ -74,7 +74,7 @@ def _install(
 ) -> Lifecycle:
     settings = settings or load_lifecycle_settings()
     deps = DreamDeps(runtime.writer, ledger, DreamPolicy(settings.promote_after, settings.decay_after_days))
-    patcher = BriefPatcher(runtime.store, skip_actors={DREAM_ACTOR})
+    patcher = BriefPatcher(runtime.store, runtime.catalog, skip_actors={DREAM_ACTOR})
     runtime.writer.listeners.append(patcher)
     lifecycle = Lifecycle(deps, ledger, BriefLoader(runtime.store, runtime.clock), patcher, queue)
     runtime.extras[EXTRA_KEY] = lifecycle

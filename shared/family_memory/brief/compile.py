@@ -7,14 +7,31 @@ on a total key before it is cut to its budget, and nothing time-dependent
 its fixed token budget is reached; the lines left out are always the lowest
 in weight (the kept lines are a prefix of the ordered candidates). The whole
 rendered block is then measured against the 2,000-token cap.
+
+What the brief says about people comes only from what it may show. A household
+member (``family.json``) always has a line; any other person or pet has one
+only while at least one briefable (active, non-sensitive) memory applies to
+it. An entity's relationship and aliases are recorded on the entity file
+without saying which memory they came from, so the brief shows one only when
+a briefable memory about that entity states it in its own words (``about`` or
+``summary``): "Dr. Jones (Ana's therapist for depression)" never surfaces from
+a health-tagged memory, nor "Maya (daughter)" from a minors-tagged one or one
+the family has forgotten. Otherwise the entity is named with its kind.
+
+The last conversation's summary is left out when it names something the family
+has forgotten (the ``about`` of a retracted memory, the topic or the person of
+a group forget) or something its own session withheld as sensitive or
+suppressed: the line stays empty until the next session's summary.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Iterable, Iterator, Sequence
+import unicodedata
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 
 from family_memory.brief.model import (
     BRIEF_TOKEN_CAP,
@@ -29,7 +46,8 @@ from family_memory.brief.render import brief_tokens, line_tokens, render_lines
 from family_memory.brief.weights import MemoryFacts, briefable, section_of, weight_key
 from family_memory.domain.entity import Entity, EntityKind
 from family_memory.domain.family import FamilySettings, Member
-from family_memory.domain.memory import Strength
+from family_memory.domain.memory import Status, Strength
+from family_memory.domain.suppression import Suppression, SuppressionScope
 from family_memory.domain.text import normalise_for_match
 from family_memory.domain.tokens import count_tokens
 
@@ -44,6 +62,9 @@ class LastConversation:
     session_id: str
     started_at: datetime
     summary: str
+    #: Subjects (``about``) of this session's candidates that were tagged sensitive or
+    #: matched a forget rule: a summary naming one of them is not shown.
+    withheld: tuple[str, ...] = ()
 
 
 def clip(text: str, cap: int = LINE_CHAR_CAP) -> str:
@@ -68,29 +89,120 @@ def memory_line(memory: MemoryFacts, family_id: str) -> BriefLine:
     )
 
 
-def _aliases(entity: Entity | None, *taken: str | None) -> list[str]:
+#: For each entity, what the briefable memories applying to it say: their ``about``
+#: and ``summary`` in comparison form, separated by NUL (which no single-line text
+#: holds, so a phrase never matches across two texts).
+SaidAbout = dict[str, str]
+_SEPARATOR = "\x00"
+
+
+def said_about(memories: Iterable[MemoryFacts]) -> SaidAbout:
+    """What the given (briefable) memories say about each entity they apply to. An
+    entity absent from the result has no briefable memory, so it gets no line."""
+    texts: dict[str, set[str]] = {}
+    for memory in memories:
+        for entity_id in memory.applies_to:
+            held = texts.setdefault(entity_id, set())
+            held.add(memory.about)
+            held.add(memory.summary)
+    # One normalisation per entity, not per text: it is the costly part at 5,000 memories.
+    return {entity_id: comparable(_SEPARATOR.join(sorted(held))) for entity_id, held in texts.items()}
+
+
+#: The whitespace NFKC leaves as it is, other than the plain space (str.isspace, which is
+#: also what the regex ``\\s`` matches), and a double space: only text holding one of
+#: them needs the whitespace regex of ``normalise_for_match``.
+_UNCOLLAPSED = (
+    "\t",
+    "\n",
+    "\x0b",
+    "\x0c",
+    "\r",
+    "\x1c",
+    "\x1d",
+    "\x1e",
+    "\x1f",
+    "\x85",
+    "\u1680",
+    "\u2028",
+    "\u2029",
+    "  ",
+)
+
+
+def comparable(text: str) -> str:
+    """``normalise_for_match(text)``, computed without its whitespace regex when that
+    would change nothing (memory text nearly always): the regex dominates the cost of
+    normalising every about and summary of a large family."""
+    text = unicodedata.normalize("NFKC", text)
+    text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
+    if any(space in text for space in _UNCOLLAPSED):
+        return normalise_for_match(text)
+    return text.strip(" ").casefold()
+
+
+def _is_word(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
+def _contains(normalised: str, phrase: str) -> bool:
+    wanted = normalise_for_match(phrase)
+    if not wanted:
+        return False
+    start = normalised.find(wanted)
+    while start != -1:
+        end = start + len(wanted)
+        if (start == 0 or not _is_word(normalised[start - 1])) and (
+            end == len(normalised) or not _is_word(normalised[end])
+        ):
+            return True
+        start = normalised.find(wanted, start + 1)
+    return False
+
+
+def names(text: str, phrase: str) -> bool:
+    """Whether ``text`` contains ``phrase`` as whole words, compared case- and
+    space-insensitively (``Maya's`` names ``Maya``; ``Mayan`` does not)."""
+    return _contains(normalise_for_match(text), phrase)
+
+
+def _stated(entity: Entity, said: SaidAbout, phrase: str) -> bool:
+    return _contains(said.get(entity.id, ""), phrase)
+
+
+def qualifier(entity: Entity, said: SaidAbout) -> str:
+    """The entity's relationship when a briefable memory about it states it, else its kind."""
+    if entity.relationship and _stated(entity, said, entity.relationship):
+        return entity.relationship
+    return entity.type.value
+
+
+def _aliases(entity: Entity | None, said: SaidAbout, *taken: str | None) -> list[str]:
+    """Up to ``MAX_ALIASES`` of the entity's other names that a briefable memory about it uses."""
     if entity is None:
         return []
     seen = {normalise_for_match(t) for t in taken if t}
     kept = []
     for alias in entity.aliases:
         key = normalise_for_match(alias)
-        if key not in seen:
+        if key not in seen and _stated(entity, said, alias):
             seen.add(key)
             kept.append(alias)
     return kept[:MAX_ALIASES]
 
 
-def member_line(member: Member, entity: Entity | None) -> BriefLine:
-    """``Lucía Rivera (adult, mother): address as "Lu"; also called Mom``."""
+def member_line(member: Member, entity: Entity | None, said: SaidAbout) -> BriefLine:
+    """``Lucía Rivera (adult, mother): address as "Lu"; also called Mom``. The name, role
+    and how to address them come from family.json; the relationship and other names
+    only when a briefable memory about the member states them."""
     qualifiers = [member.role.value]
-    if entity is not None and entity.relationship:
+    if entity is not None and entity.relationship and _stated(entity, said, entity.relationship):
         qualifiers.append(entity.relationship)
     text = f"{member.name} ({', '.join(qualifiers)})"
     notes = []
     if member.address_as:
         notes.append(f'address as "{member.address_as}"')
-    aliases = _aliases(entity, member.name, member.address_as, entity.name if entity else None)
+    aliases = _aliases(entity, said, member.name, member.address_as, entity.name if entity else None)
     if aliases:
         notes.append("also called " + ", ".join(aliases))
     if notes:
@@ -98,11 +210,10 @@ def member_line(member: Member, entity: Entity | None) -> BriefLine:
     return BriefLine(text=clip(text))
 
 
-def entity_line(entity: Entity) -> BriefLine:
+def entity_line(entity: Entity, said: SaidAbout) -> BriefLine:
     """``Rosa (grandmother); also called Abuela`` for people and pets outside family.json."""
-    qualifier = entity.relationship or entity.type.value
-    text = f"{entity.name} ({qualifier})"
-    aliases = _aliases(entity, entity.name)
+    text = f"{entity.name} ({qualifier(entity, said)})"
+    aliases = _aliases(entity, said, entity.name)
     if aliases:
         text += "; also called " + ", ".join(aliases)
     return BriefLine(text=clip(text))
@@ -150,9 +261,13 @@ def _fold(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
-def topic_lines(memories: Sequence[MemoryFacts], entities: dict[str, Entity]) -> list[BriefLine]:
-    """One line per subject (``about``) and per entity the memories apply to, with
-    how many memories each has; most memories first, then by name."""
+def topic_lines(
+    memories: Sequence[MemoryFacts], entities: dict[str, Entity], said: SaidAbout | None = None
+) -> list[BriefLine]:
+    """One line per subject (``about``) and per entity the (briefable) memories apply
+    to, with how many memories each has; most memories first, then by name. ``said``:
+    ``said_about(memories)`` when the caller has it already."""
+    said = said_about(memories) if said is None else said
     counts: dict[tuple[str, str], int] = {}
     labels: dict[tuple[str, str], str] = {}
     for memory in memories:
@@ -167,29 +282,89 @@ def topic_lines(memories: Sequence[MemoryFacts], entities: dict[str, Entity]) ->
                 continue
             key = ("entity", entity_id)
             counts[key] = counts.get(key, 0) + 1
-            labels[key] = f"{entity.name} ({entity.relationship or entity.type.value})"
+            if key not in labels:
+                labels[key] = f"{entity.name} ({qualifier(entity, said)})"
     ordered = sorted(counts, key=lambda k: (-counts[k], labels[k].casefold(), labels[k], k))
     return [
         BriefLine(text=clip(f"{labels[k]}: {counts[k]} {'memory' if counts[k] == 1 else 'memories'}")) for k in ordered
     ]
 
 
-def _identity_lines(
-    settings: FamilySettings, entities: Sequence[Entity], memories: Sequence[MemoryFacts]
-) -> Iterator[BriefLine]:
+def identity_frame(
+    settings: FamilySettings, entities: Sequence[Entity], said: SaidAbout
+) -> tuple[list[BriefLine], list[BriefLine]]:
+    """The identity lines not drawn from a memory, as (every member then the pets,
+    the other people); the identity memories' lines go between the two. A pet or a
+    person outside family.json is listed only when a briefable memory applies to it."""
     by_member = {e.member_id: e for e in entities if e.member_id and e.type is EntityKind.PERSON}
     members = {m.id for m in settings.members}
-    for member in settings.members:
-        yield member_line(member, by_member.get(member.id))
-    outside = [e for e in entities if not (e.member_id and e.member_id in members)]
-    for entity in outside:
-        if entity.type is EntityKind.PET:
-            yield entity_line(entity)
-    for memory in memories:
-        yield memory_line(memory, settings.family_id)
-    for entity in outside:
-        if entity.type is EntityKind.PERSON:
-            yield entity_line(entity)
+    head = [member_line(member, by_member.get(member.id), said) for member in settings.members]
+    outside = [e for e in entities if not (e.member_id and e.member_id in members) and e.id in said]
+    head += [entity_line(e, said) for e in outside if e.type is EntityKind.PET]
+    people = [entity_line(e, said) for e in outside if e.type is EntityKind.PERSON]
+    return head, people
+
+
+def order_entities(entities: Iterable[Entity]) -> list[Entity]:
+    return sorted(entities, key=lambda e: (e.name.casefold(), e.name, e.id))
+
+
+def forgotten_subjects(
+    memories: Iterable[MemoryFacts], suppressions: Iterable[Suppression] = (), entities: Iterable[Entity] = ()
+) -> list[str]:
+    """What the family has asked to forget, as words a summary could name: the
+    ``about`` of every retracted memory, and the topic or the entity's names of every
+    active group forget rule."""
+    by_id = {e.id: e for e in entities}
+    subjects = {m.about for m in memories if m.status is Status.RETRACTED}
+    for rule in suppressions:
+        if not rule.active:
+            continue
+        if rule.scope is SuppressionScope.TOPIC and rule.topic:
+            subjects.add(rule.topic)
+        entity = by_id.get(rule.entity_id) if rule.entity_id else None
+        if rule.scope is SuppressionScope.ENTITY and entity is not None:
+            subjects.update([entity.name, *entity.aliases])
+    return sorted(subjects)
+
+
+def names_any(text: str, subjects: Iterable[str]) -> bool:
+    normalised = normalise_for_match(text)
+    return any(_contains(normalised, subject) for subject in subjects)
+
+
+def conversation_lines(last_conversation: LastConversation | None, forgotten: Iterable[str]) -> list[BriefLine]:
+    """The last conversation's line, or none when it is empty or names something
+    forgotten or withheld (it returns with the next session's summary)."""
+    if last_conversation is None:
+        return []
+    text = clip(last_conversation.summary)
+    if not text or names_any(last_conversation.summary, [*forgotten, *last_conversation.withheld]):
+        return []
+    return [BriefLine(text=text)]
+
+
+def _version_key(memory: MemoryFacts) -> tuple[object, ...]:
+    """Highest revision first; two copies of one revision that differ (never on file, but
+    possible in a doubled or mixed read) are ordered by every field the brief reads, so
+    the copy kept never depends on the order they arrived in."""
+    return (
+        memory.revision,
+        memory.status.value,
+        memory.sensitivity.value,
+        memory.type.value,
+        memory.about,
+        memory.summary,
+        sorted(memory.applies_to),
+        memory.strength.value,
+        memory.pin,
+        memory.durability.value,
+        memory.authority.value,
+        memory.confidence,
+        memory.reinforcement_count,
+        memory.last_reinforced_at,
+        memory.valid_until or date.min,
+    )
 
 
 def _distinct(memories: Iterable[MemoryFacts]) -> list[MemoryFacts]:
@@ -197,7 +372,7 @@ def _distinct(memories: Iterable[MemoryFacts]) -> list[MemoryFacts]:
     latest: dict[str, MemoryFacts] = {}
     for memory in memories:
         held = latest.get(memory.id)
-        if held is None or memory.revision > held.revision:
+        if held is None or _version_key(memory) > _version_key(held):
             latest[memory.id] = memory
     return list(latest.values())
 
@@ -207,13 +382,18 @@ def compile_brief(
     settings: FamilySettings,
     entities: Iterable[Entity] = (),
     last_conversation: LastConversation | None = None,
+    suppressions: Iterable[Suppression] = (),
 ) -> Brief:
-    """The family's brief. Only active, non-sensitive memories are read; each
-    section is cut to its budget in weight order; the rendered block never
-    exceeds ``BRIEF_TOKEN_CAP`` tokens."""
+    """The family's brief. ``memories`` may hold every status: only active,
+    non-sensitive memories are shown or counted, and retracted ones (with the
+    ``suppressions``, the family's forget rules) say what the last conversation
+    must not name. Each section is cut to its budget in weight order; the
+    rendered block never exceeds ``BRIEF_TOKEN_CAP`` tokens."""
     family_id = settings.family_id
-    active = [m for m in _distinct(memories) if briefable(m)]
-    ordered_entities = sorted(entities, key=lambda e: (e.name.casefold(), e.name, e.id))
+    distinct = _distinct(memories)
+    active = [m for m in distinct if briefable(m)]
+    ordered_entities = order_entities(entities)
+    forgotten = forgotten_subjects(distinct, suppressions, ordered_entities)
     identity: list[MemoryFacts] = []
     directives: list[MemoryFacts] = []
     for memory in active:
@@ -225,18 +405,21 @@ def compile_brief(
     identity.sort(key=weight_key)
     directives.sort(key=weight_key)
     by_id = {e.id: e for e in ordered_entities}
+    said = said_about(active)
+    head, people = identity_frame(settings, ordered_entities, said)
 
     brief = Brief(
         family_id=family_id,
         time_zone=settings.time_zone,
-        identity=fit(_identity_lines(settings, ordered_entities, identity), SECTION_BUDGETS[Section.IDENTITY]),
+        # Lazily: fit stops at the budget, so lines past it are never built.
+        identity=fit(
+            itertools.chain(head, (memory_line(m, family_id) for m in identity), people),
+            SECTION_BUDGETS[Section.IDENTITY],
+        ),
         directives=fit((memory_line(m, family_id) for m in directives), SECTION_BUDGETS[Section.DIRECTIVES]),
-        topics=fit(topic_lines(active, by_id), SECTION_BUDGETS[Section.TOPICS]),
+        topics=fit(topic_lines(active, by_id, said), SECTION_BUDGETS[Section.TOPICS]),
         last_conversation=fit(
-            [BriefLine(text=clip(last_conversation.summary))]
-            if last_conversation is not None and clip(last_conversation.summary)
-            else [],
-            SECTION_BUDGETS[Section.LAST_CONVERSATION],
+            conversation_lines(last_conversation, forgotten), SECTION_BUDGETS[Section.LAST_CONVERSATION]
         ),
     )
     return enforce_cap(brief)

@@ -1,9 +1,14 @@
-"""Reading a compile's inputs from a family's folder: entities and the last conversation.
+"""Reading a compile's inputs from a family's folder: entities, forget rules and
+the last conversation.
 
 The last conversation is the newest ``candidates/{session_id}.json`` by its
 ``started_at`` (formation writes ``summary``, ``session_id``, ``surface`` and
-``started_at`` at the top level). A file that cannot be read is skipped with
-a warning: one bad extractor output must not stop a family's brief.
+``started_at`` at the top level). Its ``withheld`` subjects are the ``about``
+of every candidate of that session that was tagged sensitive or that a forget
+rule suppressed (``reconciliation.outcomes`` of kind ``suppressed``): defence
+in depth, so a summary that names one is never shown even if the extractor
+mentioned it. A file that cannot be read is skipped with a warning: one bad
+extractor output must not stop a family's brief.
 """
 
 from __future__ import annotations
@@ -11,19 +16,23 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Iterator
+from typing import Any
 
 from family_memory.brief.compile import LastConversation
 from family_memory.domain.clock import parse_utc
 from family_memory.domain.entity import Entity
 from family_memory.domain.errors import FamilyMemoryError, InvalidInputError
 from family_memory.domain.ids import check_session_id
-from family_memory.domain.layout import CANDIDATES, ENTITIES, candidates_path
-from family_memory.domain.okf import parse_entity
+from family_memory.domain.layout import CANDIDATES, ENTITIES, SUPPRESSIONS, candidates_path
+from family_memory.domain.okf import parse_entity, parse_json
+from family_memory.domain.suppression import Suppression
 from family_memory.ports.store import Store
 
 log = logging.getLogger(__name__)
 
 SUMMARY_MAX = 200
+#: Most withheld subjects read from one candidates file (a session has a few dozen candidates).
+WITHHELD_MAX = 200
 
 
 def read_entities(store: Store, family_id: str) -> list[Entity]:
@@ -38,6 +47,46 @@ def read_entities(store: Store, family_id: str) -> list[Entity]:
                 "skipping unreadable entity file", extra={"family_id": family_id, "path": path, "error": str(exc)}
             )
     return entities
+
+
+def read_suppressions(store: Store, family_id: str) -> list[Suppression]:
+    """The family's forget rules (``suppressions/{rule_id}.json``); unreadable ones are skipped."""
+    rules = []
+    for path in store.list(family_id, SUPPRESSIONS):
+        if not path.endswith(".json") or path.count("/") != 1:
+            continue
+        try:
+            rules.append(parse_json(Suppression, store.read(family_id, path).data, path))
+        except FamilyMemoryError as exc:
+            log.warning(
+                "skipping unreadable forget rule", extra={"family_id": family_id, "path": path, "error": str(exc)}
+            )
+    return rules
+
+
+def _withheld(doc: dict[str, Any]) -> tuple[str, ...]:
+    """The ``about`` of each candidate tagged sensitive or suppressed by a forget rule.
+    Read leniently: a part of the file in an unexpected shape contributes nothing."""
+    entries = doc.get("candidates")
+    abouts: dict[int, str] = {}
+    subjects: set[str] = set()
+    for entry in entries if isinstance(entries, list) else []:
+        if not isinstance(entry, dict):
+            continue
+        for key in ("candidate", "proposed"):
+            proposal = entry.get(key)
+            if not isinstance(proposal, dict) or not isinstance(proposal.get("about"), str):
+                continue
+            if isinstance(entry.get("index"), int):
+                abouts.setdefault(entry["index"], proposal["about"])
+            if proposal.get("sensitivity", "normal") != "normal":
+                subjects.add(proposal["about"])
+    reconciliation = doc.get("reconciliation")
+    outcomes = reconciliation.get("outcomes") if isinstance(reconciliation, dict) else None
+    for outcome in outcomes if isinstance(outcomes, list) else []:
+        if isinstance(outcome, dict) and outcome.get("kind") == "suppressed" and outcome.get("index") in abouts:
+            subjects.add(abouts[outcome["index"]])
+    return tuple(sorted(s[:SUMMARY_MAX] for s in subjects if s.strip())[:WITHHELD_MAX])
 
 
 def parse_conversation(data: bytes, where: str) -> LastConversation:
@@ -55,7 +104,7 @@ def parse_conversation(data: bytes, where: str) -> LastConversation:
     summary = doc.get("summary", "")
     if not isinstance(summary, str):
         raise InvalidInputError(f"{where}: summary must be a string")
-    return LastConversation(session_id, parse_utc(started_at), summary[: SUMMARY_MAX * 2])
+    return LastConversation(session_id, parse_utc(started_at), summary[: SUMMARY_MAX * 2], _withheld(doc))
 
 
 def read_conversation(store: Store, family_id: str, session_id: str) -> LastConversation | None:

@@ -32,7 +32,7 @@ from datetime import date, datetime
 from family_memory.brief.compile import LastConversation, compile_brief
 from family_memory.brief.model import BRIEF_TOKEN_CAP, SECTION_ORDER, Brief, serialise_brief
 from family_memory.brief.render import brief_tokens, section_tokens
-from family_memory.brief.sources import read_conversation, read_entities, scan_last_conversation
+from family_memory.brief.sources import read_conversation, read_entities, read_suppressions, scan_last_conversation
 from family_memory.brief.weights import MemoryFacts
 from family_memory.domain.changes import (
     MAX_WRITES_PER_CHANGE_SET,
@@ -233,7 +233,13 @@ def dream_family(
         records = _sweep(session, current, today, time_zone, deps.policy, now, report) if sweep else []
 
         entities = read_entities(store, family_id)
-        brief = compile_brief(current.values(), settings, entities, _last_conversation(store, deps.ledger, family_id))
+        brief = compile_brief(
+            current.values(),
+            settings,
+            entities,
+            _last_conversation(store, deps.ledger, family_id),
+            read_suppressions(store, family_id),
+        )
         report.brief_tokens = brief_tokens(brief)
         report.section_tokens = {s.value: section_tokens(brief, s) for s in SECTION_ORDER}
         report.section_lines = {s.value: len(brief.lines(s)) for s in SECTION_ORDER}

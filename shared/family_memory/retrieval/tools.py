@@ -11,21 +11,32 @@ On the household surface no tool is offered (memories belong to individuals,
 product post section 9), and a call that arrives anyway is refused.
 
 Whatever a tool returns is data: memory text and transcript turns are escaped
-and wrapped in a delimiter naming their reference.
+and wrapped in a delimiter naming their reference. Text that is meant to be
+one line (a turn, an evidence quote) is written as a JSON string literal, so a
+line break inside it cannot start a line of its own and pass for a turn or a
+record; ``json.loads`` of the literal (after HTML-unescaping) gives it back.
+
+The chain of references (product post section 7) is open to the agent end to
+end: a brief line or lookup line carries ``memory://``, ``read_memory`` returns
+the file and its evidence records with their ``conv://`` references, and
+``read_conversation_excerpt`` returns the turns those name.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from family_memory.domain.clock import format_utc
 from family_memory.domain.errors import FamilyMemoryError, InvalidInputError, NotFoundError
+from family_memory.domain.evidence import parse_ledger
 from family_memory.domain.family import Surface
 from family_memory.domain.ids import check_family_id
-from family_memory.domain.layout import memory_path, session_path
+from family_memory.domain.layout import evidence_path, memory_path, session_path
 from family_memory.domain.memory import Status
 from family_memory.domain.okf import parse_memory, validation_message
 from family_memory.domain.refs import MAX_REF_LENGTH, ConvRef, MemoryRef
@@ -37,6 +48,22 @@ from family_memory.retrieval.lookup import MAX_QUERY_CHARS, TurnLookup, escape, 
 SEARCH_DEFAULT_LIMIT = 5
 SEARCH_MAX_LIMIT = 10
 MAX_EXCERPT_TURNS = 20
+#: Most evidence records read_memory shows (the newest); the count of the rest is stated.
+MAX_EVIDENCE_SHOWN = 10
+
+# Characters that some renderers (and models) treat as a line break or that are
+# invisible controls, which json.dumps(ensure_ascii=False) leaves raw.
+_UNSAFE_IN_LITERAL = re.compile(r"[\u2028\u2029\x7f-\x9f]")
+
+
+def one_line(text: str) -> str:
+    """``text`` as one line of data: a JSON string literal (newlines, tabs, quotes and
+    controls escaped, U+2028/U+2029 and C1 controls ``\\u``-escaped) with ``<``, ``>``
+    and ``&`` HTML-escaped like the rest of a tool's output. No text can start a new
+    line or close the surrounding element."""
+    literal = json.dumps(text, ensure_ascii=False)
+    return escape(_UNSAFE_IN_LITERAL.sub(lambda m: f"\\u{ord(m.group()):04x}", literal))
+
 
 TOOL_SPECS: list[dict[str, Any]] = [
     {
@@ -76,8 +103,10 @@ TOOL_SPECS: list[dict[str, Any]] = [
             "name": "read_memory",
             "description": (
                 "Open one memory by its memory:// reference and get the whole file: front matter (type, "
-                "strength, status, dates, what it applies to) and body. Use it for the exact condition of a "
-                "rule or the context behind a preference."
+                "strength, status, dates, what it applies to) and body, then its evidence: each quote with the "
+                "conv:// reference of the turns it came from and when it was recorded. Use it for the exact "
+                "condition of a rule or the context behind a preference; open a conv:// reference with "
+                "read_conversation_excerpt for the family's exact words."
             ),
             "inputSchema": {
                 "json": {
@@ -213,7 +242,27 @@ class ReadTools:
             # The family asked to forget it: it stays on file for the record, not for the agent.
             raise NotFoundError(f"memory {parsed.memory_id} was forgotten at the family's request")
         text = document.data.decode("utf-8").strip()
-        return f'<memory_file ref="{parsed}">\n{escape(text)}\n</memory_file>'
+        return f'<memory_file ref="{parsed}">\n{escape(text)}\n</memory_file>\n' + self._evidence_block(parsed)
+
+    def _evidence_block(self, ref: MemoryRef) -> str:
+        """One line per record, newest last: its reference, when it was recorded, the quote.
+        A record's ``ref`` was parsed strictly when the ledger was read, so it holds no
+        character that could leave the line. A damaged ledger does not hide the memory."""
+        path = evidence_path(ref.memory_id)
+        try:
+            document = self.store.read_optional(self.family_id, path)
+            records = [] if document is None else parse_ledger(document.data, where=path)
+        except InvalidInputError:
+            return f'<memory_evidence ref="{ref}">\n(the evidence ledger could not be read)\n</memory_evidence>'
+        shown = records[-MAX_EVIDENCE_SHOWN:]
+        lines = [
+            f"- {record.ref} recorded {format_utc(record.recorded_at)}: {one_line(record.quote)}" for record in shown
+        ]
+        if len(records) > len(shown):
+            lines.insert(0, f"({len(records) - len(shown)} earlier records not shown)")
+        if not lines:
+            lines.append("(no evidence on file)")
+        return f'<memory_evidence ref="{ref}" records="{len(records)}">\n' + "\n".join(lines) + "\n</memory_evidence>"
 
     def read_conversation_excerpt(self, ref: str) -> str:
         parsed = ConvRef.parse(ref)
@@ -237,7 +286,7 @@ class ReadTools:
             turn = transcript.turns[n - 1]
             speaker = turn.role.value + (f" {turn.member_id}" if turn.member_id else "")
             when = f" at {turn.at:%Y-%m-%d %H:%M}Z" if turn.at else ""
-            lines.append(f"[turn {n}, {speaker}{when}] {escape(turn.text)}")
+            lines.append(f"[turn {n}, {speaker}{when}] {one_line(turn.text)}")
         started = f"{transcript.started_at:%Y-%m-%d}"
         return (
             f'<conversation_excerpt ref="{parsed}" started="{started}">\n'
