@@ -213,3 +213,23 @@ def test_aliases_let_two_sessions_share_one_entity(local: Adapters) -> None:
     swim = memory_of(local, form(d, [("user", "marco", "My daughter loves swimming.")], "sess-2", day=1))
     assert allergy.applies_to == swim.applies_to and len(swim.applies_to) == 1
     assert sum(1 for _ in local.store.list(FAMILY, "entities/")) == 1
+
+
+def active_summaries(adapters: Adapters) -> set[str]:
+    return {r.summary for r in adapters.catalog.all_rows(FAMILY) if r.status is Status.ACTIVE}
+
+
+def test_a_second_allergy_leaves_the_first_hard_constraint_active(local: Adapters) -> None:
+    d = deps(local)
+    form(d, [("user", "lucia", "My daughter Maya is allergic to peanuts.")])
+    report = form(d, [("user", "lucia", "Maya is allergic to eggs.")], session_id="sess-2", day=1)
+    assert [o.kind for o in report.outcomes] == [OutcomeKind.ADDED]
+    assert {"Maya is allergic to peanuts.", "Maya is allergic to eggs."} <= active_summaries(local)
+    assert not [r for r in local.catalog.all_rows(FAMILY) if r.status is Status.SUPERSEDED]
+
+
+def test_two_hobbies_of_one_child_are_both_remembered(local: Adapters) -> None:
+    d = deps(local)
+    form(d, [("user", "lucia", "Maya loves swimming.")])
+    form(d, [("user", "lucia", "Maya loves soccer.")], session_id="sess-2", day=1)
+    assert {"Maya loves swimming.", "Maya loves soccer."} <= active_summaries(local)
