@@ -12,7 +12,7 @@ import logging
 from dataclasses import dataclass, field
 
 from family_memory.domain.clock import Clock
-from family_memory.domain.errors import AlreadyExistsError, ConflictError, InvalidInputError
+from family_memory.domain.errors import AlreadyExistsError, ConflictError, InvalidInputError, StaleRevisionError
 from family_memory.domain.family import FamilySettings
 from family_memory.domain.layout import candidates_path, session_path
 from family_memory.domain.okf import parse_json, serialise_json
@@ -148,15 +148,34 @@ def extract_session(
     An existing candidates document is reused unless ``force`` (a session is
     extracted once: a redelivered event must not pay for, or get a different
     answer from, a second model call); the request is queued either way, since
-    the run that wrote the document may have stopped before queueing."""
+    the run that wrote the document may have stopped before queueing. The
+    document is written conditionally (create-only, or replace-if-unchanged
+    when forced): when two extractions of one session race, the one that
+    loses uses the document that won (``extracted`` False)."""
     transcript, raw = _read_session(deps.store, family_id, session_id)
-    existing = None if force else read_document(deps.store, family_id, session_id)
-    if existing is not None:
+    path = candidates_path(session_id)
+    stored = deps.store.read_optional(family_id, path)
+    if stored is not None and not force:
+        existing = parse_json(CandidatesDocument, stored.data, path)
         return ExtractResult(existing, extracted=False, enqueued=enqueue and _enqueue(deps, existing))
     ensure_family(deps.store, transcript)
     family = load_family(deps.store, family_id)
     document = build_document(transcript, raw, family, extractor or deps.extractor, deps.limits, deps.clock)
-    deps.store.put(family_id, candidates_path(session_id), serialise_json(document))
+    try:
+        # Conditional, so two deliveries of one event cannot both write: the second reads what the first wrote.
+        if stored is None:
+            deps.store.create(family_id, path, serialise_json(document))
+        else:
+            deps.store.replace(family_id, path, serialise_json(document), expected_tag=stored.tag)
+    except StaleRevisionError:
+        winner = read_document(deps.store, family_id, session_id)
+        if winner is None:
+            raise
+        log.info(
+            "another extraction of this session stored its candidates first; using those",
+            extra={"family_id": family_id, "session_id": session_id},
+        )
+        return ExtractResult(winner, extracted=False, enqueued=enqueue and _enqueue(deps, winner))
     log.info(
         "extracted",
         extra={
