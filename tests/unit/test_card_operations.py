@@ -184,3 +184,18 @@ def test_evidence_shows_the_quote_its_date_and_who_said_it(d: FormationDeps, loc
     assert line.recorded_at == FRIDAY_MORNING
     with pytest.raises(NotFoundError):
         evidence_view(local.store, FAMILY, "01K6N1R0A0B0C0D0E0F0G0H010")
+
+
+def test_forgetting_one_daughter_leaves_her_sister_alone(local: Adapters, d: FormationDeps) -> None:
+    learn(d, "My daughter Maya is allergic to peanuts.")
+    sofia = learn(d, "My daughter Sofia is allergic to eggs.", session_id="sess-2")
+    preview = preview_group(d.writer, FAMILY, GroupSelector(entity="Maya"))
+    assert {row.summary for row in preview.memories} == {
+        "Maya is the family's daughter.",
+        "Maya is allergic to peanuts.",
+    }
+    forget_group(d.writer, FAMILY, GroupSelector(entity="Maya"), "lucia", expected_count=preview.count)
+    for memory_id in sofia:
+        assert read(local, memory_id).status is Status.ACTIVE
+    with pytest.raises(InvalidInputError, match="could mean"):
+        preview_group(d.writer, FAMILY, GroupSelector(entity="my daughter"))

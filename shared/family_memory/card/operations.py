@@ -324,10 +324,13 @@ def _group(writer: FamilyWriter, family_id: str, selector: GroupSelector) -> Gro
     if selector.entity is not None:
         family = load_family(writer.store, family_id)
         directory = EntityDirectory.load(writer.store, family_id, family, writer.clock.now())
-        entity = directory.find(selector.entity)
-        if entity is None:
+        found = directory.matches(selector.entity)
+        if not found:
             raise NotFoundError(f"no person, place or group called {selector.entity!r} in family {family_id}")
-        entity_id = entity.id
+        if len(found) > 1:
+            names = ", ".join(f"{e.name} ({e.id})" for e in found)
+            raise InvalidInputError(f"entity: {selector.entity!r} could mean {names}; name the one to forget")
+        entity_id = found[0].id
     rows = []
     for row in writer.catalog.all_rows(family_id):
         if row.status is Status.RETRACTED:

@@ -35,58 +35,13 @@ from family_memory.formation.candidate import Candidate, CitedTurns, EntityHint
 from family_memory.formation.dates import DateMention, find_dates, turn_day
 from family_memory.formation.document import ExtractorInfo, ExtractorKind
 from family_memory.formation.extraction import Extraction, Extractor, RetryPolicy
+from family_memory.formation.relations import CHILD_RELATIONS, PETS, RELATION_WORDS
 
 OFFLINE_NAME = "offline-rules"
 OFFLINE_VERSION = "1.0"
 OFFLINE_LABEL = "offline rule-based extractor (explicit statements only; not a language model)"
 
-CHILD_RELATIONS = ("daughter", "son", "kid", "child", "baby", "stepdaughter", "stepson", "boy", "girl")
-ADULT_RELATIONS = (
-    "wife",
-    "husband",
-    "partner",
-    "mom",
-    "mum",
-    "mother",
-    "dad",
-    "father",
-    "sister",
-    "brother",
-    "grandma",
-    "grandmother",
-    "granny",
-    "grandpa",
-    "grandfather",
-    "aunt",
-    "uncle",
-    "cousin",
-    "niece",
-    "nephew",
-    "nanny",
-    "babysitter",
-    "friend",
-    "neighbour",
-    "neighbor",
-)
-PETS = (
-    "dog",
-    "cat",
-    "puppy",
-    "kitten",
-    "bird",
-    "hamster",
-    "rabbit",
-    "bunny",
-    "fish",
-    "horse",
-    "parrot",
-    "turtle",
-    "tortoise",
-    "guinea pig",
-    "lizard",
-    "snake",
-)
-_REL = "|".join(sorted((*CHILD_RELATIONS, *ADULT_RELATIONS, *PETS), key=len, reverse=True))
+_REL = "|".join(sorted(RELATION_WORDS, key=len, reverse=True))
 _NAME = r"[A-ZÀ-Þ][a-zß-ÿ]+(?:-[A-ZÀ-Þa-zß-ÿ]+)?"
 NOT_NAMES = frozenset(
     """I The This That These Those There Here We Our My Your Please Also And But So It Its Oh Ok Okay Yes No Hi Hello
