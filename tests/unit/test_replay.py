@@ -18,9 +18,9 @@ from formation_helpers import FAMILY, deps, save_family, session_json
 
 # Session ids sort the other way round from their dates: replay must go by date.
 HISTORY = [
-    ("sess-z", datetime(2026, 10, 1, 17, tzinfo=UTC), "Pepper needs her pills at 8. We love Thai food."),
+    ("sess-z", datetime(2026, 10, 1, 17, tzinfo=UTC), "My favourite colour is green. We love Thai food."),
     ("sess-m", datetime(2026, 10, 9, 17, tzinfo=UTC), "We love Thai food."),
-    ("sess-a", datetime(2026, 10, 20, 17, tzinfo=UTC), "Pepper needs her pills at 9."),
+    ("sess-a", datetime(2026, 10, 20, 17, tzinfo=UTC), "My favourite colour is blue."),
 ]
 
 
@@ -51,7 +51,7 @@ def test_replay_goes_oldest_first_so_the_later_statement_wins(d: FormationDeps) 
     lines: list[str] = []
     report = replay_family(d, FAMILY, dream=None, progress=lines.append)
     assert report.processed == ["sess-z", "sess-m", "sess-a"]
-    assert active(d) == {"Pepper needs her pills at 9.", "The family loves Thai food."}
+    assert active(d) == {"Marco's favourite colour is blue.", "The family loves Thai food."}
     assert report.counts["added"] == 2 and report.counts["reinforced"] == 1 and report.counts["superseded"] == 1
     assert len(lines) == 3 and lines[0].startswith("[1/3] sess-z (2026-10-01)")
 
@@ -75,7 +75,7 @@ def test_a_stopped_replay_resumes_from_its_ledger(d: FormationDeps) -> None:
     report = replay_family(d, FAMILY, dream=None)
     assert report.resumed_from == 1 and report.processed == ["sess-m", "sess-a"]
     assert report.counts["added"] == 2  # the stopped run's work is counted in the report too
-    assert active(d) == {"Pepper needs her pills at 9.", "The family loves Thai food."}
+    assert active(d) == {"Marco's favourite colour is blue.", "The family loves Thai food."}
     assert parse_json(ReplayLedger, d.store.read(FAMILY, LEDGER).data, LEDGER).status == "complete"
 
 
