@@ -12,7 +12,9 @@ finds it in the cited turn. It understands:
 - identity and relationships: "my daughter Maya", "our dog Pepper", "my name is …";
 - preferences: "we love …", "she prefers …", "my favourite … is …";
 - dated facts, with relative dates made absolute against the turn's local
-  date: "pizza night is tonight", "Monday is a holiday", "next Friday".
+  date: "pizza night is tonight", "Monday is a holiday", "next Friday". What
+  is past ("last Friday was pizza night", "Maya was sick on Monday") is left
+  alone: it is not a plan, and a fact about a past day has nothing to expire.
 
 It is not a language model and does not pretend to be one: it is labelled
 "offline rule-based extractor" wherever its output appears, and it misses
@@ -291,6 +293,8 @@ class _Run:
             if _REQUEST.match(clause.core):
                 continue
             dates = find_dates(clause.core, today)
+            if any(d.past for d in dates):
+                continue  # "last Friday was pizza night": history, not a plan to remember with an end date
             if dates:
                 self.dated_fact(clause, turn.member_id, dates[0])
                 continue
