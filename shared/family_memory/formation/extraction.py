@@ -37,11 +37,11 @@ class ExtractionUnavailableError(FamilyMemoryError):
 
 @dataclass(frozen=True)
 class Extraction:
-    """What one extractor run produced. ``summary`` is None when the extractor
-    leaves it to the deterministic fallback (``summary.derive_summary``)."""
+    """What one extractor run produced. There is no summary here on purpose: the
+    session's summary is always derived from the accepted claims
+    (``summary.derive_summary``), never taken from an extractor's free text."""
 
     candidates: list[Any]
-    summary: str | None = None
     problems: list[str] = field(default_factory=list)
     usage: dict[str, int] = field(default_factory=dict)
     attempts: int = 1
@@ -84,7 +84,7 @@ class Extractor(ABC):
                 continue
             if attempt == 1:
                 return result
-            return Extraction(result.candidates, result.summary, result.problems, result.usage, attempts=attempt)
+            return Extraction(result.candidates, result.problems, result.usage, attempts=attempt)
 
     @abstractmethod
     def _extract(self, transcript: Transcript, family: FamilySettings) -> Extraction:
@@ -95,10 +95,9 @@ class SuppliedCandidates(Extractor):
     """Candidates produced elsewhere (a batch job, another model), submitted with
     the session. They are validated and reconciled exactly like the others."""
 
-    def __init__(self, candidates: list[Any], *, producer: str = "supplied", summary: str | None = None) -> None:
+    def __init__(self, candidates: list[Any], *, producer: str = "supplied") -> None:
         super().__init__(RetryPolicy(max_attempts=1))
         self.candidates = list(candidates)
-        self.summary = summary
         self.info = ExtractorInfo(
             name=producer[:120] or "supplied",
             version="1",
@@ -107,4 +106,4 @@ class SuppliedCandidates(Extractor):
         )
 
     def _extract(self, transcript: Transcript, family: FamilySettings) -> Extraction:
-        return Extraction(candidates=list(self.candidates), summary=self.summary)
+        return Extraction(candidates=list(self.candidates))

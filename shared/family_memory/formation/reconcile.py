@@ -339,9 +339,7 @@ class _Run:
         return frozenset(w for text in texts for w in content_tokens(text))
 
     def one(self, index: int, candidate: Candidate) -> Outcome:
-        names = list(candidate.applies_to)
-        if candidate.about_member and candidate.about_member not in names:
-            names.insert(0, candidate.about_member)
+        names = candidate.subject_names()
         resolution = self.directory.resolve(names, list(candidate.entities))
         rule = self.rules.match(candidate, resolution.entity_ids)
         if rule is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from family_memory.domain.clock import Clock
 from family_memory.domain.errors import AlreadyExistsError, ConflictError, InvalidInputError, StaleRevisionError
@@ -18,20 +19,20 @@ from family_memory.domain.layout import candidates_path, session_path
 from family_memory.domain.okf import parse_json, serialise_json
 from family_memory.domain.transcript import Transcript, parse_transcript
 from family_memory.families import load_family
+from family_memory.formation.candidate import Candidate
 from family_memory.formation.document import (
-    SUMMARY_MAX,
     CandidatesDocument,
-    ExtractorKind,
     Limits,
-    one_line,
     transcript_hash,
 )
+from family_memory.formation.entities import EntityDirectory
 from family_memory.formation.extraction import Extractor, SuppliedCandidates
 from family_memory.formation.intake import IntakeResult, check_not_conflicting, ensure_family, receive_transcript
 from family_memory.formation.queue import ReconcileQueue, ReconcileRequest
 from family_memory.formation.reconcile import Reconciler, ReconcileReport
 from family_memory.formation.similar import SimilarMemories
-from family_memory.formation.summary import derive_summary
+from family_memory.formation.summary import Suppressed, derive_summary
+from family_memory.formation.suppression_rules import SuppressionRules
 from family_memory.formation.validation import validate_proposals
 from family_memory.ports.store import Store
 from family_memory.writes.protocol import FamilyWriter
@@ -76,17 +77,15 @@ def build_document(
     extractor: Extractor,
     limits: Limits,
     clock: Clock,
+    suppressed: Suppressed | None = None,
 ) -> CandidatesDocument:
-    """Run ``extractor`` on the transcript and validate every proposal."""
+    """Run ``extractor`` on the transcript and validate every proposal. The summary is
+    derived from the accepted claims that are not sensitive and not ``suppressed``."""
     extraction = extractor.extract(transcript, family)
     entries = validate_proposals(transcript, family, extraction.candidates, limits)
     accepted = [e.candidate for e in entries if e.accepted and e.candidate is not None]
     problems = list(extraction.problems)
-    summary = one_line(extraction.summary, SUMMARY_MAX) if extraction.summary else ""
-    if not summary:
-        if extractor.info.kind is ExtractorKind.BEDROCK:
-            problems.append("the model gave no summary; one was derived from the session")
-        summary = derive_summary(transcript, family, accepted)
+    summary = derive_summary(transcript, family, accepted, suppressed or (lambda _: False))
     usage = dict(extraction.usage)
     if extraction.attempts > 1:
         usage["attempts"] = extraction.attempts
@@ -105,6 +104,20 @@ def build_document(
         usage=usage,
         candidates=entries,
     )
+
+
+def suppression_check(store: Store, family: FamilySettings, now: datetime) -> Suppressed:
+    """Whether a candidate is one the family asked to forget (their rules as they are now)."""
+    rules = SuppressionRules.load(store, family.family_id)
+    if not rules.rules:
+        return lambda _: False
+    directory = EntityDirectory.load(store, family.family_id, family, now)
+
+    def suppressed(candidate: Candidate) -> bool:
+        resolution = directory.resolve(candidate.subject_names(), list(candidate.entities))
+        return rules.match(candidate, resolution.entity_ids) is not None
+
+    return suppressed
 
 
 def read_document(store: Store, family_id: str, session_id: str) -> CandidatesDocument | None:
@@ -160,7 +173,8 @@ def extract_session(
         return ExtractResult(existing, extracted=False, enqueued=enqueue and _enqueue(deps, existing))
     ensure_family(deps.store, transcript)
     family = load_family(deps.store, family_id)
-    document = build_document(transcript, raw, family, extractor or deps.extractor, deps.limits, deps.clock)
+    suppressed = suppression_check(deps.store, family, deps.clock.now())
+    document = build_document(transcript, raw, family, extractor or deps.extractor, deps.limits, deps.clock, suppressed)
     try:
         # Conditional, so two deliveries of one event cannot both write: the second reads what the first wrote.
         if stored is None:
@@ -203,7 +217,8 @@ def receive_session(
     check_not_conflicting(deps.store, transcript)
     ensure_family(deps.store, transcript)
     family = load_family(deps.store, transcript.family_id)
-    document = build_document(transcript, data, family, supplied, deps.limits, deps.clock)
+    suppressed = suppression_check(deps.store, family, deps.clock.now())
+    document = build_document(transcript, data, family, supplied, deps.limits, deps.clock, suppressed)
     existing = read_document(deps.store, transcript.family_id, transcript.session_id)
     if existing is not None:
         if existing.extractor != document.extractor or existing.candidates != document.candidates:

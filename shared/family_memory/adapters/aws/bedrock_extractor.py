@@ -1,8 +1,10 @@
 """Extraction with Amazon Bedrock: the Converse API with a forced tool call.
 
 The model must answer by calling ``record_memories`` (``toolChoice: {tool:
-{name: record_memories}}``), whose input schema is the candidate list plus a
-one-line session summary, so the output is structured by construction. The
+{name: record_memories}}``), whose input schema is the candidate list, so the
+output is structured by construction. The model is not asked for a session
+summary: the brief's "last conversation" is derived from the accepted claims
+alone (``formation/summary.py``), never from a model's free text. The
 prompt numbers every turn, states the session clock and the family's time
 zone (relative dates come back absolute), and presents the transcript as
 JSON data between markers, with ``<`` and ``>`` escaped so no turn can close
@@ -28,7 +30,7 @@ from family_memory.domain.entity import EntityKind
 from family_memory.domain.family import FamilySettings
 from family_memory.domain.memory import Authority, Durability, MemoryType, Sensitivity, Strength
 from family_memory.domain.transcript import Transcript
-from family_memory.formation.document import SUMMARY_MAX, ExtractorInfo, ExtractorKind
+from family_memory.formation.document import ExtractorInfo, ExtractorKind
 from family_memory.formation.extraction import (
     Extraction,
     ExtractionThrottledError,
@@ -71,18 +73,16 @@ inferred when you deduced it. Inferences need strong support (confidence 0.8 or 
 anything about children; otherwise normal.
 9. applies_to lists the people, pets or places a claim concerns, by name or member_id; entities describes any \
 you learn about ("my daughter Maya": name Maya, kind person, aliases ["my daughter"], relationship daughter).
-10. summary is one line of at most {summary_max} characters saying what the session was about.
 """
 
 
 def tool_schema(max_candidates: int) -> dict[str, Any]:
-    """The JSON Schema of ``record_memories``' input: the candidate list and the summary."""
+    """The JSON Schema of ``record_memories``' input: the candidate list."""
     text = {"type": "string"}
     return {
         "type": "object",
-        "required": ["summary", "candidates"],
+        "required": ["candidates"],
         "properties": {
-            "summary": {"type": "string", "maxLength": SUMMARY_MAX},
             "candidates": {
                 "type": "array",
                 "maxItems": max_candidates,
@@ -183,7 +183,7 @@ def render_transcript(transcript: Transcript, family: FamilySettings) -> str:
             TRANSCRIPT_OPEN,
             _data_json(turns),
             TRANSCRIPT_CLOSE,
-            f"Call {TOOL_NAME} with the memories worth keeping from this session and its one-line summary.",
+            f"Call {TOOL_NAME} with the memories worth keeping from this session.",
         ]
     )
 
@@ -213,9 +213,7 @@ class BedrockExtractor(Extractor):
 
     def request(self, transcript: Transcript, family: FamilySettings) -> dict[str, Any]:
         """The Converse request for ``transcript`` (public so tests can assert its shape)."""
-        system = SYSTEM_PROMPT.format(
-            max_candidates=self.max_candidates, open=TRANSCRIPT_OPEN, close=TRANSCRIPT_CLOSE, summary_max=SUMMARY_MAX
-        )
+        system = SYSTEM_PROMPT.format(max_candidates=self.max_candidates, open=TRANSCRIPT_OPEN, close=TRANSCRIPT_CLOSE)
         return {
             "modelId": self.model_id,
             "system": [{"text": system}],
@@ -226,7 +224,7 @@ class BedrockExtractor(Extractor):
                     {
                         "toolSpec": {
                             "name": TOOL_NAME,
-                            "description": "Record the candidate memories from this session and a one-line summary.",
+                            "description": "Record the candidate memories from this session.",
                             "inputSchema": {"json": tool_schema(self.max_candidates)},
                         }
                     }
@@ -250,7 +248,8 @@ class BedrockExtractor(Extractor):
 
 
 def parse_response(response: dict[str, Any]) -> Extraction:
-    """The tool call's candidates and summary, with every oddity recorded as a problem."""
+    """The tool call's candidates, with every oddity recorded as a problem. A ``summary``
+    in the input (older prompts asked for one) is ignored."""
     usage_raw = response.get("usage") or {}
     usage = {k: int(v) for k, v in usage_raw.items() if k in ("inputTokens", "outputTokens", "totalTokens")}
     problems: list[str] = []
@@ -267,17 +266,13 @@ def parse_response(response: dict[str, Any]) -> Extraction:
             + (f", called {', '.join(names)}" if names else "")
             + "); no candidates"
         )
-        return Extraction(candidates=[], summary=None, problems=problems, usage=usage)
+        return Extraction(candidates=[], problems=problems, usage=usage)
     tool_input = call.get("input")
     if not isinstance(tool_input, dict):
         problems.append(f"the {TOOL_NAME} input is a {type(tool_input).__name__}, not an object; no candidates")
-        return Extraction(candidates=[], summary=None, problems=problems, usage=usage)
+        return Extraction(candidates=[], problems=problems, usage=usage)
     candidates = tool_input.get("candidates")
     if not isinstance(candidates, list):
         problems.append(f"the {TOOL_NAME} input has no candidates list (got {type(candidates).__name__})")
         candidates = []
-    summary = tool_input.get("summary")
-    if summary is not None and not isinstance(summary, str):
-        problems.append(f"the summary is a {type(summary).__name__}, not text; it was ignored")
-        summary = None
-    return Extraction(candidates=list(candidates), summary=summary, problems=problems, usage=usage)
+    return Extraction(candidates=list(candidates), problems=problems, usage=usage)
