@@ -15,7 +15,7 @@ from conftest import FIXTURES
 from family_memory.adapters.aws.bedrock_extractor import TOOL_NAME, TRANSCRIPT_CLOSE, BedrockExtractor
 from family_memory.domain.clock import FixedClock
 from family_memory.formation.document import ExtractorKind, Limits
-from family_memory.formation.extraction import ExtractionUnavailableError, RetryPolicy
+from family_memory.formation.extraction import ExtractionRefusedError, ExtractionUnavailableError, RetryPolicy
 from family_memory.formation.service import build_document
 from formation_helpers import family, transcript
 
@@ -132,11 +132,35 @@ def test_throttling_that_outlasts_the_retries_fails_the_run(client: Any) -> None
             ex.extract(TRANSCRIPT, family())
 
 
-def test_other_service_errors_are_translated(client: Any) -> None:
+@pytest.mark.parametrize(
+    ("code", "status", "message"),
+    [
+        ("ValidationException", 400, "Input is too long for requested model."),
+        ("ValidationException", 400, "messages.0.content: text is invalid"),
+        ("AccessDeniedException", 403, "You don't have access to the model with the specified model ID."),
+        ("ResourceNotFoundException", 404, "Could not resolve the foundation model."),
+    ],
+)
+def test_a_client_error_is_refused_for_good_without_a_retry(client: Any, code: str, status: int, message: str) -> None:
+    sleeps: list[float] = []
+    ex = extractor(client, sleeps)
+    with Stubber(client) as stub:
+        stub.add_client_error("converse", service_error_code=code, service_message=message, http_status_code=status)
+        with pytest.raises(ExtractionRefusedError) as refused:
+            ex.extract(TRANSCRIPT, family())
+        stub.assert_no_pending_responses()
+    assert (refused.value.code, refused.value.reason) == (code, message) and sleeps == []
+
+
+@pytest.mark.parametrize(
+    ("code", "status"),
+    [("InternalServerException", 500), ("ModelTimeoutException", 408), ("ModelErrorException", 424), ("Bad", 502)],
+)
+def test_server_errors_and_timeouts_are_worth_retrying_later(client: Any, code: str, status: int) -> None:
     ex = extractor(client)
     with Stubber(client) as stub:
-        stub.add_client_error("converse", service_error_code="AccessDeniedException", http_status_code=403)
-        with pytest.raises(ExtractionUnavailableError, match="AccessDeniedException"):
+        stub.add_client_error("converse", service_error_code=code, http_status_code=status)
+        with pytest.raises(ExtractionUnavailableError, match=code):
             ex.extract(TRANSCRIPT, family())
 
 

@@ -9,11 +9,15 @@ import pytest
 
 from conftest import local_adapters
 from family_memory.domain.clock import FixedClock
+from family_memory.domain.family import FamilySettings
 from family_memory.domain.memory import Status
 from family_memory.domain.okf import parse_json
+from family_memory.domain.transcript import Transcript
+from family_memory.formation.extraction import Extraction, ExtractionRefusedError, Extractor, RetryPolicy
 from family_memory.formation.intake import receive_transcript
+from family_memory.formation.offline import OfflineExtractor
 from family_memory.formation.replay import LEDGER, ReplayLedger, replay_family
-from family_memory.formation.service import FormationDeps
+from family_memory.formation.service import FormationDeps, extract_session, read_document
 from formation_helpers import FAMILY, deps, save_family, session_json
 
 # Session ids sort the other way round from their dates: replay must go by date.
@@ -93,3 +97,29 @@ def test_unreadable_sessions_are_reported_and_skipped(d: FormationDeps) -> None:
     report = replay_family(d, FAMILY, dream=None)
     assert "broken" in report.unreadable and report.sessions == 3
     assert any("skipped unreadable session broken" in line for line in report.lines())
+
+
+class RefusingExtractor(Extractor):
+    """A provider that refuses every session for good (as Bedrock does an input too long for the model)."""
+
+    info = OfflineExtractor.info
+
+    def __init__(self) -> None:
+        super().__init__(RetryPolicy(max_attempts=1))
+        self.calls = 0
+
+    def _extract(self, transcript: Transcript, family: FamilySettings) -> Extraction:
+        self.calls += 1
+        raise ExtractionRefusedError("ValidationException", "Input is too long for requested model.")
+
+
+def test_a_refused_session_is_recorded_not_retried_and_replay_tries_it_again(d: FormationDeps) -> None:
+    refusing = RefusingExtractor()
+    first = extract_session(d, FAMILY, "sess-m", enqueue=False, extractor=refusing)
+    assert first.document.extraction_failed is not None and first.document.candidates == []
+    assert "will not be retried (ValidationException)" in first.document.problems[0]
+    again = extract_session(d, FAMILY, "sess-m", enqueue=False, extractor=refusing)
+    assert refusing.calls == 1 and again.extracted is False
+    replay_family(d, FAMILY, dream=None)
+    document = read_document(d.store, FAMILY, "sess-m")
+    assert document is not None and document.extraction_failed is None and document.accepted()

@@ -8,7 +8,10 @@ the reason it was refused rather than crash on it.
 
 Retrying a throttled extractor is shared behaviour and lives here, once: a
 provider raises ``ExtractionThrottledError`` from its one narrow method and
-the base class backs off and tries again.
+the base class backs off and tries again. A provider sorts every other
+failure into one of two: ``ExtractionUnavailableError`` (try again later: the
+event is retried) or ``ExtractionRefusedError`` (this input will never work:
+recorded, not retried).
 """
 
 from __future__ import annotations
@@ -31,8 +34,22 @@ class ExtractionThrottledError(FamilyMemoryError):
 
 
 class ExtractionUnavailableError(FamilyMemoryError):
-    """The extractor could not run (retries exhausted, service error). The
-    session stays where it is; the event is retried later."""
+    """The extractor could not run for now (throttling beyond the retries, a
+    server error, a timeout). The session stays where it is; the event is
+    retried later."""
+
+
+class ExtractionRefusedError(FamilyMemoryError):
+    """The extractor's service refused this session for good: a client error
+    (the input is invalid or too long for the model, access is denied, the
+    model does not exist). The same input would be refused again, so it is not
+    retried: the session is recorded as extraction-failed, with ``code`` and
+    the reason, for a later replay."""
+
+    def __init__(self, code: str, reason: str) -> None:
+        super().__init__(f"{code}: {reason}" if reason else code)
+        self.code = code
+        self.reason = reason
 
 
 @dataclass(frozen=True)

@@ -22,11 +22,12 @@ from family_memory.families import load_family
 from family_memory.formation.candidate import Candidate
 from family_memory.formation.document import (
     CandidatesDocument,
+    ExtractionFailure,
     Limits,
     transcript_hash,
 )
 from family_memory.formation.entities import EntityDirectory
-from family_memory.formation.extraction import Extractor, SuppliedCandidates
+from family_memory.formation.extraction import ExtractionRefusedError, Extractor, SuppliedCandidates
 from family_memory.formation.intake import IntakeResult, check_not_conflicting, ensure_family, receive_transcript
 from family_memory.formation.queue import ReconcileQueue, ReconcileRequest
 from family_memory.formation.reconcile import Reconciler, ReconcileReport
@@ -120,6 +121,32 @@ def suppression_check(store: Store, family: FamilySettings, now: datetime) -> Su
     return suppressed
 
 
+def failed_document(
+    transcript: Transcript,
+    raw: bytes,
+    extractor: Extractor,
+    limits: Limits,
+    clock: Clock,
+    error: ExtractionRefusedError,
+) -> CandidatesDocument:
+    """The record of a session the extractor refused for good: no candidates, no summary, the reason."""
+    now = clock.now()
+    return CandidatesDocument(
+        family_id=transcript.family_id,
+        session_id=transcript.session_id,
+        surface=transcript.surface,
+        started_at=transcript.started_at,
+        time_zone=transcript.time_zone,
+        extractor=extractor.info,
+        summary="",
+        transcript_sha256=transcript_hash(raw),
+        extracted_at=now,
+        limits=limits,
+        problems=[f"extraction failed and will not be retried ({error.code}): {error.reason}"[:1000]],
+        extraction_failed=ExtractionFailure(code=error.code[:200], reason=error.reason[:1000], failed_at=now),
+    )
+
+
 def read_document(store: Store, family_id: str, session_id: str) -> CandidatesDocument | None:
     found = store.read_optional(family_id, candidates_path(session_id))
     return parse_json(CandidatesDocument, found.data, candidates_path(session_id)) if found else None
@@ -155,6 +182,7 @@ def extract_session(
     force: bool = False,
     enqueue: bool = True,
     extractor: Extractor | None = None,
+    retry_failed: bool = False,
 ) -> ExtractResult:
     """``sessions/{id}.json`` -> ``candidates/{id}.json`` -> a reconcile request.
 
@@ -164,17 +192,34 @@ def extract_session(
     the run that wrote the document may have stopped before queueing. The
     document is written conditionally (create-only, or replace-if-unchanged
     when forced): when two extractions of one session race, the one that
-    loses uses the document that won (``extracted`` False)."""
+    loses uses the document that won (``extracted`` False).
+
+    When the extractor refuses the session for good (``ExtractionRefusedError``,
+    a client error), the document records ``extraction_failed`` with the reason
+    and nothing is queued; such a document is reused like any other (so a
+    redelivered event does not call the model again) unless ``force`` or
+    ``retry_failed`` (replay). ``ExtractionUnavailableError`` propagates: the
+    event is retried."""
     transcript, raw = _read_session(deps.store, family_id, session_id)
     path = candidates_path(session_id)
     stored = deps.store.read_optional(family_id, path)
     if stored is not None and not force:
         existing = parse_json(CandidatesDocument, stored.data, path)
-        return ExtractResult(existing, extracted=False, enqueued=enqueue and _enqueue(deps, existing))
+        if existing.extraction_failed is None or not retry_failed:
+            queued = enqueue and existing.extraction_failed is None and _enqueue(deps, existing)
+            return ExtractResult(existing, extracted=False, enqueued=queued)
     ensure_family(deps.store, transcript)
     family = load_family(deps.store, family_id)
     suppressed = suppression_check(deps.store, family, deps.clock.now())
-    document = build_document(transcript, raw, family, extractor or deps.extractor, deps.limits, deps.clock, suppressed)
+    chosen = extractor or deps.extractor
+    try:
+        document = build_document(transcript, raw, family, chosen, deps.limits, deps.clock, suppressed)
+    except ExtractionRefusedError as exc:
+        log.error(
+            "the extractor refused the session; recorded as extraction-failed, not retried",
+            extra={"family_id": family_id, "session_id": session_id, "code": exc.code, "reason": exc.reason[:300]},
+        )
+        document = failed_document(transcript, raw, chosen, deps.limits, deps.clock, exc)
     try:
         # Conditional, so two deliveries of one event cannot both write: the second reads what the first wrote.
         if stored is None:
@@ -189,7 +234,8 @@ def extract_session(
             "another extraction of this session stored its candidates first; using those",
             extra={"family_id": family_id, "session_id": session_id},
         )
-        return ExtractResult(winner, extracted=False, enqueued=enqueue and _enqueue(deps, winner))
+        queued = enqueue and winner.extraction_failed is None and _enqueue(deps, winner)
+        return ExtractResult(winner, extracted=False, enqueued=queued)
     log.info(
         "extracted",
         extra={
@@ -199,7 +245,8 @@ def extract_session(
             "accepted": len(document.accepted()),
         },
     )
-    return ExtractResult(document, extracted=True, enqueued=enqueue and _enqueue(deps, document))
+    queued = enqueue and document.extraction_failed is None and _enqueue(deps, document)
+    return ExtractResult(document, extracted=True, enqueued=queued)
 
 
 def receive_session(

@@ -12,9 +12,22 @@ them; the system prompt says the transcript is data, not instructions.
 
 Whatever comes back is handed to validation as proposed: a missing tool call,
 a non-list, a malformed candidate are recorded as problems or rejections,
-never a crash. Throttling becomes ``ExtractionThrottledError`` and the base
-class retries with backoff (the client itself is configured not to retry,
-so attempts are counted in one place). Token usage is returned for metrics.
+never a crash. Errors are sorted by whether trying again can help:
+
+- throttling (``ThrottlingException``, ``ServiceUnavailableException``, ...)
+  becomes ``ExtractionThrottledError`` and the base class retries with backoff
+  (the client itself is configured not to retry, so attempts are counted in
+  one place);
+- server errors and timeouts (5xx, 429, ``ModelTimeoutException``,
+  ``ModelErrorException``, a dropped connection) become
+  ``ExtractionUnavailableError``: the event is retried later;
+- every other client error (``ValidationException``, an input too long for
+  the model, ``AccessDeniedException``, ``ResourceNotFoundException``) becomes
+  ``ExtractionRefusedError``: the same request would be refused again, so the
+  session is recorded as extraction-failed instead of being retried until it
+  is dead-lettered.
+
+Token usage is returned for metrics.
 """
 
 from __future__ import annotations
@@ -22,7 +35,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from botocore.exceptions import ClientError
+from botocore.exceptions import BotoCoreError, ClientError
 
 from family_memory.domain.clock import format_utc
 from family_memory.domain.clock import zone as time_zone
@@ -33,6 +46,7 @@ from family_memory.domain.transcript import Transcript
 from family_memory.formation.document import ExtractorInfo, ExtractorKind
 from family_memory.formation.extraction import (
     Extraction,
+    ExtractionRefusedError,
     ExtractionThrottledError,
     ExtractionUnavailableError,
     Extractor,
@@ -44,6 +58,8 @@ PROMPT_VERSION = "1"
 THROTTLING_CODES = frozenset(
     {"ThrottlingException", "TooManyRequestsException", "ServiceUnavailableException", "ModelNotReadyException"}
 )
+#: Worth trying again later, whatever the status says: the service or the model was busy or slow.
+RETRYABLE_CODES = frozenset({"InternalServerException", "ModelTimeoutException", "ModelErrorException"})
 TRANSCRIPT_OPEN = "<<<TRANSCRIPT"
 TRANSCRIPT_CLOSE = "TRANSCRIPT>>>"
 
@@ -237,14 +253,23 @@ class BedrockExtractor(Extractor):
         try:
             response = self._bedrock.converse(**self.request(transcript, family))
         except ClientError as exc:
-            error = exc.response.get("Error", {})
-            code = str(error.get("Code", ""))
-            if code in THROTTLING_CODES:
-                raise ExtractionThrottledError(f"Bedrock {code}") from exc
-            raise ExtractionUnavailableError(
-                f"Bedrock refused the extraction request ({code}): {str(error.get('Message', ''))[:200]}"
-            ) from exc
+            raise classify(exc) from exc
+        except BotoCoreError as exc:  # no answer at all: a dropped connection, a read timeout
+            raise ExtractionUnavailableError(f"Bedrock could not be reached: {exc}"[:300]) from exc
         return parse_response(response)
+
+
+def classify(exc: ClientError) -> ExtractionThrottledError | ExtractionUnavailableError | ExtractionRefusedError:
+    """The core's error for a Bedrock error: throttled, unavailable for now, or refused for good."""
+    error = exc.response.get("Error", {})
+    code = str(error.get("Code", "")) or "UnknownError"
+    message = str(error.get("Message", ""))[:300]
+    status = int(exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode") or 0)
+    if code in THROTTLING_CODES:
+        return ExtractionThrottledError(f"Bedrock {code}")
+    if code in RETRYABLE_CODES or status >= 500 or status == 429 or status == 0:
+        return ExtractionUnavailableError(f"Bedrock could not extract for now ({code}, HTTP {status}): {message}")
+    return ExtractionRefusedError(code, message or f"HTTP {status}")
 
 
 def parse_response(response: dict[str, Any]) -> Extraction:

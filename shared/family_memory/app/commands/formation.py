@@ -61,7 +61,7 @@ def document_lines(runtime: Runtime, doc: CandidatesDocument) -> list[str]:
     """The candidates document for people: extractor, summary, each verdict, each outcome."""
     lines = [
         f"extractor: {doc.extractor.label}",
-        f"summary:   {doc.summary}",
+        f"summary:   {doc.summary or '(none: nothing shareable was accepted)'}",
         f"candidates: {location(runtime, doc.family_id, candidates_path(doc.session_id))}",
     ]
     lines += [f"  problem: {p}" for p in doc.problems]
