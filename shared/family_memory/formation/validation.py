@@ -272,7 +272,10 @@ class _Check:
             if carried:
                 return []
             bar = "at least one of them for an inference"
-        missing = ", ".join(w for w in key if w not in carried)
+        absent = {w for w in key if w not in carried}
+        # Name the words as the summary spells them, not as stems ("boring", not "bor").
+        spelled = {stem: word for word in _WORD.findall(candidate.summary) for stem in content_tokens(word)}
+        missing = ", ".join(spelled.get(w, w) for w in key if w in absent)
         return [
             Rejection(
                 rule=QUOTE_SUPPORTS,
