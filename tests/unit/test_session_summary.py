@@ -64,3 +64,24 @@ def test_a_forgotten_topic_stays_out_of_the_summary(d: FormationDeps) -> None:
     document = summary_of(d, "We love Thai food. Never book flights before 7am.", session_id="sess-2")
     assert "thai" not in document.summary.lower()
     assert document.summary == "Lucía talked about: Never book flights before 7am."
+
+
+def test_a_child_this_session_calls_a_daughter_stays_out_even_when_the_family_file_does_not_know_her(
+    d: FormationDeps,
+) -> None:
+    text = "My daughter Maya is allergic to peanuts. Maya loves swimming. Pizza night is tonight."
+    receive_session(d, session_json([("user", "lucia", text)], family_id="fam-new"))
+    document = extract_session(d, "fam-new", "sess-1", enqueue=False).document
+    assert "Maya loves swimming." in [c.summary for _, c in document.accepted()]
+    assert document.summary == "lucia talked about: Pizza night."
+
+
+def test_a_child_the_family_told_us_of_before_stays_out_of_later_summaries(d: FormationDeps) -> None:
+    receive_session(d, session_json([("user", "lucia", "My daughter Maya is seven.")], family_id="fam-new"))
+    extract_session(d, "fam-new", "sess-1", enqueue=False)
+    reconcile_session(d, "fam-new", "sess-1")
+    later = session_json(
+        [("user", "lucia", "Maya loves soccer. Pizza night is tonight.")], session_id="sess-2", family_id="fam-new"
+    )
+    receive_session(d, later)
+    assert extract_session(d, "fam-new", "sess-2", enqueue=False).document.summary == "lucia talked about: Pizza night."

@@ -17,6 +17,7 @@ from family_memory.domain.errors import AlreadyExistsError, ConflictError, Inval
 from family_memory.domain.family import FamilySettings
 from family_memory.domain.layout import candidates_path, session_path
 from family_memory.domain.okf import parse_json, serialise_json
+from family_memory.domain.text import normalise_for_match
 from family_memory.domain.transcript import Transcript, parse_transcript
 from family_memory.families import load_family
 from family_memory.formation.candidate import Candidate
@@ -31,8 +32,9 @@ from family_memory.formation.extraction import ExtractionRefusedError, Extractor
 from family_memory.formation.intake import IntakeResult, check_not_conflicting, ensure_family, receive_transcript
 from family_memory.formation.queue import ReconcileQueue, ReconcileRequest
 from family_memory.formation.reconcile import Reconciler, ReconcileReport
+from family_memory.formation.relations import CHILD_RELATIONS
 from family_memory.formation.similar import SimilarMemories
-from family_memory.formation.summary import Suppressed, derive_summary
+from family_memory.formation.summary import KeptOut, derive_summary
 from family_memory.formation.suppression_rules import SuppressionRules
 from family_memory.formation.validation import validate_proposals
 from family_memory.ports.store import Store
@@ -78,15 +80,15 @@ def build_document(
     extractor: Extractor,
     limits: Limits,
     clock: Clock,
-    suppressed: Suppressed | None = None,
+    kept_out: KeptOut | None = None,
 ) -> CandidatesDocument:
     """Run ``extractor`` on the transcript and validate every proposal. The summary is
-    derived from the accepted claims that are not sensitive and not ``suppressed``."""
+    derived from the accepted claims that are not sensitive and not ``kept_out``."""
     extraction = extractor.extract(transcript, family)
     entries = validate_proposals(transcript, family, extraction.candidates, limits)
     accepted = [e.candidate for e in entries if e.accepted and e.candidate is not None]
     problems = list(extraction.problems)
-    summary = derive_summary(transcript, family, accepted, suppressed or (lambda _: False))
+    summary = derive_summary(transcript, family, accepted, kept_out or (lambda _: False))
     usage = dict(extraction.usage)
     if extraction.attempts > 1:
         usage["attempts"] = extraction.attempts
@@ -107,18 +109,27 @@ def build_document(
     )
 
 
-def suppression_check(store: Store, family: FamilySettings, now: datetime) -> Suppressed:
-    """Whether a candidate is one the family asked to forget (their rules as they are now)."""
+def summary_filter(store: Store, family: FamilySettings, now: datetime) -> KeptOut:
+    """What the family's own state keeps out of a session summary: a claim one of its forget
+    rules suppresses (the rules as they are now), or one about a child it has told us of
+    (an entity whose relationship is a child's)."""
     rules = SuppressionRules.load(store, family.family_id)
-    if not rules.rules:
-        return lambda _: False
     directory = EntityDirectory.load(store, family.family_id, family, now)
+    children = {
+        e.id
+        for e in directory.entities.values()
+        if e.relationship and normalise_for_match(e.relationship) in CHILD_RELATIONS
+    }
+    if not rules.rules and not children:
+        return lambda _: False
 
-    def suppressed(candidate: Candidate) -> bool:
+    def kept_out(candidate: Candidate) -> bool:
         resolution = directory.resolve(candidate.subject_names(), list(candidate.entities))
+        if children & set(resolution.entity_ids):
+            return True
         return rules.match(candidate, resolution.entity_ids) is not None
 
-    return suppressed
+    return kept_out
 
 
 def failed_document(
@@ -210,10 +221,10 @@ def extract_session(
             return ExtractResult(existing, extracted=False, enqueued=queued)
     ensure_family(deps.store, transcript)
     family = load_family(deps.store, family_id)
-    suppressed = suppression_check(deps.store, family, deps.clock.now())
+    kept_out = summary_filter(deps.store, family, deps.clock.now())
     chosen = extractor or deps.extractor
     try:
-        document = build_document(transcript, raw, family, chosen, deps.limits, deps.clock, suppressed)
+        document = build_document(transcript, raw, family, chosen, deps.limits, deps.clock, kept_out)
     except ExtractionRefusedError as exc:
         log.error(
             "the extractor refused the session; recorded as extraction-failed, not retried",
@@ -264,8 +275,8 @@ def receive_session(
     check_not_conflicting(deps.store, transcript)
     ensure_family(deps.store, transcript)
     family = load_family(deps.store, transcript.family_id)
-    suppressed = suppression_check(deps.store, family, deps.clock.now())
-    document = build_document(transcript, data, family, supplied, deps.limits, deps.clock, suppressed)
+    kept_out = summary_filter(deps.store, family, deps.clock.now())
+    document = build_document(transcript, data, family, supplied, deps.limits, deps.clock, kept_out)
     existing = read_document(deps.store, transcript.family_id, transcript.session_id)
     if existing is not None:
         if existing.extractor != document.extractor or existing.candidates != document.candidates:

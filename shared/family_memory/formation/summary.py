@@ -2,12 +2,15 @@
 
 The brief shows it in every member's chat, so it is built to leak nothing:
 it is derived here, deterministically, only from the *accepted* candidates
-that are not sensitive (health, finances, minors) and that no forget rule of
-the family suppresses, naming their subjects (``about``). It never quotes
-what anyone wrote, and a summary an extractor proposes (a model's own line)
-is never used: free text cannot be checked for what it reveals. A session
-where nothing remains has no summary (the empty string), so the brief shows
-no last-conversation line for it.
+that are not sensitive (health, finances, minors) and that the family's own
+state does not keep out (``kept_out``: a forget rule suppresses it, or it is
+about a child the family has told us of), naming their subjects (``about``).
+A claim about someone this very session calls a child ("my daughter Maya")
+is kept out too, even before that entity is on file. The summary never
+quotes what anyone wrote, and a summary an extractor proposes (a model's own
+line) is never used: free text cannot be checked for what it reveals. A
+session where nothing remains has no summary (the empty string), so the
+brief shows no last-conversation line for it.
 """
 
 from __future__ import annotations
@@ -16,11 +19,14 @@ from collections.abc import Callable, Sequence
 
 from family_memory.domain.family import FamilySettings
 from family_memory.domain.memory import Sensitivity
+from family_memory.domain.text import normalise_for_match
 from family_memory.domain.transcript import Role, Transcript
 from family_memory.formation.candidate import Candidate
 from family_memory.formation.document import SUMMARY_MAX, one_line
+from family_memory.formation.relations import CHILD_RELATIONS
 
-Suppressed = Callable[[Candidate], bool]
+#: Whether the family's own state keeps a claim out of the summary (a forget rule, a known child).
+KeptOut = Callable[[Candidate], bool]
 
 
 def _speakers(transcript: Transcript, family: FamilySettings) -> list[str]:
@@ -34,22 +40,34 @@ def _speakers(transcript: Transcript, family: FamilySettings) -> list[str]:
     return names
 
 
-def shareable(candidate: Candidate, suppressed: Suppressed) -> bool:
-    """Whether a claim's subject may appear in the summary: not sensitive, not forgotten."""
-    return candidate.sensitivity is Sensitivity.NORMAL and not suppressed(candidate)
+def _children_named(accepted: Sequence[Candidate]) -> set[str]:
+    """Every name this session gives someone it calls a child ("my daughter Maya": maya, my daughter)."""
+    names: set[str] = set()
+    for candidate in accepted:
+        for hint in candidate.entities:
+            if hint.relationship and normalise_for_match(hint.relationship) in CHILD_RELATIONS:
+                names.update(normalise_for_match(n) for n in (hint.name, *hint.aliases))
+    return names
 
 
 def derive_summary(
     transcript: Transcript,
     family: FamilySettings,
     accepted: Sequence[Candidate],
-    suppressed: Suppressed = lambda _: False,
+    kept_out: KeptOut = lambda _: False,
 ) -> str:
-    """``Lucía talked about: Thai food (the family); Never book flights before 7am.`` (at most
-    200 characters), from the shareable accepted claims; ``""`` when there are none."""
+    """``Lucía talked about: Pizza night; Never book flights before 7am.`` (at most 200
+    characters), from the shareable accepted claims; ``""`` when there are none."""
+    children = _children_named(accepted)
     topics: list[str] = []
     for candidate in accepted:
-        if shareable(candidate, suppressed) and candidate.about not in topics:
+        if candidate.sensitivity is not Sensitivity.NORMAL or kept_out(candidate):
+            continue
+        names = {normalise_for_match(n) for n in candidate.subject_names()}
+        names |= {normalise_for_match(h.name) for h in candidate.entities}
+        if names & children:
+            continue
+        if candidate.about not in topics:
             topics.append(candidate.about)
     if not topics:
         return ""
