@@ -237,3 +237,54 @@ def test_every_log_line_of_a_run_carries_the_family_and_session(stack: Stack) ->
     assert {"session extracted", "session reconciled"} <= set(messages)
     for line in lines:
         assert line["family_id"] == FAMILY and line["session_id"] == SESSION, line
+
+
+def stubbed_bedrock(stack: Stack) -> Any:
+    """The extract function's extractor swapped for Bedrock on a client botocore's Stubber answers."""
+    from botocore.config import Config
+    from botocore.stub import Stubber
+
+    from family_memory.adapters.aws.bedrock_extractor import BedrockExtractor
+    from family_memory.app.formation import formation
+    from family_memory.formation.extraction import RetryPolicy
+
+    client = stack.session.client("bedrock-runtime", config=Config(retries={"max_attempts": 1, "mode": "standard"}))
+    retry = RetryPolicy(max_attempts=2, sleep=lambda _: None)
+    formation(runtime()).deps.extractor = BedrockExtractor(
+        client, "anthropic.claude-3-5-haiku-20241022-v1:0", retry=retry
+    )
+    return Stubber(client)
+
+
+def test_a_session_bedrock_refuses_is_recorded_as_extraction_failed_and_not_retried(stack: Stack) -> None:
+    stub = stubbed_bedrock(stack)
+    event = stack.put_session([("user", "lucia", "We love Thai food.")])
+    with stub:
+        stub.add_client_error(
+            "converse",
+            service_error_code="ValidationException",
+            service_message="Input is too long for requested model.",
+            http_status_code=400,
+        )
+        result = stack.extract.handler(event, FakeContext(function_name="extract"))
+        # A redelivery of the event does not call the model again (the stub has nothing more to give).
+        again = stack.extract.handler(event, FakeContext(function_name="extract"))
+        stub.assert_no_pending_responses()
+    assert result["status"] == again["status"] == "extraction_failed"
+    assert "Input is too long" in result["reason"]
+    document = read_document(S3Store(stack.session.client("s3"), TEST_BUCKET), FAMILY, SESSION)
+    assert document is not None and document.extraction_failed is not None
+    assert document.extraction_failed.code == "ValidationException" and document.candidates == []
+    assert document.summary == "" and stack.receive()["Records"] == []
+
+
+def test_a_bedrock_server_error_fails_the_invocation_so_the_event_is_retried(stack: Stack) -> None:
+    from family_memory.formation.extraction import ExtractionUnavailableError
+
+    stub = stubbed_bedrock(stack)
+    event = stack.put_session([("user", "lucia", "We love Thai food.")])
+    with stub:
+        stub.add_client_error("converse", service_error_code="InternalServerException", http_status_code=500)
+        with pytest.raises(ExtractionUnavailableError):
+            stack.extract.handler(event, FakeContext(function_name="extract"))
+    assert read_document(S3Store(stack.session.client("s3"), TEST_BUCKET), FAMILY, SESSION) is None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -184,3 +185,59 @@ def test_evidence_shows_the_quote_its_date_and_who_said_it(d: FormationDeps, loc
     assert line.recorded_at == FRIDAY_MORNING
     with pytest.raises(NotFoundError):
         evidence_view(local.store, FAMILY, "01K6N1R0A0B0C0D0E0F0G0H010")
+
+
+def test_forgetting_one_daughter_leaves_her_sister_alone(local: Adapters, d: FormationDeps) -> None:
+    learn(d, "My daughter Maya is allergic to peanuts.")
+    sofia = learn(d, "My daughter Sofia is allergic to eggs.", session_id="sess-2")
+    preview = preview_group(d.writer, FAMILY, GroupSelector(entity="Maya"))
+    assert {row.summary for row in preview.memories} == {
+        "Maya is the family's daughter.",
+        "Maya is allergic to peanuts.",
+    }
+    forget_group(d.writer, FAMILY, GroupSelector(entity="Maya"), "lucia", expected_count=preview.count)
+    for memory_id in sofia:
+        assert read(local, memory_id).status is Status.ACTIVE
+    with pytest.raises(InvalidInputError, match="could mean"):
+        preview_group(d.writer, FAMILY, GroupSelector(entity="my daughter"))
+
+
+def test_a_family_that_does_not_exist_gets_no_folder_from_the_card(d: FormationDeps, local: Adapters) -> None:
+    draft = MemoryDraft(type=MemoryType.FACT, about="Bedtime", summary="Bed at 8.")
+    with pytest.raises(NotFoundError, match="family fam-zz does not exist"):
+        add_memory(d.writer, "fam-zz", "nobody", draft)
+    assert "fam-zz" not in set(local.store.families())
+    with pytest.raises(NotFoundError, match="does not exist"):
+        preview_group(d.writer, "fam-zz", GroupSelector(topic="bedtime"))
+
+
+def test_a_family_without_members_does_not_accept_anyone(d: FormationDeps, local: Adapters) -> None:
+    from family_memory.domain.family import FamilySettings
+    from formation_helpers import save_family as save
+
+    save(local.store, FamilySettings(family_id="fam-empty", time_zone="UTC"))
+    with pytest.raises(InvalidInputError, match="not in family fam-empty"):
+        add_memory(d.writer, "fam-empty", "anyone", MemoryDraft(type=MemoryType.FACT, about="x", summary="y"))
+
+
+def test_a_name_with_a_control_character_is_an_input_error_naming_the_field(d: FormationDeps) -> None:
+    fields = {"type": "fact", "about": "Bedtime", "summary": "Bed at 8.", "applies_to": ["bad\x01name"]}
+    with pytest.raises(InvalidInputError, match="applies_to contains a line break or control character"):
+        validate(MemoryDraft, fields, "memory")
+    # A draft that skipped its own checks still cannot crash the card with a pydantic traceback.
+    unchecked = MemoryDraft.model_construct(**{**fields, "type": MemoryType.FACT})
+    with pytest.raises(InvalidInputError, match="applies_to"):
+        add_memory(d.writer, FAMILY, "lucia", unchecked)
+
+
+def test_a_memory_cannot_be_born_expired(d: FormationDeps, local: Adapters) -> None:
+    # The clock reads 2026-11-30 04:00 in Los Angeles: today there is the 30th.
+    today = MemoryDraft(
+        type=MemoryType.FACT, about="Plumber", summary="The plumber comes today.", valid_until="2026-11-30"
+    )
+    with pytest.raises(InvalidInputError, match="not after the family's date today \\(2026-11-30"):
+        add_memory(d.writer, FAMILY, "lucia", today)
+    memory = add_memory(d.writer, FAMILY, "lucia", today.model_copy(update={"valid_until": date(2026, 12, 1)}))
+    with pytest.raises(InvalidInputError, match="valid_until 2026-11-29"):
+        edit_memory(d.writer, FAMILY, memory.id, "lucia", MemoryEdit(valid_until=date(2026, 11, 29)))
+    assert read(local, memory.id).status is Status.ACTIVE

@@ -71,3 +71,41 @@ def test_several_names_give_ids_in_order_without_repeats() -> None:
     d = directory()
     resolution = d.resolve(["maya", "Maya", "marco"], [])
     assert len(resolution.entity_ids) == 2
+
+
+def maya_then_sofia() -> tuple[EntityDirectory, str, str]:
+    d = directory()
+    maya = d.resolve(["Maya"], [EntityHint(name="Maya", aliases=["my daughter"], relationship="daughter")])
+    d.apply(maya)
+    sofia = d.resolve(["Sofia"], [EntityHint(name="Sofia", aliases=["my daughter"], relationship="daughter")])
+    d.apply(sofia)
+    return d, maya.entity_ids[0], sofia.entity_ids[0]
+
+
+def test_a_second_daughter_by_name_is_never_merged_into_the_first() -> None:
+    d, maya, sofia = maya_then_sofia()
+    assert sofia != maya
+    assert "sofia" not in d.entities[maya].names() and d.entities[maya].member_id == "maya"
+    assert d.entities[sofia].name == "Sofia" and d.entities[sofia].relationship == "daughter"
+
+
+def test_a_bare_relation_is_ambiguous_with_two_daughters_and_goes_to_neither() -> None:
+    d, maya, sofia = maya_then_sofia()
+    hint = EntityHint(name="Marco's daughter", aliases=["my daughter"], relationship="daughter")
+    first = d.resolve(["my daughter"], [hint])
+    assert first.entity_ids[0] not in (maya, sofia)
+    assert d.matches("my daughter") and len(d.matches("my daughter")) == 2
+    d.apply(first)
+    # Said again, it finds that same unnamed daughter, still not Maya or Sofia.
+    assert d.resolve(["my daughter"], [hint]).entity_ids == first.entity_ids
+
+
+def test_a_bare_relation_resolves_when_exactly_one_entity_holds_it() -> None:
+    d = directory()
+    maya = d.resolve(["Maya"], [EntityHint(name="Maya", relationship="daughter")])
+    d.apply(maya)
+    # Maya was never called "my daughter", but she is the family's only daughter.
+    later = d.resolve(
+        ["my daughter"], [EntityHint(name="Lucía's daughter", aliases=["my daughter"], relationship="daughter")]
+    )
+    assert later.entity_ids == maya.entity_ids

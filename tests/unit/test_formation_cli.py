@@ -165,3 +165,15 @@ def test_ingesting_again_finishes_a_run_that_stopped_before_reconciling(cli, tmp
     extract_session(formation(runtime).deps, "fam-rivera", "sess-1", enqueue=False)  # then the process "stopped"
     code, out, _ = cli("ingest", write(tmp_path, "s1.json", data))
     assert code == 0 and "already stored" in out and "-> added" in out
+
+
+def test_the_card_refuses_bad_input_with_a_clear_error_and_writes_nothing(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    add = ("memories", "add", "--type", "fact", "--about", "Bedtime", "--summary", "Bed at 8.")
+    code, _, err = cli(*add, "--family", "fam-zz", "--member", "nobody")
+    assert code == 2 and "family fam-zz does not exist" in err
+    assert not (tmp_path / "home" / "families" / "fam-zz").exists() and not list(tmp_path.glob("home/**/fam-zz"))
+    cli("ingest", write(tmp_path, "s1.json", session_json([("user", "lucia", "We love Thai food.")])))
+    code, _, err = cli(*add, "--family", "fam-rivera", "--member", "lucia", "--applies-to", "bad\x01name")
+    assert code == 2 and "applies_to" in err and "control character" in err and "Traceback" not in err
+    code, _, err = cli(*add, "--family", "fam-rivera", "--member", "lucia", "--valid-until", "2020-01-01")
+    assert code == 2 and "valid_until 2020-01-01 is not after the family's date today" in err

@@ -47,7 +47,7 @@ def test_weekend_and_next_week_are_ranges() -> None:
 def test_month_day_rolls_into_next_year_once_passed() -> None:
     assert only("the party is on December 5th")[0] == date(2026, 12, 5)
     assert only("the trip is Jan 3")[0] == date(2027, 1, 3)
-    assert only("the dentist was on Nov 2")[0] == date(2027, 11, 2)
+    assert only("the dentist is on Nov 2")[0] == date(2027, 11, 2)
 
 
 def test_recurring_days_are_not_dates() -> None:
@@ -66,3 +66,44 @@ def test_recurring_days_are_not_dates() -> None:
 )
 def test_the_turn_day_is_the_familys_local_date(instant: datetime, expected: date) -> None:
     assert turn_day(instant, "America/Los_Angeles") == expected
+
+
+WEDNESDAY = date(2026, 11, 25)
+
+
+def test_last_weekday_is_the_most_recent_one_before_today_and_is_past() -> None:
+    [mention] = find_dates("Last Friday was pizza night", WEDNESDAY)
+    assert mention.first_day == date(2026, 11, 20) and mention.past
+    [same_day] = find_dates("last Wednesday", WEDNESDAY)
+    assert same_day.first_day == date(2026, 11, 18)
+
+
+def test_a_weekday_in_a_past_tense_statement_is_behind_us() -> None:
+    [mention] = find_dates("Maya was sick on Monday", WEDNESDAY)
+    assert mention.first_day == date(2026, 11, 23) and mention.past
+    [went] = find_dates("we went to the zoo on Nov 2", WEDNESDAY)
+    assert went.first_day == date(2026, 11, 2) and went.past
+    # The same words in the present tense are still a plan.
+    [plan] = find_dates("Maya is off school on Monday", WEDNESDAY)
+    assert plan.first_day == date(2026, 11, 30) and not plan.past
+
+
+def test_yesterday_last_week_and_last_weekend_are_past_ranges() -> None:
+    assert only("the party was yesterday", WEDNESDAY)[0] == date(2026, 11, 24)
+    assert only("school was closed last week", WEDNESDAY)[:2] == (date(2026, 11, 16), date(2026, 11, 22))
+    assert only("we were away last weekend", WEDNESDAY)[:2] == (date(2026, 11, 21), date(2026, 11, 22))
+    assert all(m.past for m in find_dates("yesterday, last week and last weekend", WEDNESDAY))
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I may 3 times a week go swimming", "She may 2 days skip it", "we ran March 5 miles", "up to Dec 25% off"],
+)
+def test_a_month_name_needs_a_day_not_a_count(text: str) -> None:
+    assert find_dates(text, WEDNESDAY) == []
+
+
+def test_a_month_and_a_day_are_still_a_date() -> None:
+    assert only("the recital is May 3", WEDNESDAY)[0] == date(2027, 5, 3)
+    assert only("the recital is on may 3", WEDNESDAY)[0] == date(2027, 5, 3)
+    assert only("the recital is may 3rd", WEDNESDAY)[0] == date(2027, 5, 3)

@@ -119,3 +119,10 @@ def test_assistant_and_tool_turns_and_questions_are_not_read() -> None:
 def test_the_same_claim_twice_in_a_session_is_proposed_once() -> None:
     candidates = extract(("user", "lucia", "We love Thai food."), ("user", "marco", "We love Thai food."))
     assert [c["summary"] for c in candidates] == ["The family loves Thai food."]
+
+
+def test_past_days_do_not_become_dated_facts() -> None:
+    # Wednesday 2026-11-25 in Los Angeles: none of these is a plan, and none may be dated in the future.
+    wednesday = datetime(2026, 11, 25, 17, 0, tzinfo=UTC)
+    said = "Last Friday was pizza night. Maya was sick on Monday. I may 3 times a week go swimming."
+    assert extract(("user", "lucia", said), started_at=wednesday) == []

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from factories import memory
-from family_memory.domain.memory import Authority, Memory, MemoryType, Status
+from family_memory.domain.memory import Authority, Memory, MemoryType, Status, Strength
 from family_memory.formation.decisions import Decision, DecisionKind, Known, Proposal, decide
 
 THEN = datetime(2026, 11, 1, 18, 30, tzinfo=UTC)
@@ -63,6 +63,42 @@ TONIGHT = thai(
 WEEKLY = thai(type=MemoryType.FACT, about="Pizza night", summary="Friday is pizza night.")
 PILLS = thai(type=MemoryType.CONSTRAINT, about="Pepper's medication", summary="Pepper needs her pills at 8.")
 FERN = thai(type=MemoryType.DIRECTIVE, about="Always water the fern", summary="Always water the fern.")
+
+MAYA = "01K6N1R0A0B0C0D0E0F0ENT001"
+MAYA_NAMES = frozenset({"maya", "rivera", "daughter"})
+PEANUTS = thai(
+    type=MemoryType.CONSTRAINT,
+    strength=Strength.HARD,
+    authority=Authority.USER_EXPLICIT,
+    about="Maya's allergy to peanuts",
+    summary="Maya is allergic to peanuts.",
+    applies_to=[MAYA],
+)
+SWIMMING = thai(about="Swimming (Maya)", summary="Maya loves swimming.", applies_to=[MAYA])
+PILLS_AT_8 = thai(type=MemoryType.FACT, about="Pepper's medication times", summary="Pepper gets her pills at 8.")
+HARD_PILLS = thai(
+    type=MemoryType.CONSTRAINT,
+    strength=Strength.HARD,
+    authority=Authority.USER_EXPLICIT,
+    about="Pepper's medication",
+    summary="Pepper needs her pills at 8.",
+)
+AUSTIN = thai(type=MemoryType.FACT, about="Where the family lives", summary="The family lives in Austin.")
+
+
+def about_maya(**overrides: Any) -> Proposal:
+    return proposal(applies_to=(MAYA,), names=MAYA_NAMES, **overrides)
+
+
+def allergy(food: str, **overrides: Any) -> Proposal:
+    values: dict[str, Any] = {
+        "type": MemoryType.CONSTRAINT,
+        "about": f"Maya's allergy to {food}",
+        "summary": f"Maya is allergic to {food}.",
+        "authority": Authority.USER_EXPLICIT,
+    }
+    return about_maya(**(values | overrides))
+
 
 TABLE: list[tuple[str, Proposal, list[Known], DecisionKind, Memory | None]] = [
     ("nothing known: add", proposal(), [], DecisionKind.ADD, None),
@@ -172,6 +208,92 @@ TABLE: list[tuple[str, Proposal, list[Known], DecisionKind, Memory | None]] = [
         None,
     ),
     (
+        "two allergies of one child are two hard constraints: add",
+        allergy("eggs"),
+        [known(PEANUTS)],
+        DecisionKind.ADD,
+        None,
+    ),
+    (
+        "two allergies under one generic about are still both kept: add",
+        allergy("eggs", about="Maya's allergies"),
+        [known(PEANUTS.evolve(about="Maya's allergies"))],
+        DecisionKind.ADD,
+        None,
+    ),
+    (
+        "an allergy that shares every word but the food is not the same claim: add, not reinforce",
+        allergy("eggs", summary="Maya is severely allergic to eggs and carries an EpiPen everywhere."),
+        [known(PEANUTS.evolve(summary="Maya is severely allergic to peanuts and carries an EpiPen everywhere."))],
+        DecisionKind.ADD,
+        None,
+    ),
+    (
+        "two hobbies of one child: add",
+        about_maya(about="Soccer (Maya)", summary="Maya loves soccer."),
+        [known(SWIMMING)],
+        DecisionKind.ADD,
+        None,
+    ),
+    (
+        "an about that only names the person is not a slot: two hobbies, add",
+        about_maya(about="Maya", summary="Maya loves soccer."),
+        [known(SWIMMING.evolve(about="Maya"))],
+        DecisionKind.ADD,
+        None,
+    ),
+    (
+        "a real correction of a time: supersede",
+        proposal(
+            type=MemoryType.FACT, about="Pepper's medication times", summary="Pepper gets her pills at 8 and 8pm."
+        ),
+        [known(PILLS_AT_8)],
+        DecisionKind.SUPERSEDE,
+        PILLS_AT_8,
+    ),
+    (
+        "the family moved: supersede",
+        proposal(type=MemoryType.FACT, about="Where the family lives", summary="We moved to Denver."),
+        [known(AUSTIN)],
+        DecisionKind.SUPERSEDE,
+        AUSTIN,
+    ),
+    (
+        "a correction of a hard constraint is kept beside it: add",
+        proposal(
+            type=MemoryType.CONSTRAINT,
+            about="Pepper's medication",
+            summary="Pepper needs her pills at 8 and 8pm.",
+            authority=Authority.USER_EXPLICIT,
+        ),
+        [known(HARD_PILLS)],
+        DecisionKind.ADD,
+        None,
+    ),
+    (
+        "a negation of a hard constraint from the same authority: contradiction, the constraint stays",
+        allergy("peanuts", summary="Maya is no longer allergic to peanuts."),
+        [known(PEANUTS)],
+        DecisionKind.CONTRADICTION,
+        PEANUTS,
+    ),
+    (
+        "a negation of a soft preference from the same authority: supersede",
+        about_maya(about="Swimming", summary="Maya does not enjoy swimming any more."),
+        [known(SWIMMING)],
+        DecisionKind.SUPERSEDE,
+        SWIMMING,
+    ),
+    (
+        "a claim about another child is never a rival: add",
+        proposal(
+            about="Swimming (Maya)", summary="Leo does not like swimming.", applies_to=("01K6N1R0A0B0C0D0E0F0ENT009",)
+        ),
+        [known(SWIMMING)],
+        DecisionKind.ADD,
+        None,
+    ),
+    (
         "unrelated memories: add",
         proposal(about="Flights", summary="Never book flights before 7am.", type=MemoryType.DIRECTIVE),
         [known(SAME, score=0.2)],
@@ -192,3 +314,22 @@ def test_the_evidence_check_comes_before_everything_else() -> None:
     # Even a rival with higher authority does not turn a replay into a contradiction.
     p = proposal(authority=Authority.INFERRED, evidence=frozenset({OLD_EVIDENCE}))
     assert decide(p, [known(EXPLICIT_HATE), known(SAME)]).kind is DecisionKind.NOOP
+
+
+def test_a_second_allergy_leaves_the_first_reachable_whatever_the_finder_scores() -> None:
+    # The reviewer's case: eggs a day after peanuts. Both must stay active, so neither supersedes.
+    eggs = allergy("eggs", stated_at=NOW)
+    for score in (0.1, 0.6, 0.99):
+        decision = decide(eggs, [known(PEANUTS, score=score)])
+        assert decision.kind is DecisionKind.ADD, decision.reason
+
+
+def test_replaying_a_claim_that_shares_its_quote_with_another_claim_is_not_swallowed() -> None:
+    # "My daughter Maya is allergic to peanuts" supports the relationship and the allergy:
+    # the allergy is not "already recorded" just because the relationship holds the same quote.
+    quote = ("conv://fam-rivera/sess-1#turn=1", "My daughter Maya is allergic to peanuts")
+    daughter = thai(type=MemoryType.RELATIONSHIP, about="Maya", summary="Maya is the family's daughter.")
+    p = allergy("peanuts", evidence=frozenset({quote}))
+    assert decide(p, [known(daughter, quote)]).kind is DecisionKind.ADD
+    # ... while the allergy itself, replayed, is.
+    assert decide(p, [known(PEANUTS, quote)]).kind is DecisionKind.NOOP

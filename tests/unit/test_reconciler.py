@@ -9,15 +9,19 @@ from typing import Any
 import pytest
 
 from conftest import Adapters, local_adapters
+from factories import evidence
 from family_memory.card.operations import forget_memory
 from family_memory.domain.changes import Action, ChangeRecord
 from family_memory.domain.clock import FixedClock
 from family_memory.domain.evidence import parse_ledger
+from family_memory.domain.family import FamilySettings
 from family_memory.domain.layout import candidates_path, change_path, entity_path, evidence_path, memory_path
 from family_memory.domain.memory import Authority, Status
 from family_memory.domain.okf import parse_entity, parse_json, parse_memory
+from family_memory.domain.transcript import Transcript
 from family_memory.formation.document import CandidatesDocument, Limits, OutcomeKind
-from family_memory.formation.extraction import SuppliedCandidates
+from family_memory.formation.extraction import Extraction, Extractor, RetryPolicy, SuppliedCandidates
+from family_memory.formation.offline import OfflineExtractor
 from family_memory.formation.reconcile import ReconcileReport
 from family_memory.formation.service import FormationDeps, extract_session, receive_session, reconcile_session
 from family_memory.ports.catalog import CatalogRow
@@ -213,3 +217,86 @@ def test_aliases_let_two_sessions_share_one_entity(local: Adapters) -> None:
     swim = memory_of(local, form(d, [("user", "marco", "My daughter loves swimming.")], "sess-2", day=1))
     assert allergy.applies_to == swim.applies_to and len(swim.applies_to) == 1
     assert sum(1 for _ in local.store.list(FAMILY, "entities/")) == 1
+
+
+def active_summaries(adapters: Adapters) -> set[str]:
+    return {r.summary for r in adapters.catalog.all_rows(FAMILY) if r.status is Status.ACTIVE}
+
+
+def test_a_second_allergy_leaves_the_first_hard_constraint_active(local: Adapters) -> None:
+    d = deps(local)
+    form(d, [("user", "lucia", "My daughter Maya is allergic to peanuts.")])
+    report = form(d, [("user", "lucia", "Maya is allergic to eggs.")], session_id="sess-2", day=1)
+    assert [o.kind for o in report.outcomes] == [OutcomeKind.ADDED]
+    assert {"Maya is allergic to peanuts.", "Maya is allergic to eggs."} <= active_summaries(local)
+    assert not [r for r in local.catalog.all_rows(FAMILY) if r.status is Status.SUPERSEDED]
+
+
+def test_two_hobbies_of_one_child_are_both_remembered(local: Adapters) -> None:
+    d = deps(local)
+    form(d, [("user", "lucia", "Maya loves swimming.")])
+    form(d, [("user", "lucia", "Maya loves soccer.")], session_id="sess-2", day=1)
+    assert {"Maya loves swimming.", "Maya loves soccer."} <= active_summaries(local)
+
+
+FLIGHTS = {
+    "type": "directive",
+    "about": "Flights",
+    "summary": "Never book flights before 7am.",
+    "strength": "hard",
+    "authority": "user_explicit",
+    "confidence": 0.95,
+    "evidence": [{"turns": [1], "quote": "Never book flights before 7am"}],
+}
+
+
+def test_a_re_extraction_that_lists_a_new_claim_first_forms_it(local: Adapters) -> None:
+    d = deps(local)
+    turns: Turns = [("user", "lucia", "We love Thai food. Never book flights before 7am.")]
+    first = form(d, turns, **supplied(candidate()))
+    thai = first.outcomes[0].memory_id
+    # Re-extracted: the new claim is candidate 1 now, where the Thai food used to be.
+    redo = SuppliedCandidates([FLIGHTS, candidate()], producer="better-model")
+    extract_session(d, FAMILY, "sess-1", force=True, enqueue=False, extractor=redo)
+    report = reconcile_session(d, FAMILY, "sess-1")
+    assert [o.kind for o in report.outcomes] == [OutcomeKind.ADDED, OutcomeKind.NOOP]
+    assert report.outcomes[1].memory_id == thai and report.outcomes[0].memory_id != thai
+    assert {"The family loves Thai food.", "Never book flights before 7am."} <= active_summaries(local)
+
+
+def test_the_same_claim_gets_the_same_memory_id_wherever_it_is_listed() -> None:
+    from family_memory.formation.candidate import Candidate
+    from family_memory.formation.reconcile import memory_id_for
+
+    records = [evidence("We love Thai food", turns="1")]
+    thai, flights = Candidate.model_validate(candidate()), Candidate.model_validate(FLIGHTS)
+    same = memory_id_for(FAMILY, thai, records, FRIDAY_MORNING)
+    assert memory_id_for(FAMILY, thai, records, FRIDAY_MORNING) == same
+    assert memory_id_for(FAMILY, flights, records, FRIDAY_MORNING) != same
+    assert memory_id_for("fam-okafor", thai, records, FRIDAY_MORNING) != same
+
+
+class RacingExtractor(Extractor):
+    """While it thinks, another delivery of the same event extracts the session and stores its candidates."""
+
+    info = OfflineExtractor.info
+
+    def __init__(self, d: FormationDeps, force: bool) -> None:
+        super().__init__(RetryPolicy(max_attempts=1))
+        self.d, self.force = d, force
+
+    def _extract(self, transcript: Transcript, family: FamilySettings) -> Extraction:
+        extract_session(self.d, FAMILY, transcript.session_id, force=self.force, enqueue=False)
+        return Extraction(candidates=[])
+
+
+@pytest.mark.parametrize("force", [False, True], ids=["first extraction", "re-extraction"])
+def test_two_racing_extractions_keep_the_candidates_that_were_stored_first(local: Adapters, force: bool) -> None:
+    d = deps(local)
+    receive_session(d, session_json([("user", "lucia", "We love Thai food.")]))
+    if force:
+        extract_session(d, FAMILY, "sess-1", enqueue=False, extractor=SuppliedCandidates([], producer="old"))
+    result = extract_session(d, FAMILY, "sess-1", force=force, enqueue=False, extractor=RacingExtractor(d, force))
+    stored = parse_json(CandidatesDocument, local.store.read(FAMILY, candidates_path("sess-1")).data, "candidates")
+    assert result.extracted is False and result.document == stored
+    assert [c.summary for _, c in stored.accepted()] == ["The family loves Thai food."]

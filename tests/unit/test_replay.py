@@ -9,18 +9,22 @@ import pytest
 
 from conftest import local_adapters
 from family_memory.domain.clock import FixedClock
+from family_memory.domain.family import FamilySettings
 from family_memory.domain.memory import Status
 from family_memory.domain.okf import parse_json
+from family_memory.domain.transcript import Transcript
+from family_memory.formation.extraction import Extraction, ExtractionRefusedError, Extractor, RetryPolicy
 from family_memory.formation.intake import receive_transcript
+from family_memory.formation.offline import OfflineExtractor
 from family_memory.formation.replay import LEDGER, ReplayLedger, replay_family
-from family_memory.formation.service import FormationDeps
+from family_memory.formation.service import FormationDeps, extract_session, read_document
 from formation_helpers import FAMILY, deps, save_family, session_json
 
 # Session ids sort the other way round from their dates: replay must go by date.
 HISTORY = [
-    ("sess-z", datetime(2026, 10, 1, 17, tzinfo=UTC), "Pepper needs her pills at 8. We love Thai food."),
+    ("sess-z", datetime(2026, 10, 1, 17, tzinfo=UTC), "My favourite colour is green. We love Thai food."),
     ("sess-m", datetime(2026, 10, 9, 17, tzinfo=UTC), "We love Thai food."),
-    ("sess-a", datetime(2026, 10, 20, 17, tzinfo=UTC), "Pepper needs her pills at 9."),
+    ("sess-a", datetime(2026, 10, 20, 17, tzinfo=UTC), "My favourite colour is blue."),
 ]
 
 
@@ -51,7 +55,7 @@ def test_replay_goes_oldest_first_so_the_later_statement_wins(d: FormationDeps) 
     lines: list[str] = []
     report = replay_family(d, FAMILY, dream=None, progress=lines.append)
     assert report.processed == ["sess-z", "sess-m", "sess-a"]
-    assert active(d) == {"Pepper needs her pills at 9.", "The family loves Thai food."}
+    assert active(d) == {"Marco's favourite colour is blue.", "The family loves Thai food."}
     assert report.counts["added"] == 2 and report.counts["reinforced"] == 1 and report.counts["superseded"] == 1
     assert len(lines) == 3 and lines[0].startswith("[1/3] sess-z (2026-10-01)")
 
@@ -75,7 +79,7 @@ def test_a_stopped_replay_resumes_from_its_ledger(d: FormationDeps) -> None:
     report = replay_family(d, FAMILY, dream=None)
     assert report.resumed_from == 1 and report.processed == ["sess-m", "sess-a"]
     assert report.counts["added"] == 2  # the stopped run's work is counted in the report too
-    assert active(d) == {"Pepper needs her pills at 9.", "The family loves Thai food."}
+    assert active(d) == {"Marco's favourite colour is blue.", "The family loves Thai food."}
     assert parse_json(ReplayLedger, d.store.read(FAMILY, LEDGER).data, LEDGER).status == "complete"
 
 
@@ -93,3 +97,29 @@ def test_unreadable_sessions_are_reported_and_skipped(d: FormationDeps) -> None:
     report = replay_family(d, FAMILY, dream=None)
     assert "broken" in report.unreadable and report.sessions == 3
     assert any("skipped unreadable session broken" in line for line in report.lines())
+
+
+class RefusingExtractor(Extractor):
+    """A provider that refuses every session for good (as Bedrock does an input too long for the model)."""
+
+    info = OfflineExtractor.info
+
+    def __init__(self) -> None:
+        super().__init__(RetryPolicy(max_attempts=1))
+        self.calls = 0
+
+    def _extract(self, transcript: Transcript, family: FamilySettings) -> Extraction:
+        self.calls += 1
+        raise ExtractionRefusedError("ValidationException", "Input is too long for requested model.")
+
+
+def test_a_refused_session_is_recorded_not_retried_and_replay_tries_it_again(d: FormationDeps) -> None:
+    refusing = RefusingExtractor()
+    first = extract_session(d, FAMILY, "sess-m", enqueue=False, extractor=refusing)
+    assert first.document.extraction_failed is not None and first.document.candidates == []
+    assert "will not be retried (ValidationException)" in first.document.problems[0]
+    again = extract_session(d, FAMILY, "sess-m", enqueue=False, extractor=refusing)
+    assert refusing.calls == 1 and again.extracted is False
+    replay_family(d, FAMILY, dream=None)
+    document = read_document(d.store, FAMILY, "sess-m")
+    assert document is not None and document.extraction_failed is None and document.accepted()

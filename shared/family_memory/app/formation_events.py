@@ -1,7 +1,9 @@
 """Formation's event handling, shared by the Lambda handlers and the local mode.
 
 ``handle_session_created`` takes an EventBridge "Object Created" event for a
-``sessions/`` key; ``handle_reconcile_batch`` takes an SQS batch from the FIFO
+``sessions/`` key (a session the extractor refuses for good is recorded as
+extraction-failed and the invocation succeeds, so it is not retried; one it
+cannot reach for now fails the invocation, so it is); ``handle_reconcile_batch`` takes an SQS batch from the FIFO
 reconcile queue and reports partial failures (a failed record fails the rest
 of its family's records in the batch, keeping that family's order; other
 families carry on). Every log line carries the family and session ids.
@@ -75,6 +77,21 @@ def handle_session_created(runtime: Runtime, event: dict[str, Any]) -> dict[str,
     finally:
         logger.remove_keys(["family_id", "session_id"])
     document = result.document
+    if document.extraction_failed is not None:
+        # Refused for good (a client error): recorded in the candidates file, not retried.
+        failure = document.extraction_failed
+        logger.error(
+            "extraction failed; recorded and not retried",
+            extra={"family_id": family_id, "session_id": session_id, "code": failure.code, "reason": failure.reason},
+        )
+        if result.extracted:
+            _count(services, "ExtractionsFailed", 1)
+        return {
+            "status": "extraction_failed",
+            "family_id": family_id,
+            "session_id": session_id,
+            "reason": f"{failure.code}: {failure.reason}"[:500],
+        }
     if result.extracted:
         record_extraction_metrics(services, document)
     logger.info(

@@ -16,15 +16,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date
-from typing import Any
+from datetime import date, datetime
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from family_memory.domain.changes import MAX_WRITES_PER_CHANGE_SET, Action, ChangeSet, MemoryWrite
+from family_memory.domain.clock import local_date
 from family_memory.domain.errors import ConflictError, InvalidInputError, NotFoundError
 from family_memory.domain.evidence import EvidenceRecord
+from family_memory.domain.family import FamilySettings
 from family_memory.domain.ids import check_member_id, new_ulid
+from family_memory.domain.layout import FAMILY_SETTINGS
 from family_memory.domain.memory import (
     Attestation,
     Authority,
@@ -35,9 +38,10 @@ from family_memory.domain.memory import (
     Status,
     Strength,
 )
-from family_memory.domain.okf import validate
+from family_memory.domain.okf import validate, validation_message
 from family_memory.domain.refs import MemoryRef
 from family_memory.domain.suppression import Suppression, SuppressionScope
+from family_memory.domain.text import NAME_MAX, single_line
 from family_memory.families import load_family
 from family_memory.formation import sensitivity as topics
 from family_memory.formation.entities import EntityDirectory
@@ -48,6 +52,9 @@ from family_memory.writes.protocol import FamilyWriter, WriteSession
 
 #: Statuses a family can still correct (a superseded memory is corrected through its successor).
 EDITABLE = (Status.ACTIVE, Status.DORMANT, Status.EXPIRED)
+
+#: A person, pet or place a memory applies to, as the member typed it: one line, no control characters.
+AppliesToName = Annotated[str, single_line("applies_to", NAME_MAX)]
 
 
 class MemoryDraft(BaseModel):
@@ -60,7 +67,7 @@ class MemoryDraft(BaseModel):
     summary: str
     body: str = ""
     when_to_use: str = ""
-    applies_to: list[str] = Field(default_factory=list, max_length=20)
+    applies_to: list[AppliesToName] = Field(default_factory=list, max_length=20)
     strength: Strength = Strength.SOFT
     pin: bool = False
     durability: Durability = Durability.DURABLE
@@ -131,13 +138,33 @@ class GroupResult:
     change_ids: list[str]
 
 
-def _actor(writer: FamilyWriter, family_id: str, member_id: str) -> str:
+def _family(writer: FamilyWriter, family_id: str) -> FamilySettings:
+    """The family's settings; NotFoundError when it has none (the card never creates a family)."""
+    if not writer.store.exists(family_id, FAMILY_SETTINGS):
+        raise NotFoundError(f"family {family_id} does not exist (it has no {FAMILY_SETTINGS})")
+    return load_family(writer.store, family_id)
+
+
+def _actor(writer: FamilyWriter, family_id: str, member_id: str) -> tuple[str, FamilySettings]:
+    """``human:<member>`` for a member of an existing family, with the family's settings."""
     check_member_id(member_id)
-    family = load_family(writer.store, family_id)
-    if family.members and family.member(member_id) is None:
-        known = ", ".join(m.id for m in family.members)
+    family = _family(writer, family_id)
+    if family.member(member_id) is None:
+        known = ", ".join(m.id for m in family.members) or "none yet"
         raise InvalidInputError(f"member {member_id!r} is not in family {family_id} (members: {known})")
-    return f"human:{member_id}"
+    return f"human:{member_id}", family
+
+
+def _check_valid_until(valid_until: date | None, family: FamilySettings, now: datetime) -> None:
+    """A memory valid until D is gone when D begins locally: D must be after the family's today."""
+    if valid_until is None:
+        return
+    today = local_date(now, family.time_zone)
+    if valid_until <= today:
+        raise InvalidInputError(
+            f"valid_until {valid_until.isoformat()} is not after the family's date today ({today.isoformat()}, "
+            f"{family.time_zone}): a memory valid until a day is gone when that day begins"
+        )
 
 
 def _card_evidence(family_id: str, memory_id: str, typed: str, at: object) -> EvidenceRecord:
@@ -153,13 +180,18 @@ def _change_set(family_id: str, actor: str, reason: str, now: object, **writes: 
 
 
 def add_memory(writer: FamilyWriter, family_id: str, member_id: str, draft: MemoryDraft) -> Memory:
-    """A new explicit memory from ``member_id``; its change record's action is ADD."""
-    actor = _actor(writer, family_id, member_id)
+    """A new explicit memory from ``member_id``; its change record's action is ADD.
+    The family must exist and know the member; ``valid_until`` must be after the
+    family's local date (InvalidInputError / NotFoundError otherwise, nothing written)."""
+    actor, family = _actor(writer, family_id, member_id)
     now = writer.clock.now()
-    family = load_family(writer.store, family_id)
+    _check_valid_until(draft.valid_until, family, now)
     with writer.open(family_id) as session:
         directory = EntityDirectory.load(writer.store, family_id, family, now)
-        resolution = directory.resolve(list(draft.applies_to), [])
+        try:
+            resolution = directory.resolve(list(draft.applies_to), [])
+        except ValidationError as exc:
+            raise InvalidInputError(f"applies_to: {validation_message(exc)}") from exc
         directory.apply(resolution)
         tag = draft.sensitivity or topics.detect(
             [draft.about, draft.summary, draft.body, draft.when_to_use], family, draft.applies_to
@@ -214,10 +246,11 @@ def edit_memory(
     writer: FamilyWriter, family_id: str, memory_id: str, member_id: str, edit: MemoryEdit
 ) -> tuple[Memory, Memory]:
     """The corrected wording as a new explicit memory superseding the old one.
-    Returns (old as now stored, new). Actions: SUPERSEDE (old) + ADD (new)."""
-    actor = _actor(writer, family_id, member_id)
+    Returns (old as now stored, new). Actions: SUPERSEDE (old) + ADD (new).
+    A new ``valid_until`` must be after the family's local date."""
+    actor, family = _actor(writer, family_id, member_id)
     now = writer.clock.now()
-    family = load_family(writer.store, family_id)
+    _check_valid_until(edit.valid_until, family, now)
     with writer.open(family_id) as session:
         old = _read(session, memory_id)
         if old.status is Status.SUPERSEDED:
@@ -290,7 +323,7 @@ def forget_memory(
 ) -> tuple[Memory, Suppression | None]:
     """Retract the memory and record a suppression rule (actions: RETRACT + the rule).
     Forgetting a memory already forgotten changes nothing and returns (memory, None)."""
-    actor = _actor(writer, family_id, member_id)
+    actor, _ = _actor(writer, family_id, member_id)
     now = writer.clock.now()
     with writer.open(family_id) as session:
         memory = _read(session, memory_id)
@@ -321,13 +354,16 @@ def forget_memory(
 
 def _group(writer: FamilyWriter, family_id: str, selector: GroupSelector) -> GroupPreview:
     entity_id = None
+    family = _family(writer, family_id)
     if selector.entity is not None:
-        family = load_family(writer.store, family_id)
         directory = EntityDirectory.load(writer.store, family_id, family, writer.clock.now())
-        entity = directory.find(selector.entity)
-        if entity is None:
+        found = directory.matches(selector.entity)
+        if not found:
             raise NotFoundError(f"no person, place or group called {selector.entity!r} in family {family_id}")
-        entity_id = entity.id
+        if len(found) > 1:
+            names = ", ".join(f"{e.name} ({e.id})" for e in found)
+            raise InvalidInputError(f"entity: {selector.entity!r} could mean {names}; name the one to forget")
+        entity_id = found[0].id
     rows = []
     for row in writer.catalog.all_rows(family_id):
         if row.status is Status.RETRACTED:
@@ -363,7 +399,7 @@ def forget_group(
 
     ``expected_count`` is the count the family confirmed (from ``preview_group``);
     if the group holds a different number now, nothing is changed (ConflictError)."""
-    actor = _actor(writer, family_id, member_id)
+    actor, _ = _actor(writer, family_id, member_id)
     now = writer.clock.now()
     with writer.open(family_id) as session:
         preview = _group(writer, family_id, selector)

@@ -98,6 +98,13 @@ class Candidate(BaseModel):
                 raise ValueError("applies_to names must be non-empty and at most 120 characters")
         return self
 
+    def subject_names(self) -> list[str]:
+        """The names the claim applies to, the member a first-person claim is about first."""
+        names = list(self.applies_to)
+        if self.about_member and self.about_member not in names:
+            names.insert(0, self.about_member)
+        return names
+
     @property
     def is_statement(self) -> bool:
         """Said by the family (explicitly or in passing), as opposed to inferred."""

@@ -13,7 +13,17 @@ memory's ``valid_until`` is the day *after* the last day it is about:
 - "this weekend": Saturday and Sunday of this week (Sunday alone on a Sunday).
 - "next week": Monday to Sunday of next week.
 - "December 5" / "Dec 5th": that date this year, or next year once it has passed.
+  A month name needs a day after it that is a day, not a count: "May 3" is a
+  date, "may 3 times a week" is not (nor "March 5 miles"); the lower-case
+  "may" counts only as "on may 3" or "may 3rd", since it is usually the verb.
 - an ISO date (2026-12-05) as written.
+
+The past is not the future. "yesterday", "last Friday" (the most recent
+Friday before today), "last week" and "last weekend" are past days; and in a
+past-tense statement ("Maya was sick on Monday", "we went there on Nov 2") a
+bare weekday or month day is the most recent such day, today included, not
+the next one. Such a mention is marked ``past``: it is history, not a plan,
+and an extractor must not turn it into a dated fact with a ``valid_until``.
 
 Recurring phrases ("every Friday", "on Fridays") are not dates.
 """
@@ -47,17 +57,40 @@ _MONTH = (
     r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 )
 
+#: What follows a number that makes it a count, not a day of the month ("may 3 times a week").
+_COUNT = (
+    r"(?!\s*(?:%|percent\b|times?\b|x\b|days?\b|nights?\b|weeks?\b|months?\b|years?\b|hours?\b|hrs?\b|"
+    r"minutes?\b|mins?\b|miles?\b|km\b|kilometres?\b|kilometers?\b|kilos?\b|kg\b|pounds?\b|lbs?\b|people\b|"
+    r"persons?\b|kids?\b|children\b|more\b|less\b|each\b|per\b))(?![.,:]\d)"
+)
+#: A statement about the past: a bare weekday or month day in it is behind us, not ahead.
+_PAST_TENSE = re.compile(
+    r"\b(?:was|were|wasn't|weren't|wasn’t|weren’t|had|did|didn't|didn’t|went|got|came|ate|saw|happened|"
+    r"yesterday|ago)\b",
+    re.I,
+)
+
 # Order matters: longer phrases first so "the day after tomorrow" is not read as "tomorrow".
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("iso", re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")),
     ("day_after_tomorrow", re.compile(r"\bthe day after tomorrow\b", re.I)),
     ("tomorrow", re.compile(r"\btomorrow(?: (?:morning|afternoon|evening|night))?\b", re.I)),
+    ("yesterday", re.compile(r"\byesterday(?: (?:morning|afternoon|evening))?\b", re.I)),
     ("today", re.compile(r"\b(?:tonight|today|this (?:morning|afternoon|evening))\b", re.I)),
+    ("last_weekday", re.compile(rf"\blast {_WEEKDAY}\b", re.I)),
     ("next_weekday", re.compile(rf"\bnext {_WEEKDAY}\b", re.I)),
-    ("weekday", re.compile(rf"(?<!every )(?<!next )\b(?:(?:this|on|coming|this coming) )?{_WEEKDAY}\b(?!s)", re.I)),
+    (
+        "weekday",
+        re.compile(rf"(?<!every )(?<!next )(?<!last )\b(?:(?:this|on|coming|this coming) )?{_WEEKDAY}\b(?!s)", re.I),
+    ),
+    ("last_weekend", re.compile(r"\blast weekend\b", re.I)),
     ("this_weekend", re.compile(r"\bthis weekend\b", re.I)),
+    ("last_week", re.compile(r"\blast week\b", re.I)),
     ("next_week", re.compile(r"\bnext week\b", re.I)),
-    ("month_day", re.compile(rf"\b(?:on )?{_MONTH}\.? (\d{{1,2}})(?:st|nd|rd|th)?\b", re.I)),
+    (
+        "month_day",
+        re.compile(rf"\b(?P<on>on )?{_MONTH}\.? (\d{{1,2}})(?P<nth>st|nd|rd|th)?\b{_COUNT}", re.I),
+    ),
 )
 
 
@@ -70,6 +103,7 @@ class DateMention:
     text: str
     first_day: date
     last_day: date
+    past: bool = False  # history ("last Friday", "was sick on Monday"), not a plan
 
     @property
     def valid_until(self) -> date:
@@ -84,7 +118,8 @@ class DateMention:
         return f"{first} to {self.last_day:%A} {self.last_day.isoformat()}"
 
 
-def _resolve(kind: str, match: re.Match[str], today: date) -> tuple[date, date] | None:
+def _resolve(kind: str, match: re.Match[str], today: date, past: bool) -> tuple[date, date] | None:
+    """The days a phrase covers. ``past``: the statement is in the past tense."""
     weekday = today.weekday()
     if kind == "iso":
         try:
@@ -98,8 +133,23 @@ def _resolve(kind: str, match: re.Match[str], today: date) -> tuple[date, date] 
     if kind == "tomorrow":
         day = today + timedelta(days=1)
         return day, day
+    if kind == "yesterday":
+        day = today - timedelta(days=1)
+        return day, day
     if kind == "today":
         return today, today
+    if kind == "last_weekday":
+        target = WEEKDAYS.index(match.group(1).lower())
+        day = today - timedelta(days=(weekday - target) % 7 or 7)
+        return day, day
+    if kind == "last_weekend":
+        saturday = today - timedelta(days=(weekday - 5) % 7 or 7)
+        if saturday + timedelta(days=1) >= today:
+            saturday -= timedelta(days=7)
+        return saturday, saturday + timedelta(days=1)
+    if kind == "last_week":
+        monday = today - timedelta(days=weekday + 7)
+        return monday, monday + timedelta(days=6)
     if kind == "next_weekday":
         target = WEEKDAYS.index(match.group(1).lower())
         next_monday = today + timedelta(days=7 - weekday)
@@ -107,7 +157,9 @@ def _resolve(kind: str, match: re.Match[str], today: date) -> tuple[date, date] 
         return day, day
     if kind == "weekday":
         target = WEEKDAYS.index(match.group(1).lower())
-        day = today + timedelta(days=(target - weekday) % 7)
+        # Ahead (today included) for a plan; behind (today included) for something that happened.
+        shift = -((weekday - target) % 7) if past else (target - weekday) % 7
+        day = today + timedelta(days=shift)
         return day, day
     if kind == "this_weekend":
         saturday = today + timedelta(days=(5 - weekday) % 7) if weekday != 6 else today
@@ -117,31 +169,44 @@ def _resolve(kind: str, match: re.Match[str], today: date) -> tuple[date, date] 
         monday = today + timedelta(days=7 - weekday)
         return monday, monday + timedelta(days=6)
     if kind == "month_day":
-        month = MONTHS[match.group(1).lower()[:3]]
+        name = match.group(2)
+        if name == "may" and not (match.group("on") or match.group("nth")):
+            return None  # "I may 3 times a week ...": the verb, not the month
+        month, number = MONTHS[name.lower()[:3]], int(match.group(3))
         try:
-            day = date(today.year, month, int(match.group(2)))
-            if day < today:
-                day = date(today.year + 1, month, int(match.group(2)))
+            day = date(today.year, month, number)
+            if past and day > today:
+                day = date(today.year - 1, month, number)
+            elif not past and day < today:
+                day = date(today.year + 1, month, number)
         except ValueError:
             return None
         return day, day
     return None
 
 
+def past_tense(text: str) -> bool:
+    """Whether ``text`` speaks of the past ("was", "went", "yesterday", "ago")."""
+    return _PAST_TENSE.search(text) is not None
+
+
 def find_dates(text: str, today: date) -> list[DateMention]:
-    """Every date phrase in ``text`` (non-overlapping, in order), resolved against ``today``."""
+    """Every date phrase in ``text`` (non-overlapping, in order), resolved against ``today``.
+    ``text`` is one statement: its tense decides whether a bare weekday is behind or ahead."""
     found: list[DateMention] = []
     taken: list[tuple[int, int]] = []
+    past = past_tense(text)
     for kind, pattern in _PATTERNS:
         for match in pattern.finditer(text):
             start, end = match.span()
             if any(start < t_end and t_start < end for t_start, t_end in taken):
                 continue
-            days = _resolve(kind, match, today)
+            days = _resolve(kind, match, today, past)
             if days is None:
                 continue
             taken.append((start, end))
-            found.append(DateMention(start, end, match.group(0), days[0], days[1]))
+            behind = days[1] < today or (past and kind in ("weekday", "month_day", "today"))
+            found.append(DateMention(start, end, match.group(0), days[0], days[1], past=behind))
     return sorted(found, key=lambda m: m.start)
 
 

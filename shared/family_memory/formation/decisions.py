@@ -6,12 +6,17 @@ A pure function, so the whole decision table is testable without files:
 situation                                              decision
 ====================================================  ==============================
 a memory (any status) already holds this evidence      noop (a replay, a redelivery)
+  for this claim (the same claim, or its rival)
 an active or dormant memory says the same thing        reinforce it (dormant wakes up)
-  (same type, near-identical text, same polarity,
-  same valid_until)
-an active memory on the same subject says otherwise:
+  (same type, near-identical text, no word swapped
+  for another, same polarity, same numbers, same
+  valid_until)
+an active memory truly conflicts with it (below):
   the candidate was said before that memory's latest   noop (stale)
   evidence
+  that memory is a hard constraint and the candidate   contradiction (recorded on the
+  negates it                                            constraint, which stays)
+  that memory is a hard constraint, same slot only     add (both stay reachable)
   the candidate has lower authority                    contradiction (recorded on the
                                                         memory, which stays as it is)
   otherwise (same or higher authority, newer)          supersede it
@@ -19,11 +24,28 @@ a retracted memory says the same thing                 noop (the family forgot i
 nothing close                                          add
 ====================================================  ==============================
 
-"Same subject" means the same type, both dated or both lasting, and either
-nearly the same ``about`` or a close text about the same (named) people.
-Supersession is the costlier mistake (a valid claim leaves the brief), so two
-household-wide claims are rivals only when their subjects match. Authority ranks: explicit > said in passing
-> inferred > system; an inference can never replace an explicit statement.
+Two claims *conflict* only when one can no longer be true beside the other
+(both of the same type, both dated or both lasting, about the same people):
+
+- **the same slot with a changed value**: the same ``about`` (the same words,
+  and more than the names of the people it applies to), e.g. "Pepper's
+  medication": "pills at 8" -> "pills at 8 and 8pm", or "Where the family
+  lives": "Austin" -> "Denver";
+- **an explicit negation of the same claim**: opposite polarity and, without
+  the words that carry the polarity ("not", "no longer", "loves", "hates"),
+  the same words: "Maya is allergic to peanuts" / "Maya is no longer allergic
+  to peanuts".
+
+Two facts that merely look alike are not rivals: "Maya is allergic to
+peanuts" and "Maya is allergic to eggs" are two slots (two abouts, and
+"peanuts" swapped for "eggs"), and both are kept. A false supersede (a valid
+claim leaves the brief) costs more than a duplicate, so when in doubt the
+answer is add. Formation never supersedes a hard constraint: every hard
+constraint must stay reachable (seed section 13); a correction to one is
+added beside it, and a negation of one is recorded on it as a visible
+contradiction for the family to resolve in the card. Authority ranks:
+explicit > said in passing > inferred > system; an inference can never
+replace an explicit statement.
 """
 
 from __future__ import annotations
@@ -32,20 +54,30 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
+from difflib import SequenceMatcher
 from enum import StrEnum
 
-from family_memory.domain.memory import Authority, Memory, MemoryType, Status
+from family_memory.domain.memory import Authority, Memory, MemoryType, Status, Strength
 from family_memory.formation.candidate import AUTHORITY_RANK
-from family_memory.formation.text_similarity import negated, similarity
+from family_memory.formation.text_similarity import content_tokens, negated, similarity
 
 #: Text similarity at which two claims say the same thing.
 SAME_CLAIM = 0.78
-#: ``about`` similarity at which two claims are about the same subject.
-SAME_ABOUT = 0.75
-#: Text similarity that, with shared people, makes two claims rivals.
-RIVAL_TEXT = 0.55
+#: Share of words two opposite-polarity claims must have in common (no word swapped) to negate each other.
+SAME_WORDS = 0.6
+#: Two differing words this alike are one word spelled two ways ("favourite" / "favorite"), not a swap.
+SAME_WORD_SPELLING = 0.8
 
 EvidenceKey = tuple[str, str]
+
+#: Words that colour a claim without changing what it is about.
+_SOFT_WORDS = frozenset("really absolutely truly still now currently also".split())  # noqa: SIM905
+#: Words that carry a claim's polarity or stance, not its content: without them,
+#: "loves Thai food" and "does not like Thai food any more" say the same thing.
+_STANCE_WORDS = frozenset(
+    """not no never nor none without longer anymore cannot hate hat dislike dislik love lov like lik enjoy adore
+    prefer preferr stand care fond stop stopp quit""".split()  # noqa: SIM905
+)
 
 
 class DecisionKind(StrEnum):
@@ -56,9 +88,18 @@ class DecisionKind(StrEnum):
     NOOP = "noop"
 
 
+class Conflict(StrEnum):
+    """Why two claims cannot both stand."""
+
+    SLOT = "the same subject with a changed value"
+    NEGATION = "an explicit negation of it"
+
+
 @dataclass(frozen=True)
 class Proposal:
-    """The parts of a candidate a decision needs."""
+    """The parts of a candidate a decision needs. ``names`` holds the content words of
+    the names and aliases of the people the claim applies to: an ``about`` made of
+    nothing else ("Maya") names a person, not a slot."""
 
     type: MemoryType
     about: str
@@ -68,6 +109,7 @@ class Proposal:
     applies_to: tuple[str, ...]
     evidence: frozenset[EvidenceKey]
     stated_at: datetime
+    names: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -94,62 +136,137 @@ def claim_similarity(proposal: Proposal, memory: Memory) -> float:
     )
 
 
+_NUMBER = re.compile(r"\d+(?:[:.]\d+)*(?:\s?[ap]\.?m\b\.?)?", re.I)
+
+
 def _numbers(text: str) -> set[str]:
-    return set(re.findall(r"\d+", text))
+    """The numbers in ``text``, times with their am/pm: "8" and "8pm" are two numbers."""
+    return {re.sub(r"[\s.]", "", n.lower()) if not n[-1].isdigit() else n for n in _NUMBER.findall(text)}
+
+
+def _words(text: str) -> set[str]:
+    return {w.removesuffix("'s") for w in content_tokens(text)} - _SOFT_WORDS
+
+
+def _stance_free(text: str) -> set[str]:
+    return {w for w in _words(text) if w not in _STANCE_WORDS and not w.endswith("n't")}
+
+
+def _unmatched(ours: set[str], theirs: set[str]) -> set[str]:
+    """Words of ``ours`` with no counterpart in ``theirs`` (not even a spelling variant)."""
+    return {
+        w
+        for w in ours - theirs
+        if not any(SequenceMatcher(None, w, v).ratio() >= SAME_WORD_SPELLING for v in theirs - ours)
+    }
+
+
+def swapped(a: set[str], b: set[str]) -> bool:
+    """Whether a word of one claim was swapped for another ("peanuts" -> "eggs",
+    "swimming" -> "soccer"): each has a word the other lacks. Adding words ("peanuts"
+    -> "peanut butter") is not a swap."""
+    return bool(_unmatched(a, b)) and bool(_unmatched(b, a))
 
 
 def same_claim(proposal: Proposal, memory: Memory) -> bool:
-    """Says the same thing: near-identical words, the same polarity ("loves" vs "does not
-    like") and the same numbers ("pills at 8" vs "pills at 9" are two claims)."""
+    """Says the same thing: near-identical words with none swapped for another, the
+    same polarity ("loves" vs "does not like") and the same numbers ("pills at 8" vs
+    "pills at 9" are two claims)."""
     if negated(proposal.summary) != negated(memory.summary):
         return False
     if _numbers(proposal.summary) != _numbers(memory.summary):
         return False
+    if swapped(_words(proposal.summary), _words(memory.summary)):
+        return False
     return claim_similarity(proposal, memory) >= SAME_CLAIM
 
 
-def same_subject(proposal: Proposal, memory: Memory) -> bool:
-    """Rivals: one can replace the other. A dated claim ("pizza night is tonight") never
-    replaces a lasting one ("Friday is pizza night"), nor the reverse: both can be true."""
+def negates(proposal: Proposal, memory: Memory) -> bool:
+    """One says the other is not so: opposite polarity, and the same words once the
+    words carrying the polarity are set aside."""
+    if negated(proposal.summary) == negated(memory.summary):
+        return False
+    ours, theirs = _stance_free(proposal.summary), _stance_free(memory.summary)
+    if not ours or not theirs or swapped(ours, theirs):
+        return False
+    return len(ours & theirs) / len(ours | theirs) >= SAME_WORDS
+
+
+def same_slot(proposal: Proposal, memory: Memory) -> bool:
+    """The same subject slot: the same words in ``about``, and more of them than the
+    names of the people the claim applies to ("Maya" is a person, "Maya's peanut
+    allergy" a slot)."""
+    ours = _words(proposal.about)
+    return bool(ours - proposal.names) and ours == _words(memory.about)
+
+
+def conflict(proposal: Proposal, memory: Memory) -> Conflict | None:
+    """How ``proposal`` conflicts with ``memory``, or None when both can be true.
+    A dated claim ("pizza night is tonight") never conflicts with a lasting one
+    ("Friday is pizza night"); claims about different people never conflict."""
     if proposal.type is not memory.type:
-        return False
+        return None
     if (proposal.valid_until is None) != (memory.valid_until is None):
-        return False
+        return None
     if _numbers(proposal.about) != _numbers(memory.about):
-        return False  # "Dish number 3" and "Dish number 5" are two subjects
-    if similarity(proposal.about, memory.about) >= SAME_ABOUT:
-        return True
-    shared_people = bool(set(proposal.applies_to) & set(memory.applies_to))
-    return shared_people and claim_similarity(proposal, memory) >= RIVAL_TEXT
+        return None  # "Dish number 3" and "Dish number 5" are two subjects
+    if proposal.applies_to and memory.applies_to and not set(proposal.applies_to) & set(memory.applies_to):
+        return None
+    if negates(proposal, memory):
+        return Conflict.NEGATION
+    if same_slot(proposal, memory):
+        return Conflict.SLOT
+    return None
+
+
+def protected(memory: Memory) -> bool:
+    """A hard constraint (an allergy, a medication): formation never replaces it."""
+    return memory.type is MemoryType.CONSTRAINT and memory.strength is Strength.HARD
 
 
 def decide(proposal: Proposal, known: Sequence[Known]) -> Decision:
     """One of add / reinforce / supersede / contradiction / noop (table above)."""
     ranked = sorted(known, key=lambda k: -k.score)
     for k in ranked:
-        if proposal.evidence and proposal.evidence <= k.evidence:
-            return Decision(DecisionKind.NOOP, k.memory, f"already recorded in memory {k.memory.id}")
+        m = k.memory
+        if proposal.evidence and proposal.evidence <= k.evidence and (same_claim(proposal, m) or conflict(proposal, m)):
+            return Decision(DecisionKind.NOOP, m, f"already recorded in memory {m.id}")
     current = [k for k in ranked if k.memory.status in (Status.ACTIVE, Status.DORMANT)]
     for k in current:
         m = k.memory
         same_kind = m.type is proposal.type and m.valid_until == proposal.valid_until
         if same_kind and same_claim(proposal, m):
             return Decision(DecisionKind.REINFORCE, m, f"says the same as memory {m.id}")
+    beside: Memory | None = None
     for k in current:
         m = k.memory
-        if m.status is not Status.ACTIVE or not same_subject(proposal, m):
+        if m.status is not Status.ACTIVE:
+            continue
+        why = conflict(proposal, m)
+        if why is None:
+            continue
+        if protected(m) and why is Conflict.SLOT:
+            beside = beside or m  # both stay: formation never replaces a hard constraint
             continue
         if proposal.stated_at < m.last_reinforced_at:
             return Decision(DecisionKind.NOOP, m, f"older than memory {m.id}, which it would replace")
+        if protected(m):
+            return Decision(
+                DecisionKind.CONTRADICTION,
+                m,
+                f"{why.value} of memory {m.id}, a hard constraint formation never replaces; recorded on it",
+            )
         if AUTHORITY_RANK[proposal.authority] < AUTHORITY_RANK[m.authority]:
             return Decision(
                 DecisionKind.CONTRADICTION,
                 m,
                 f"contradicts memory {m.id} ({m.authority.value}) with lower authority ({proposal.authority.value})",
             )
-        return Decision(DecisionKind.SUPERSEDE, m, f"replaces memory {m.id}")
+        return Decision(DecisionKind.SUPERSEDE, m, f"replaces memory {m.id} ({why.value})")
     for k in ranked:
         m = k.memory
         if m.status is Status.RETRACTED and same_claim(proposal, m):
             return Decision(DecisionKind.NOOP, m, f"the family forgot this (memory {m.id} is retracted)")
+    if beside is not None:
+        return Decision(DecisionKind.ADD, None, f"kept beside hard constraint {beside.id}, which it does not replace")
     return Decision(DecisionKind.ADD, None, "nothing like it yet")

@@ -6,7 +6,8 @@ top-level ``summary`` (one line, at most 200 characters) is the brief's "last
 conversation". After reconciliation the document also records what became of
 each accepted candidate (``reconciliation``); that section is rewritten only
 when a reconciliation changed something, so replaying a session leaves the
-file as it was.
+file as it was. A session the extractor refused for good (a client error)
+has no candidates and says why in ``extraction_failed``.
 """
 
 from __future__ import annotations
@@ -120,6 +121,17 @@ class Reconciliation(BaseModel):
     outcomes: list[Outcome] = Field(default_factory=list)
 
 
+class ExtractionFailure(BaseModel):
+    """Why a session has no candidates: the extractor refused it for good (a client
+    error such as an invalid or too-long input). Replay tries again."""
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+    code: str = Field(max_length=200)
+    reason: str = Field(max_length=1000)
+    failed_at: UtcDatetime
+
+
 class CandidatesDocument(BaseModel):
     model_config = ConfigDict(frozen=True, extra="allow")
 
@@ -137,6 +149,7 @@ class CandidatesDocument(BaseModel):
     problems: list[str] = Field(default_factory=list)
     usage: dict[str, int] = Field(default_factory=dict)
     candidates: list[CandidateEntry] = Field(default_factory=list)
+    extraction_failed: ExtractionFailure | None = None
     reconciliation: Reconciliation | None = None
 
     @field_validator("summary")

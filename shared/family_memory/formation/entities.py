@@ -5,6 +5,18 @@ called ("Maya", "my daughter"), so two memories about the same person share
 one id. A household member's person entity carries their ``member_id``, and
 answers to their id, full name, first name and how they like to be addressed.
 
+Names and generic relations ("my daughter", "our dog": ``relations.is_generic``)
+resolve differently, because a family can have two daughters:
+
+- a *named* mention ("Sofia", hinted "my daughter") resolves only by that name
+  (or a member's names and id); never through a generic alias, so a second
+  daughter is never merged into the first;
+- a *bare* generic mention ("my daughter") resolves to the one entity that
+  holds that relationship (or answers to that phrase) when exactly one does;
+  with none it creates one named by the phrase ("Lucía's daughter"); with
+  several it is ambiguous and goes to that unnamed placeholder, never to one of
+  the named people.
+
 Resolution is planned, then committed: ``resolve`` says which entities a
 claim applies to and which entity files that would create or change, without
 changing anything, so a claim that turns out to be suppressed leaves no
@@ -25,6 +37,7 @@ from family_memory.domain.layout import ENTITIES
 from family_memory.domain.okf import parse_entity
 from family_memory.domain.text import normalise_for_match
 from family_memory.formation.candidate import EntityHint
+from family_memory.formation.relations import is_generic
 from family_memory.ports.store import Store
 
 MAX_ALIASES = 30
@@ -77,17 +90,36 @@ class EntityDirectory:
                 return member
         return None
 
-    def find(self, name: str, changes: dict[str, Entity] | None = None) -> Entity | None:
-        """The entity called ``name`` (a name, an alias, or a member's id or names), if there is one."""
+    def matches(self, name: str, changes: dict[str, Entity] | None = None) -> list[Entity]:
+        """Every entity called ``name`` (a name, an alias, or a member's id or names), oldest first.
+        More than one means the name is ambiguous ("my daughter" in a family with two)."""
         current = self._current(changes or {})
         wanted = _norm(name)
-        for entity in sorted(current.values(), key=lambda e: e.id):
-            if wanted in entity.names() or (entity.member_id and _norm(entity.member_id) == wanted):
-                return entity
+        found = [
+            entity
+            for entity in sorted(current.values(), key=lambda e: e.id)
+            if wanted in entity.names() or (entity.member_id and _norm(entity.member_id) == wanted)
+        ]
         member = self._member(name)
         if member is not None:
-            return next((e for e in current.values() if e.member_id == member.id), None)
-        return None
+            found += [e for e in sorted(current.values(), key=lambda e: e.id) if e.member_id == member.id]
+        return list({e.id: e for e in found}.values())
+
+    def find(self, name: str, changes: dict[str, Entity] | None = None) -> Entity | None:
+        """The entity called ``name``, if there is one (the oldest when several answer to it)."""
+        found = self.matches(name, changes)
+        return found[0] if found else None
+
+    def holders(self, phrase: str, relationship: str | None, changes: dict[str, Entity]) -> list[Entity]:
+        """The entities a generic ``phrase`` ("my daughter") could mean: those that answer to it
+        or hold ``relationship``."""
+        wanted, relation = _norm(phrase), _norm(relationship) if relationship else None
+        return [
+            entity
+            for entity in sorted(self._current(changes).values(), key=lambda e: e.id)
+            if wanted in entity.names()
+            or (relation is not None and entity.relationship is not None and _norm(entity.relationship) == relation)
+        ]
 
     # --- resolution --------------------------------------------------------------
 
@@ -115,14 +147,17 @@ class EntityDirectory:
         aliases = [name, *(hint.aliases if hint else [])]
         if hint is not None:
             aliases.append(hint.name)
+        relationship = hint.relationship if hint else None
         member = self._member(name) or (self.family.member(hint.member_id) if hint and hint.member_id else None)
-        existing = self.find(name, changes)
-        if existing is None and member is not None:
+        existing: Entity | None = None
+        if member is not None:
             existing = next((e for e in self._current(changes).values() if e.member_id == member.id), None)
-        if existing is None and hint is not None:
-            for alias in [hint.name, *hint.aliases]:
-                existing = self.find(alias, changes)
-                if existing is not None:
+        if existing is None and is_generic(name, relationship):
+            existing = self._by_relation(name, hint, changes)
+        elif existing is None:
+            # A named mention: its own name, then the hint's other *names*; never a generic alias.
+            for alias in [name, *([hint.name, *hint.aliases] if hint else [])]:
+                if not is_generic(alias, relationship) and (existing := self.find(alias, changes)) is not None:
                     break
         if existing is not None:
             updated = self._merge(existing, aliases, hint)
@@ -132,6 +167,17 @@ class EntityDirectory:
         entity = self._new(name, hint, member)
         changes[entity.id] = entity
         return entity.id
+
+    def _by_relation(self, phrase: str, hint: EntityHint | None, changes: dict[str, Entity]) -> Entity | None:
+        """A bare generic mention: the one entity holding that relationship; when several
+        do, the unnamed entity called by the phrase itself (never one of the named ones)."""
+        holders = self.holders(phrase, hint.relationship if hint else None, changes)
+        if len(holders) == 1:
+            return holders[0]
+        if not holders:
+            return None
+        called = {_norm(phrase), *([_norm(hint.name)] if hint else [])}
+        return next((e for e in holders if _norm(e.name) in called), None)
 
     def _merge(self, entity: Entity, aliases: list[str], hint: EntityHint | None) -> Entity | None:
         """``entity`` with any new names and a missing relationship added, or None when nothing is new."""

@@ -8,7 +8,10 @@ the reason it was refused rather than crash on it.
 
 Retrying a throttled extractor is shared behaviour and lives here, once: a
 provider raises ``ExtractionThrottledError`` from its one narrow method and
-the base class backs off and tries again.
+the base class backs off and tries again. A provider sorts every other
+failure into one of two: ``ExtractionUnavailableError`` (try again later: the
+event is retried) or ``ExtractionRefusedError`` (this input will never work:
+recorded, not retried).
 """
 
 from __future__ import annotations
@@ -31,17 +34,31 @@ class ExtractionThrottledError(FamilyMemoryError):
 
 
 class ExtractionUnavailableError(FamilyMemoryError):
-    """The extractor could not run (retries exhausted, service error). The
-    session stays where it is; the event is retried later."""
+    """The extractor could not run for now (throttling beyond the retries, a
+    server error, a timeout). The session stays where it is; the event is
+    retried later."""
+
+
+class ExtractionRefusedError(FamilyMemoryError):
+    """The extractor's service refused this session for good: a client error
+    (the input is invalid or too long for the model, access is denied, the
+    model does not exist). The same input would be refused again, so it is not
+    retried: the session is recorded as extraction-failed, with ``code`` and
+    the reason, for a later replay."""
+
+    def __init__(self, code: str, reason: str) -> None:
+        super().__init__(f"{code}: {reason}" if reason else code)
+        self.code = code
+        self.reason = reason
 
 
 @dataclass(frozen=True)
 class Extraction:
-    """What one extractor run produced. ``summary`` is None when the extractor
-    leaves it to the deterministic fallback (``summary.derive_summary``)."""
+    """What one extractor run produced. There is no summary here on purpose: the
+    session's summary is always derived from the accepted claims
+    (``summary.derive_summary``), never taken from an extractor's free text."""
 
     candidates: list[Any]
-    summary: str | None = None
     problems: list[str] = field(default_factory=list)
     usage: dict[str, int] = field(default_factory=dict)
     attempts: int = 1
@@ -84,7 +101,7 @@ class Extractor(ABC):
                 continue
             if attempt == 1:
                 return result
-            return Extraction(result.candidates, result.summary, result.problems, result.usage, attempts=attempt)
+            return Extraction(result.candidates, result.problems, result.usage, attempts=attempt)
 
     @abstractmethod
     def _extract(self, transcript: Transcript, family: FamilySettings) -> Extraction:
@@ -95,10 +112,9 @@ class SuppliedCandidates(Extractor):
     """Candidates produced elsewhere (a batch job, another model), submitted with
     the session. They are validated and reconciled exactly like the others."""
 
-    def __init__(self, candidates: list[Any], *, producer: str = "supplied", summary: str | None = None) -> None:
+    def __init__(self, candidates: list[Any], *, producer: str = "supplied") -> None:
         super().__init__(RetryPolicy(max_attempts=1))
         self.candidates = list(candidates)
-        self.summary = summary
         self.info = ExtractorInfo(
             name=producer[:120] or "supplied",
             version="1",
@@ -107,4 +123,4 @@ class SuppliedCandidates(Extractor):
         )
 
     def _extract(self, transcript: Transcript, family: FamilySettings) -> Extraction:
-        return Extraction(candidates=list(self.candidates), summary=self.summary)
+        return Extraction(candidates=list(self.candidates))

@@ -12,7 +12,9 @@ finds it in the cited turn. It understands:
 - identity and relationships: "my daughter Maya", "our dog Pepper", "my name is …";
 - preferences: "we love …", "she prefers …", "my favourite … is …";
 - dated facts, with relative dates made absolute against the turn's local
-  date: "pizza night is tonight", "Monday is a holiday", "next Friday".
+  date: "pizza night is tonight", "Monday is a holiday", "next Friday". What
+  is past ("last Friday was pizza night", "Maya was sick on Monday") is left
+  alone: it is not a plan, and a fact about a past day has nothing to expire.
 
 It is not a language model and does not pretend to be one: it is labelled
 "offline rule-based extractor" wherever its output appears, and it misses
@@ -35,58 +37,13 @@ from family_memory.formation.candidate import Candidate, CitedTurns, EntityHint
 from family_memory.formation.dates import DateMention, find_dates, turn_day
 from family_memory.formation.document import ExtractorInfo, ExtractorKind
 from family_memory.formation.extraction import Extraction, Extractor, RetryPolicy
+from family_memory.formation.relations import CHILD_RELATIONS, PETS, RELATION_WORDS
 
 OFFLINE_NAME = "offline-rules"
 OFFLINE_VERSION = "1.0"
 OFFLINE_LABEL = "offline rule-based extractor (explicit statements only; not a language model)"
 
-CHILD_RELATIONS = ("daughter", "son", "kid", "child", "baby", "stepdaughter", "stepson", "boy", "girl")
-ADULT_RELATIONS = (
-    "wife",
-    "husband",
-    "partner",
-    "mom",
-    "mum",
-    "mother",
-    "dad",
-    "father",
-    "sister",
-    "brother",
-    "grandma",
-    "grandmother",
-    "granny",
-    "grandpa",
-    "grandfather",
-    "aunt",
-    "uncle",
-    "cousin",
-    "niece",
-    "nephew",
-    "nanny",
-    "babysitter",
-    "friend",
-    "neighbour",
-    "neighbor",
-)
-PETS = (
-    "dog",
-    "cat",
-    "puppy",
-    "kitten",
-    "bird",
-    "hamster",
-    "rabbit",
-    "bunny",
-    "fish",
-    "horse",
-    "parrot",
-    "turtle",
-    "tortoise",
-    "guinea pig",
-    "lizard",
-    "snake",
-)
-_REL = "|".join(sorted((*CHILD_RELATIONS, *ADULT_RELATIONS, *PETS), key=len, reverse=True))
+_REL = "|".join(sorted(RELATION_WORDS, key=len, reverse=True))
 _NAME = r"[A-ZÀ-Þ][a-zß-ÿ]+(?:-[A-ZÀ-Þa-zß-ÿ]+)?"
 NOT_NAMES = frozenset(
     """I The This That These Those There Here We Our My Your Please Also And But So It Its Oh Ok Okay Yes No Hi Hello
@@ -336,6 +293,8 @@ class _Run:
             if _REQUEST.match(clause.core):
                 continue
             dates = find_dates(clause.core, today)
+            if any(d.past for d in dates):
+                continue  # "last Friday was pizza night": history, not a plan to remember with an end date
             if dates:
                 self.dated_fact(clause, turn.member_id, dates[0])
                 continue

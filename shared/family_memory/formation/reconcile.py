@@ -9,14 +9,19 @@ go to the write protocol as one change set (split when it would grow past
 the protocol's limit), so a crash anywhere is completed by the next writer.
 
 Replaying a session changes nothing: every decision first asks whether a
-memory already holds the candidate's evidence, and a new memory's id is
-derived from the family, session and candidate, so even a finder that has not
-caught up (an index lagging the files) cannot create a second copy.
+memory already holds the candidate's evidence for this claim, and a new
+memory's id is derived from the family and the claim's content (type,
+summary, cited turns and quotes), so even a finder that has not caught up (an
+index lagging the files) cannot create a second copy. The id depends on what
+was said, not on the candidate's position: a re-extraction that lists the
+claims in another order, or proposes a different claim at the same position,
+maps each claim to its own id.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -34,6 +39,7 @@ from family_memory.domain.layout import candidates_path, session_path
 from family_memory.domain.memory import Attestation, Memory, Status
 from family_memory.domain.okf import parse_json, serialise_json
 from family_memory.domain.refs import ConvRef
+from family_memory.domain.text import normalise_for_match
 from family_memory.domain.transcript import Transcript, parse_transcript
 from family_memory.families import load_family
 from family_memory.formation.candidate import AUTHORITY_RANK, Candidate
@@ -47,7 +53,7 @@ from family_memory.formation.document import (
 from family_memory.formation.entities import EntityDirectory, Resolution
 from family_memory.formation.similar import SimilarMemories
 from family_memory.formation.suppression_rules import SuppressionRules
-from family_memory.formation.text_similarity import similarity
+from family_memory.formation.text_similarity import content_tokens, similarity
 from family_memory.writes.protocol import FamilyWriter, WriteSession
 
 log = logging.getLogger(__name__)
@@ -58,10 +64,18 @@ _FLUSH_MARGIN = 24
 _PRECEDENCE = {Action.REINFORCE: 1, Action.CONTRADICTION: 2, Action.SUPERSEDE: 3, Action.ADD: 4}
 
 
-def memory_id_for(family_id: str, session_id: str, index: int, stated_at: datetime) -> str:
-    """A ULID for the memory candidate ``index`` of a session forms: time-ordered by
-    when it was said, and the same every time that candidate is reconciled."""
-    digest = hashlib.sha256(f"{family_id}|{session_id}|{index}".encode()).digest()
+def memory_id_for(family_id: str, candidate: Candidate, evidence: list[EvidenceRecord], stated_at: datetime) -> str:
+    """A ULID for the memory a candidate forms: time-ordered by when it was said, and
+    derived from the claim itself (type, normalised summary, cited turns and quotes),
+    so the same claim always gets the same id and a different claim a different one,
+    wherever it sits in the candidates list."""
+    content = {
+        "family": family_id,
+        "type": candidate.type.value,
+        "summary": normalise_for_match(candidate.summary),
+        "evidence": sorted([r.ref, normalise_for_match(r.quote)] for r in evidence),
+    }
+    digest = hashlib.sha256(json.dumps(content, ensure_ascii=False, sort_keys=True).encode()).digest()
     millis = int(to_utc_second(stated_at).timestamp() * 1000)
     return str(ULID.from_bytes(millis.to_bytes(6, "big") + digest[:10]))
 
@@ -315,10 +329,17 @@ class _Run:
                     seen.add(memory.id)
         return known
 
+    def name_words(self, names: list[str], resolution: Resolution) -> frozenset[str]:
+        """The content words of every name the claim's people answer to."""
+        texts = list(names)
+        for entity_id in resolution.entity_ids:
+            entity = resolution.changes.get(entity_id) or self.directory.entities.get(entity_id)
+            if entity is not None:
+                texts += [entity.name, *entity.aliases, entity.member_id or ""]
+        return frozenset(w for text in texts for w in content_tokens(text))
+
     def one(self, index: int, candidate: Candidate) -> Outcome:
-        names = list(candidate.applies_to)
-        if candidate.about_member and candidate.about_member not in names:
-            names.insert(0, candidate.about_member)
+        names = candidate.subject_names()
         resolution = self.directory.resolve(names, list(candidate.entities))
         rule = self.rules.match(candidate, resolution.entity_ids)
         if rule is not None:
@@ -329,11 +350,10 @@ class _Run:
             )
         stated_at = self.stated_at(candidate)
         evidence = self.evidence(candidate)
-        new_id = memory_id_for(self.doc.family_id, self.doc.session_id, index, stated_at)
+        new_id = memory_id_for(self.doc.family_id, candidate, evidence, stated_at)
         if self.plan.current(new_id) is not None:
-            return Outcome(
-                index=index, kind=OutcomeKind.NOOP, memory_id=new_id, detail="already formed from this candidate"
-            )
+            detail = "already formed from this claim"
+            return Outcome(index=index, kind=OutcomeKind.NOOP, memory_id=new_id, detail=detail)
         proposal = Proposal(
             type=candidate.type,
             about=candidate.about,
@@ -343,6 +363,7 @@ class _Run:
             applies_to=tuple(resolution.entity_ids),
             evidence=frozenset(r.key for r in evidence),
             stated_at=stated_at,
+            names=self.name_words(names, resolution),
         )
         decision = decide(proposal, self.known(candidate))
         return self.carry_out(index, candidate, decision, resolution, evidence, stated_at, new_id)

@@ -142,7 +142,8 @@ def replay_family(
 
     ``re_extract`` runs the extractor again even where a candidates document
     exists (to migrate to a new extractor); by default existing documents are
-    reused. ``restart`` ignores the ledger of a stopped run."""
+    reused, except those recording a failed extraction, which are tried again.
+    ``restart`` ignores the ledger of a stopped run."""
     report = ReplayReport(family_id)
     sessions = _sessions(deps, family_id, report)
     report.sessions = len(sessions)
@@ -154,7 +155,7 @@ def replay_family(
     for number, (started_at, session_id) in enumerate(sessions, start=1):
         if session_id in done:
             continue
-        extracted = extract_session(deps, family_id, session_id, force=re_extract, enqueue=False)
+        extracted = extract_session(deps, family_id, session_id, force=re_extract, enqueue=False, retry_failed=True)
         result = reconcile_session(deps, family_id, session_id)
         entry = SessionLedgerEntry(
             session_id=session_id,

@@ -10,28 +10,32 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from family_memory.domain.clock import Clock
-from family_memory.domain.errors import AlreadyExistsError, ConflictError, InvalidInputError
+from family_memory.domain.errors import AlreadyExistsError, ConflictError, InvalidInputError, StaleRevisionError
 from family_memory.domain.family import FamilySettings
 from family_memory.domain.layout import candidates_path, session_path
 from family_memory.domain.okf import parse_json, serialise_json
+from family_memory.domain.text import normalise_for_match
 from family_memory.domain.transcript import Transcript, parse_transcript
 from family_memory.families import load_family
+from family_memory.formation.candidate import Candidate
 from family_memory.formation.document import (
-    SUMMARY_MAX,
     CandidatesDocument,
-    ExtractorKind,
+    ExtractionFailure,
     Limits,
-    one_line,
     transcript_hash,
 )
-from family_memory.formation.extraction import Extractor, SuppliedCandidates
+from family_memory.formation.entities import EntityDirectory
+from family_memory.formation.extraction import ExtractionRefusedError, Extractor, SuppliedCandidates
 from family_memory.formation.intake import IntakeResult, check_not_conflicting, ensure_family, receive_transcript
 from family_memory.formation.queue import ReconcileQueue, ReconcileRequest
 from family_memory.formation.reconcile import Reconciler, ReconcileReport
+from family_memory.formation.relations import CHILD_RELATIONS
 from family_memory.formation.similar import SimilarMemories
-from family_memory.formation.summary import derive_summary
+from family_memory.formation.summary import KeptOut, derive_summary
+from family_memory.formation.suppression_rules import SuppressionRules
 from family_memory.formation.validation import validate_proposals
 from family_memory.ports.store import Store
 from family_memory.writes.protocol import FamilyWriter
@@ -76,17 +80,15 @@ def build_document(
     extractor: Extractor,
     limits: Limits,
     clock: Clock,
+    kept_out: KeptOut | None = None,
 ) -> CandidatesDocument:
-    """Run ``extractor`` on the transcript and validate every proposal."""
+    """Run ``extractor`` on the transcript and validate every proposal. The summary is
+    derived from the accepted claims that are not sensitive and not ``kept_out``."""
     extraction = extractor.extract(transcript, family)
     entries = validate_proposals(transcript, family, extraction.candidates, limits)
     accepted = [e.candidate for e in entries if e.accepted and e.candidate is not None]
     problems = list(extraction.problems)
-    summary = one_line(extraction.summary, SUMMARY_MAX) if extraction.summary else ""
-    if not summary:
-        if extractor.info.kind is ExtractorKind.BEDROCK:
-            problems.append("the model gave no summary; one was derived from the session")
-        summary = derive_summary(transcript, family, accepted)
+    summary = derive_summary(transcript, family, accepted, kept_out or (lambda _: False))
     usage = dict(extraction.usage)
     if extraction.attempts > 1:
         usage["attempts"] = extraction.attempts
@@ -104,6 +106,55 @@ def build_document(
         problems=problems,
         usage=usage,
         candidates=entries,
+    )
+
+
+def summary_filter(store: Store, family: FamilySettings, now: datetime) -> KeptOut:
+    """What the family's own state keeps out of a session summary: a claim one of its forget
+    rules suppresses (the rules as they are now), or one about a child it has told us of
+    (an entity whose relationship is a child's)."""
+    rules = SuppressionRules.load(store, family.family_id)
+    directory = EntityDirectory.load(store, family.family_id, family, now)
+    children = {
+        e.id
+        for e in directory.entities.values()
+        if e.relationship and normalise_for_match(e.relationship) in CHILD_RELATIONS
+    }
+    if not rules.rules and not children:
+        return lambda _: False
+
+    def kept_out(candidate: Candidate) -> bool:
+        resolution = directory.resolve(candidate.subject_names(), list(candidate.entities))
+        if children & set(resolution.entity_ids):
+            return True
+        return rules.match(candidate, resolution.entity_ids) is not None
+
+    return kept_out
+
+
+def failed_document(
+    transcript: Transcript,
+    raw: bytes,
+    extractor: Extractor,
+    limits: Limits,
+    clock: Clock,
+    error: ExtractionRefusedError,
+) -> CandidatesDocument:
+    """The record of a session the extractor refused for good: no candidates, no summary, the reason."""
+    now = clock.now()
+    return CandidatesDocument(
+        family_id=transcript.family_id,
+        session_id=transcript.session_id,
+        surface=transcript.surface,
+        started_at=transcript.started_at,
+        time_zone=transcript.time_zone,
+        extractor=extractor.info,
+        summary="",
+        transcript_sha256=transcript_hash(raw),
+        extracted_at=now,
+        limits=limits,
+        problems=[f"extraction failed and will not be retried ({error.code}): {error.reason}"[:1000]],
+        extraction_failed=ExtractionFailure(code=error.code[:200], reason=error.reason[:1000], failed_at=now),
     )
 
 
@@ -142,21 +193,60 @@ def extract_session(
     force: bool = False,
     enqueue: bool = True,
     extractor: Extractor | None = None,
+    retry_failed: bool = False,
 ) -> ExtractResult:
     """``sessions/{id}.json`` -> ``candidates/{id}.json`` -> a reconcile request.
 
     An existing candidates document is reused unless ``force`` (a session is
     extracted once: a redelivered event must not pay for, or get a different
     answer from, a second model call); the request is queued either way, since
-    the run that wrote the document may have stopped before queueing."""
+    the run that wrote the document may have stopped before queueing. The
+    document is written conditionally (create-only, or replace-if-unchanged
+    when forced): when two extractions of one session race, the one that
+    loses uses the document that won (``extracted`` False).
+
+    When the extractor refuses the session for good (``ExtractionRefusedError``,
+    a client error), the document records ``extraction_failed`` with the reason
+    and nothing is queued; such a document is reused like any other (so a
+    redelivered event does not call the model again) unless ``force`` or
+    ``retry_failed`` (replay). ``ExtractionUnavailableError`` propagates: the
+    event is retried."""
     transcript, raw = _read_session(deps.store, family_id, session_id)
-    existing = None if force else read_document(deps.store, family_id, session_id)
-    if existing is not None:
-        return ExtractResult(existing, extracted=False, enqueued=enqueue and _enqueue(deps, existing))
+    path = candidates_path(session_id)
+    stored = deps.store.read_optional(family_id, path)
+    if stored is not None and not force:
+        existing = parse_json(CandidatesDocument, stored.data, path)
+        if existing.extraction_failed is None or not retry_failed:
+            queued = enqueue and existing.extraction_failed is None and _enqueue(deps, existing)
+            return ExtractResult(existing, extracted=False, enqueued=queued)
     ensure_family(deps.store, transcript)
     family = load_family(deps.store, family_id)
-    document = build_document(transcript, raw, family, extractor or deps.extractor, deps.limits, deps.clock)
-    deps.store.put(family_id, candidates_path(session_id), serialise_json(document))
+    kept_out = summary_filter(deps.store, family, deps.clock.now())
+    chosen = extractor or deps.extractor
+    try:
+        document = build_document(transcript, raw, family, chosen, deps.limits, deps.clock, kept_out)
+    except ExtractionRefusedError as exc:
+        log.error(
+            "the extractor refused the session; recorded as extraction-failed, not retried",
+            extra={"family_id": family_id, "session_id": session_id, "code": exc.code, "reason": exc.reason[:300]},
+        )
+        document = failed_document(transcript, raw, chosen, deps.limits, deps.clock, exc)
+    try:
+        # Conditional, so two deliveries of one event cannot both write: the second reads what the first wrote.
+        if stored is None:
+            deps.store.create(family_id, path, serialise_json(document))
+        else:
+            deps.store.replace(family_id, path, serialise_json(document), expected_tag=stored.tag)
+    except StaleRevisionError:
+        winner = read_document(deps.store, family_id, session_id)
+        if winner is None:
+            raise
+        log.info(
+            "another extraction of this session stored its candidates first; using those",
+            extra={"family_id": family_id, "session_id": session_id},
+        )
+        queued = enqueue and winner.extraction_failed is None and _enqueue(deps, winner)
+        return ExtractResult(winner, extracted=False, enqueued=queued)
     log.info(
         "extracted",
         extra={
@@ -166,7 +256,8 @@ def extract_session(
             "accepted": len(document.accepted()),
         },
     )
-    return ExtractResult(document, extracted=True, enqueued=enqueue and _enqueue(deps, document))
+    queued = enqueue and document.extraction_failed is None and _enqueue(deps, document)
+    return ExtractResult(document, extracted=True, enqueued=queued)
 
 
 def receive_session(
@@ -184,7 +275,8 @@ def receive_session(
     check_not_conflicting(deps.store, transcript)
     ensure_family(deps.store, transcript)
     family = load_family(deps.store, transcript.family_id)
-    document = build_document(transcript, data, family, supplied, deps.limits, deps.clock)
+    kept_out = summary_filter(deps.store, family, deps.clock.now())
+    document = build_document(transcript, data, family, supplied, deps.limits, deps.clock, kept_out)
     existing = read_document(deps.store, transcript.family_id, transcript.session_id)
     if existing is not None:
         if existing.extractor != document.extractor or existing.candidates != document.candidates:

@@ -11,12 +11,22 @@ section 4):
 - ``turns_exist``: every cited turn exists.
 - ``quote_in_turn``: each quote appears in one of its cited turns, after
   whitespace and case are normalised.
+- ``quote_supports``: a quote means something (at least 2 words and 8
+  characters) and carries the claim's key words: at least half of the
+  summary's content words (the people it names, the words that frame a claim
+  such as "address", and the absolute dates the extractor added aside;
+  spelling variants count) appear in the quotes of a statement; an
+  inference, which goes beyond the words by nature, shares at least one.
 - ``person_wrote``: a claim about a household member in the first person
-  (``about_member``) cites a turn that member wrote.
-- ``cites_user_turn``: a hard rule or an explicit statement cites a user turn.
+  cites a turn that member wrote: the member named by ``about_member``, or,
+  when a quote speaks in the first person ("I", "me"), one of the members the
+  claim ``applies_to``.
+- ``cites_user_turn``: a hard rule, a directive or constraint (any strength),
+  or any statement by the family (``user_explicit`` or ``user_implicit``)
+  cites a user turn.
 - ``not_from_assistant_or_tool``: and its quotes come from user turns: what an
-  assistant said or a tool returned never supports a hard rule or explicit
-  authority.
+  assistant said or a tool returned (a web page, an email) never supports a
+  rule, a constraint, or a claim that the family said something.
 - ``valid_until``: an absolute date (YYYY-MM-DD) after the session's local
   date. A fact valid until D is gone when D begins, so a date on or before the
   day of the session would be expired at birth.
@@ -34,14 +44,16 @@ topics carry their tag, raised here when the extractor left it ``normal``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Sequence
 from datetime import date
+from difflib import SequenceMatcher
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from family_memory.domain.family import FamilySettings
-from family_memory.domain.memory import Authority, Sensitivity, Strength
+from family_memory.domain.family import FamilySettings, Member
+from family_memory.domain.memory import Authority, MemoryType, Sensitivity, Strength
 from family_memory.domain.okf import validation_message
 from family_memory.domain.text import QUOTE_MAX, About, Body, Name, Summary, WhenToUse, normalise_for_match
 from family_memory.domain.transcript import Role, Transcript, Turn
@@ -49,11 +61,13 @@ from family_memory.formation import sensitivity
 from family_memory.formation.candidate import AUTHORITY_RANK, Candidate
 from family_memory.formation.dates import turn_day
 from family_memory.formation.document import CandidateEntry, Limits, Rejection, Verdict, bounded_proposal
+from family_memory.formation.text_similarity import content_tokens
 
 SCHEMA = "schema"
 AUTHORITY = "authority"
 TURNS_EXIST = "turns_exist"
 QUOTE_IN_TURN = "quote_in_turn"
+QUOTE_SUPPORTS = "quote_supports"
 PERSON_WROTE = "person_wrote"
 CITES_USER_TURN = "cites_user_turn"
 NOT_FROM_ASSISTANT_OR_TOOL = "not_from_assistant_or_tool"
@@ -68,6 +82,7 @@ RULES = (
     AUTHORITY,
     TURNS_EXIST,
     QUOTE_IN_TURN,
+    QUOTE_SUPPORTS,
     PERSON_WROTE,
     CITES_USER_TURN,
     NOT_FROM_ASSISTANT_OR_TOOL,
@@ -86,8 +101,38 @@ _NAME: TypeAdapter[str] = TypeAdapter(Name)
 _QUOTE_TRIM = " \t.,!?;:\"'“”‘’…"
 
 
+#: A quote shorter than this supports nothing ("a", "yes").
+QUOTE_MIN_WORDS = 2
+QUOTE_MIN_CHARS = 8
+#: Share of a statement's key words its quotes must carry.
+STATEMENT_COVERAGE = 0.5
+#: Two words this alike (or sharing a 5-letter stem) are one word ("allergy" / "allergic").
+_SAME_WORD = 0.8
+#: Words a summary frames a claim with rather than state it ("Address Lucía as Lu" from "call me Lu").
+_FRAMING = frozenset({"address", "call", "go", "goe", "name", "known", "family", "household"})
+_FIRST_PERSON = frozenset({"i", "i'm", "im", "i've", "i'd", "i'll", "me", "myself"})
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+#: Dates the extractor resolved and wrote into a summary: "(2026-11-27)", "(Saturday 2026-11-28 to ...)".
+_RESOLVED_DATE = re.compile(r"\([^()]*\d{4}-\d{2}-\d{2}[^()]*\)|\b\d{4}-\d{2}-\d{2}\b")
+#: Types that are rules or hard facts about the family: only their own words support them.
+_RULE_TYPES = (MemoryType.DIRECTIVE, MemoryType.CONSTRAINT)
+
+
 def _quote_form(text: str) -> str:
     return normalise_for_match(text).strip(_QUOTE_TRIM)
+
+
+def _alike(word: str, others: Iterable[str]) -> bool:
+    for other in others:
+        if word == other or (min(len(word), len(other)) >= 5 and word[:5] == other[:5]):
+            return True
+        if SequenceMatcher(None, word, other).ratio() >= _SAME_WORD:
+            return True
+    return False
+
+
+def _names_of(member: Member) -> list[str]:
+    return [member.id, member.name, *([member.address_as] if member.address_as else [])]
 
 
 def _describe(turn: Turn) -> str:
@@ -112,6 +157,7 @@ class _Check:
         reasons: list[Rejection] = []
         reasons += self.authority(candidate)
         cited, supporting = self.turns_and_quotes(candidate, reasons)
+        reasons += self.quote_supports(candidate, supporting)
         if not any(r.rule == TURNS_EXIST for r in reasons):
             reasons += self.person_wrote(candidate, supporting)
             reasons += self.user_turns(candidate, cited, supporting)
@@ -165,36 +211,127 @@ class _Check:
             supporting.append(found)
         return cited, supporting
 
+    def _member_called(self, name: str) -> str | None:
+        """The member id ``name`` stands for (an id, full name, first name or address-as), if any."""
+        wanted = normalise_for_match(name)
+        for member_id in sorted(self.members):
+            if normalise_for_match(member_id) == wanted:
+                return member_id
+        for member in self.family.members:
+            forms = {normalise_for_match(n) for n in _names_of(member)} | {normalise_for_match(member.name.split()[0])}
+            if wanted in forms:
+                return member.id
+        return None
+
+    def _speaker_words(self, turns: Iterable[Turn]) -> set[str]:
+        """The names of whoever wrote ``turns`` (what "I", "me", "my" and "we" stand for in
+        them) and the words that only frame a claim."""
+        words = set(_FRAMING)
+        for turn in turns:
+            if turn.role is Role.USER and turn.member_id:
+                member = self.family.member(turn.member_id)
+                texts = _names_of(member) if member else [turn.member_id]
+                words.update(w for text in texts for w in content_tokens(text))
+        return words
+
+    def quote_supports(self, candidate: Candidate, supporting: list[list[Turn]]) -> list[Rejection]:
+        reasons: list[Rejection] = []
+        for number, item in enumerate(candidate.evidence, start=1):
+            quote = item.quote.strip(_QUOTE_TRIM)
+            if len(quote.split()) < QUOTE_MIN_WORDS or len(quote) < QUOTE_MIN_CHARS:
+                reasons.append(
+                    Rejection(
+                        rule=QUOTE_SUPPORTS,
+                        message=f"evidence {number}: the quote {item.quote[:40]!r} is too short to support a claim "
+                        f"(at least {QUOTE_MIN_WORDS} words and {QUOTE_MIN_CHARS} characters)",
+                    )
+                )
+        if reasons:
+            return reasons
+        # The people a claim names need not be in the quote ("my daughter" is Maya; "I" is the writer).
+        referents = self._speaker_words(t for turns in supporting for t in turns)
+        names = [*candidate.applies_to, *([candidate.about_member] if candidate.about_member else [])]
+        for hint in candidate.entities:
+            names += [hint.name, *hint.aliases, *([hint.member_id] if hint.member_id else [])]
+        for name in names:
+            member_id = self._member_called(name)
+            member = self.family.member(member_id) if member_id else None
+            for text in [name, *(_names_of(member) if member else [])]:
+                referents.update(content_tokens(text))
+        summary_words = content_tokens(_RESOLVED_DATE.sub(" ", candidate.summary))
+        key = [w for w in dict.fromkeys(summary_words) if w not in referents]
+        if not key:
+            return []
+        said = {w for item in candidate.evidence for w in content_tokens(item.quote)}
+        carried = [w for w in key if _alike(w, said)]
+        if candidate.is_statement:
+            if len(carried) >= STATEMENT_COVERAGE * len(key):
+                return []
+            bar = f"at least half of them ({len(carried)} of {len(key)} are)"
+        else:
+            if carried:
+                return []
+            bar = "at least one of them for an inference"
+        absent = {w for w in key if w not in carried}
+        # Name the words as the summary spells them, not as stems ("boring", not "bor").
+        spelled = {stem: word for word in _WORD.findall(candidate.summary) for stem in content_tokens(word)}
+        missing = ", ".join(spelled.get(w, w) for w in key if w in absent)
+        return [
+            Rejection(
+                rule=QUOTE_SUPPORTS,
+                message=f"the quotes do not carry the summary's key words ({missing} missing); they must carry {bar}",
+            )
+        ]
+
     def person_wrote(self, candidate: Candidate, supporting: list[list[Turn]]) -> list[Rejection]:
         member = candidate.about_member
-        if member is None:
-            return []
-        if member not in self.members:
+        if member is not None and member not in self.members:
             return [Rejection(rule=PERSON_WROTE, message=f"about_member {member!r} is not a member of this family")]
-        writers = {t.member_id for turns in supporting for t in turns if t.role is Role.USER}
-        if member in writers:
+        if member is not None:
+            about = [member]
+        elif self._first_person(candidate):
+            # "I'm vegetarian" is about whoever wrote it: a claim it supports about a member must be theirs.
+            about = list(dict.fromkeys(m for name in candidate.applies_to if (m := self._member_called(name))))
+            if not about:
+                return []
+        else:
             return []
+        writers = {t.member_id for turns in supporting for t in turns if t.role is Role.USER}
+        if writers & set(about):
+            return []
+        whom = " or ".join(about)
         found = [t for turns in supporting for t in turns]
         if not found:
             return [
-                Rejection(
-                    rule=PERSON_WROTE, message=f"a claim about {member} must cite a turn {member} wrote; none does"
-                )
+                Rejection(rule=PERSON_WROTE, message=f"a claim about {whom} must cite a turn {whom} wrote; none does")
             ]
         who = ", ".join(_describe(t) for t in found)
         return [
             Rejection(
                 rule=PERSON_WROTE,
-                message=f"a claim about {member} must cite a turn {member} wrote; the quote comes from {who}",
+                message=f"a first-person claim about {whom} must cite a turn {whom} wrote; the quote comes from {who}",
             )
         ]
+
+    @staticmethod
+    def _first_person(candidate: Candidate) -> bool:
+        return any(
+            w in _FIRST_PERSON for item in candidate.evidence for w in _WORD.findall(normalise_for_match(item.quote))
+        )
 
     def user_turns(
         self, candidate: Candidate, cited: list[list[Turn]], supporting: list[list[Turn]]
     ) -> list[Rejection]:
-        if candidate.strength is not Strength.HARD and candidate.authority is not Authority.USER_EXPLICIT:
+        if candidate.strength is Strength.HARD:
+            kind = "a hard rule"
+        elif candidate.type in _RULE_TYPES:
+            kind = f"a {candidate.type.value}"
+        elif candidate.authority is Authority.USER_EXPLICIT:
+            kind = "an explicit statement"
+        elif candidate.authority is Authority.USER_IMPLICIT:
+            kind = "a statement by the family (user_implicit)"
+        else:
             return []
-        kind = "a hard rule" if candidate.strength is Strength.HARD else "an explicit statement"
         if not any(t.role is Role.USER for turns in cited for t in turns):
             roles = ", ".join(_describe(t) for turns in cited for t in turns) or "no turn"
             return [Rejection(rule=CITES_USER_TURN, message=f"{kind} must cite a user turn; it cites {roles}")]

@@ -34,8 +34,9 @@ def register(subparsers: Any) -> None:
     ingest.add_argument(
         "--candidates",
         type=Path,
-        help="candidates produced elsewhere, as JSON: a list, or {candidates, summary, producer}; "
-        "they replace the extractor and go through the same validation and reconciliation",
+        help="candidates produced elsewhere, as JSON: a list, or {candidates, producer}; "
+        "they replace the extractor and go through the same validation and reconciliation "
+        "(a summary is not taken from them: it is derived from what was accepted)",
     )
     ingest.set_defaults(run=_ingest)
 
@@ -60,7 +61,7 @@ def document_lines(runtime: Runtime, doc: CandidatesDocument) -> list[str]:
     """The candidates document for people: extractor, summary, each verdict, each outcome."""
     lines = [
         f"extractor: {doc.extractor.label}",
-        f"summary:   {doc.summary}",
+        f"summary:   {doc.summary or '(none: nothing shareable was accepted)'}",
         f"candidates: {location(runtime, doc.family_id, candidates_path(doc.session_id))}",
     ]
     lines += [f"  problem: {p}" for p in doc.problems]
@@ -93,13 +94,9 @@ def _supplied(path: Path) -> SuppliedCandidates:
     if isinstance(data, list):
         return SuppliedCandidates(data, producer=path.stem[:60])
     if isinstance(data, dict) and isinstance(data.get("candidates"), list):
-        summary = data.get("summary")
+        # A "summary" key is accepted and ignored: the session's summary is always derived (formation/summary.py).
         producer = data.get("producer") or path.stem
-        return SuppliedCandidates(
-            data["candidates"],
-            producer=str(producer)[:60],
-            summary=summary if isinstance(summary, str) else None,
-        )
+        return SuppliedCandidates(data["candidates"], producer=str(producer)[:60])
     raise InvalidInputError(f"--candidates {path}: expected a list of candidates or an object with 'candidates'")
 
 

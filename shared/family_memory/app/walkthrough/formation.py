@@ -189,7 +189,7 @@ def run(ctx: WalkContext) -> None:
                 ("user", "marco", "Not yet. Book the usual Thai Palace order for Friday."),
             ],
         ),
-        SuppliedCandidates(_supplied_batch(), producer="nightly-batch", summary="Marco ordered Thai for Friday."),
+        SuppliedCandidates(_supplied_batch(), producer="nightly-batch"),
     )
     ctx.say(
         "The inference did not overwrite what the family said: it is recorded against the memory as a "
