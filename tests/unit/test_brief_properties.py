@@ -110,7 +110,8 @@ def bulk_memories(seed: int, count: int, long_texts: bool) -> list[Memory]:
     return made
 
 
-SMALL_SETS = st.lists(memories(), max_size=40)
+# A family never holds two memories with one id (the catalog is keyed by it).
+SMALL_SETS = st.lists(memories(), max_size=40, unique_by=lambda m: m.id)
 LARGE_SETS = st.builds(
     bulk_memories, seed=st.integers(0, 2**32), count=st.sampled_from([500, 2000, 5000]), long_texts=st.booleans()
 )
