@@ -185,6 +185,38 @@ def test_last_conversation_is_found_by_scanning_when_the_ledger_has_no_pointer(r
     assert lifecycle.ledger.get(FAMILY).last_session_id == "sess-b"  # type: ignore[union-attr]
 
 
+def reconciled(session_id: str, started_at: str, summary: str, change_ids: list[str]) -> bytes:
+    doc = json.loads(candidates(session_id, started_at, summary))
+    doc["reconciliation"] = {"reconciled_at": started_at, "change_ids": change_ids, "outcomes": []}
+    return json.dumps(doc).encode()
+
+
+def test_a_summary_reaches_the_brief_when_its_change_event_was_handled_first(runtime: Runtime) -> None:
+    # Extraction wrote nothing we saw; the session's change set landed and was compiled;
+    # then formation rewrote the candidates file with its reconciliation (events unordered).
+    cs = add_all(runtime, directive(summary="Call before booking."))
+    runtime.drain()
+    assert "Planned the week." not in brief_texts(runtime)
+    runtime.store.put(
+        FAMILY, candidates_path("sess-n"), reconciled("sess-n", "2026-11-16T18:00:00Z", "Planned the week.", [cs.id])
+    )
+    runtime.drain()
+    assert brief_texts(runtime)[-1] == "Planned the week."
+
+
+def test_a_session_that_changed_nothing_starts_no_dream(runtime: Runtime) -> None:
+    add_all(runtime, directive(summary="Call before booking."))
+    runtime.drain()
+    before = files(runtime)
+    runtime.store.put(
+        FAMILY, candidates_path("sess-q"), reconciled("sess-q", "2026-11-16T18:00:00Z", "Nothing new.", [])
+    )
+    runtime.drain()
+    after = files(runtime)
+    after.pop(candidates_path("sess-q"))
+    assert after == before
+
+
 def formation_output(session_id: str, summary: str, *, health: str = "", suppressed: str = "") -> bytes:
     """A candidates file in formation's own format (``CandidatesDocument``), with one health-tagged
     candidate about ``health`` and one that a forget rule suppressed, about ``suppressed``."""

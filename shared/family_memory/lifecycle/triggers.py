@@ -6,14 +6,19 @@
   its changes the batch holds: that is how a burst coalesces. A session that
   changed nothing writes no change record, so it starts no dream.
 - ``candidates/{session_id}.json``: formation's output for a finished session.
-  It only moves the family's last-conversation pointer in the dream ledger;
-  the next dream picks the summary up. It starts no dream by itself.
+  It moves the family's last-conversation pointer in the dream ledger. It
+  starts a dream only when that session is now the family's newest and its
+  reconciliation changed something: formation rewrites the file after
+  reconciling, and EventBridge does not order events, so this is what gets a
+  summary into the brief when the ``changes/`` event was handled first. A
+  session that changed nothing starts no dream.
 
 The AWS compile function and the local in-process bus both call ``handle``.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from collections.abc import Iterable, Sequence
@@ -21,8 +26,9 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from family_memory.brief.sources import read_conversation
-from family_memory.domain.layout import FAMILIES_PREFIX, split_key
+from family_memory.domain.layout import FAMILIES_PREFIX, candidates_path, split_key
 from family_memory.lifecycle.dream import DreamDeps, DreamReport, dream_family
+from family_memory.ports.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -59,14 +65,31 @@ def by_family(triggers: Iterable[Trigger]) -> dict[str, list[Trigger]]:
     return grouped
 
 
+def _reconciled_with_changes(store: Store, family_id: str, session_id: str) -> bool:
+    document = store.read_optional(family_id, candidates_path(session_id))
+    if document is None:
+        return False
+    try:
+        reconciliation = json.loads(document.data).get("reconciliation") or {}
+    except (ValueError, AttributeError):
+        return False
+    return isinstance(reconciliation, dict) and bool(reconciliation.get("change_ids"))
+
+
 def handle(deps: DreamDeps, family_id: str, triggers: Sequence[Trigger], *, now: datetime) -> DreamReport | None:
-    """Note the family's new conversations, then dream it once if any change landed."""
+    """Note the family's new conversations, then dream it once if any change landed
+    (or the newest conversation's reconciliation changed something)."""
+    newest_changed = False
     for trigger in triggers:
         if trigger.session_id is not None:
             conversation = read_conversation(deps.store, family_id, trigger.session_id)
-            if conversation is not None:
-                deps.ledger.note_conversation(family_id, conversation.session_id, conversation.started_at)
+            if conversation is None:
+                continue
+            deps.ledger.note_conversation(family_id, conversation.session_id, conversation.started_at)
+            state = deps.ledger.get(family_id)
+            if state is not None and state.last_session_id == conversation.session_id:
+                newest_changed = newest_changed or _reconciled_with_changes(deps.store, family_id, trigger.session_id)
     changes = [t.change_id for t in triggers if t.change_id is not None]
-    if not changes:
+    if not changes and not newest_changed:
         return None
     return dream_family(deps, family_id, now=now, changes=changes)
