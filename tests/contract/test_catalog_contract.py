@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
 
 import pytest
@@ -114,20 +115,20 @@ def test_a_lease_for_one_family_cannot_write_another(adapters: Adapters) -> None
     assert catalog.pending_intents("fam-other") == [] and not catalog.is_applied("fam-other", "change-1")
 
 
-@pytest.mark.parametrize("family", ["../fam-other", "fam/other", "fam..other", "", "x" * 65])
-def test_family_ids_are_validated_before_they_become_keys(adapters: Adapters, family: str) -> None:
+def test_family_ids_are_validated_before_they_become_keys(adapters: Adapters) -> None:
     catalog = adapters.catalog
-    reads = [
-        lambda: catalog.acquire_lease(family, "writer-a", TTL),
-        lambda: catalog.get_rows(family, []),
-        lambda: catalog.list_rows(family),
-        lambda: list(catalog.all_rows(family)),
-        lambda: catalog.pending_intents(family),
-        lambda: catalog.is_applied(family, "change-1"),
+    calls: list[Callable[[str], object]] = [
+        lambda family: catalog.acquire_lease(family, "writer-a", TTL),
+        lambda family: catalog.get_rows(family, []),
+        lambda family: catalog.list_rows(family),
+        lambda family: list(catalog.all_rows(family)),
+        lambda family: catalog.pending_intents(family),
+        lambda family: catalog.is_applied(family, "change-1"),
     ]
-    for call in reads:
-        with pytest.raises(InvalidInputError, match="family id"):
-            call()
+    for family in ["../fam-other", "fam/other", "fam..other", "", "x" * 65]:
+        for call in calls:
+            with pytest.raises(InvalidInputError, match="family id"):
+                call(family)
 
 
 # --- rows -----------------------------------------------------------------------

@@ -107,52 +107,102 @@ MUTATIONS: list[Mutation] = [
     m(
         "1.directory-store-shared-folder",
         "1: the local store scopes every path by the family id",
-        [(STORE_DIR, "return self._families / check_family_id(family_id)", 'return self._families / (check_family_id(family_id) and "all")')],
+        [
+            (
+                STORE_DIR,
+                "return self._families / check_family_id(family_id)",
+                'return self._families / (check_family_id(family_id) and "all")',
+            )
+        ],
         [T_STORE, T_INV],
     ),
     m(
         "1.s3-key-without-family",
         "1: the S3 store scopes every key by the family id",
-        [(STORE_S3, 'return f"{FAMILIES_PREFIX}{check_family_id(family_id)}/{check_relpath(path)}"', "return f\"{FAMILIES_PREFIX}{check_family_id(family_id) and 'all'}/{check_relpath(path)}\"")],
+        [
+            (
+                STORE_S3,
+                'return f"{FAMILIES_PREFIX}{check_family_id(family_id)}/{check_relpath(path)}"',
+                "return f\"{FAMILIES_PREFIX}{check_family_id(family_id) and 'all'}/{check_relpath(path)}\"",
+            )
+        ],
         [T_STORE, T_INV],
     ),
     m(
         "1.sqlite-catalog-get-rows-any-family",
         "1: the SQLite catalog's batch get is scoped by family",
-        [(CAT_SQL, 'f"SELECT row_json FROM memories WHERE family_id = ? AND memory_id IN ({marks})"', 'f"SELECT row_json FROM memories WHERE (family_id = ? OR 1) AND memory_id IN ({marks})"')],
+        [
+            (
+                CAT_SQL,
+                'f"SELECT row_json FROM memories WHERE family_id = ? AND memory_id IN ({marks})"',
+                'f"SELECT row_json FROM memories WHERE (family_id = ? OR 1) AND memory_id IN ({marks})"',
+            )
+        ],
         [T_CATALOG, T_INV],
     ),
     m(
         "1.dynamo-catalog-one-partition",
         "1: the DynamoDB catalog keys every item by the family's partition",
-        [(CAT_DDB, 'return f"FAM#{check_family_id(family_id)}"', "return f\"FAM#{check_family_id(family_id) and 'all'}\"")],
+        [
+            (
+                CAT_DDB,
+                'return f"FAM#{check_family_id(family_id)}"',
+                "return f\"FAM#{check_family_id(family_id) and 'all'}\"",
+            )
+        ],
         [T_CATALOG, T_INV],
     ),
     m(
         "1.embedded-index-no-family-filter",
         "1: the embedded index searches only the family's documents (its own file and a family_id filter)",
         [
-            (IDX_EMB, 'return self.root / f"{check_family_id(family_id)}.sqlite3"', 'return self.root / f"{check_family_id(family_id) and \'all\'}.sqlite3"'),
-            (IDX_EMB, '"terms_json, length FROM docs WHERE family_id = ? ORDER BY rowid"', '"terms_json, length FROM docs WHERE family_id = ? OR 1 ORDER BY rowid"'),
+            (
+                IDX_EMB,
+                'return self.root / f"{check_family_id(family_id)}.sqlite3"',
+                "return self.root / f\"{check_family_id(family_id) and 'all'}.sqlite3\"",
+            ),
+            (
+                IDX_EMB,
+                '"terms_json, length FROM docs WHERE family_id = ? ORDER BY rowid"',
+                '"terms_json, length FROM docs WHERE family_id = ? OR 1 ORDER BY rowid"',
+            ),
         ],
         [T_INDEX, T_INV],
     ),
     m(
         "1.embedded-index-shared-file-only",
         "1: the embedded index keeps each family in its own file (the first of its two layers)",
-        [(IDX_EMB, 'return self.root / f"{check_family_id(family_id)}.sqlite3"', 'return self.root / f"{check_family_id(family_id) and \'all\'}.sqlite3"')],
+        [
+            (
+                IDX_EMB,
+                'return self.root / f"{check_family_id(family_id)}.sqlite3"',
+                "return self.root / f\"{check_family_id(family_id) and 'all'}.sqlite3\"",
+            )
+        ],
         [T_INDEX, T_INV],
     ),
     m(
         "1.opensearch-no-family-term",
         "1: every OpenSearch query carries the family term",
-        [(IDX_OS, 'clauses: list[dict[str, Any]] = [{"term": {"family_id": check_family_id(family_id)}}]', "clauses: list[dict[str, Any]] = []")],
+        [
+            (
+                IDX_OS,
+                'clauses: list[dict[str, Any]] = [{"term": {"family_id": check_family_id(family_id)}}]',
+                "clauses: list[dict[str, Any]] = []",
+            )
+        ],
         [T_OS],
     ),
     m(
         "1.opensearch-keeps-foreign-hits",
         "1: OpenSearch hits of another family are dropped even if the engine returned them",
-        [(IDX_OS, 'if source.get("family_id") != family_id:  # the filter makes this impossible; checked anyway', "if False:")],
+        [
+            (
+                IDX_OS,
+                'if source.get("family_id") != family_id:  # the filter makes this impossible; checked anyway',
+                "if False:",
+            )
+        ],
         [T_OS],
     ),
     m(
@@ -170,13 +220,25 @@ MUTATIONS: list[Mutation] = [
     m(
         "1.family-id-allows-slash",
         "1: ids from outside are validated before they become keys or paths",
-        [(IDS, 'if "\\x00" in value or "/" in value or ".." in value or not _TOKEN.fullmatch(value):', 'if "\\x00" in value:')],
+        [
+            (
+                IDS,
+                'if "\\x00" in value or "/" in value or ".." in value or not _TOKEN.fullmatch(value):',
+                'if "\\x00" in value:',
+            )
+        ],
         [T_IDS, T_STORE],
     ),
     m(
         "1.relpath-allows-dots",
         "1: a path inside a family folder cannot climb out of it",
-        [(LAYOUT, '_SEGMENT = r"[A-Za-z0-9_][A-Za-z0-9_-]*(?:\\.[A-Za-z0-9_-]+)*"', '_SEGMENT = r"[A-Za-z0-9_.][A-Za-z0-9_.-]*"')],
+        [
+            (
+                LAYOUT,
+                '_SEGMENT = r"[A-Za-z0-9_][A-Za-z0-9_-]*(?:\\.[A-Za-z0-9_-]+)*"',
+                '_SEGMENT = r"[A-Za-z0-9_.][A-Za-z0-9_.-]*"',
+            )
+        ],
         [T_IDS, T_STORE],
     ),
     m(
@@ -201,7 +263,11 @@ MUTATIONS: list[Mutation] = [
         "1.catalog-delete-with-another-familys-lease",
         "1/4: a lease for one family cannot delete another family's rows (the gap found here, both catalogs)",
         [
-            (CAT_SQL, "        check_lease_family(lease, family_id)\n        ids = [check_memory_id(i) for i in memory_ids]\n", "        ids = [check_memory_id(i) for i in memory_ids]\n"),
+            (
+                CAT_SQL,
+                "        check_lease_family(lease, family_id)\n        ids = [check_memory_id(i) for i in memory_ids]\n",
+                "        ids = [check_memory_id(i) for i in memory_ids]\n",
+            ),
             (CAT_DDB, "        check_lease_family(lease, family_id)\n        keys =", "        keys ="),
         ],
         [T_CATALOG],
@@ -209,7 +275,13 @@ MUTATIONS: list[Mutation] = [
     m(
         "1.sqlite-catalog-unvalidated-family",
         "1: ids from outside are validated before they become catalog keys",
-        [(CAT_SQL, "    def get_rows(self, family_id: str, memory_ids: Iterable[str]) -> dict[str, CatalogRow]:\n        check_family_id(family_id)\n", "    def get_rows(self, family_id: str, memory_ids: Iterable[str]) -> dict[str, CatalogRow]:\n")],
+        [
+            (
+                CAT_SQL,
+                "    def get_rows(self, family_id: str, memory_ids: Iterable[str]) -> dict[str, CatalogRow]:\n        check_family_id(family_id)\n",
+                "    def get_rows(self, family_id: str, memory_ids: Iterable[str]) -> dict[str, CatalogRow]:\n",
+            )
+        ],
         [T_CATALOG],
     ),
     # --- 2. A claim that cannot be traced does not become a memory ----------------------------
@@ -234,7 +306,13 @@ MUTATIONS: list[Mutation] = [
     m(
         "2.person-wrote-unchecked",
         "2: a fact about a person cites a turn that person wrote",
-        [(VALIDATION, "        if member in writers:\n            return []", "        if True:\n            return []")],
+        [
+            (
+                VALIDATION,
+                "        if member in writers:\n            return []",
+                "        if True:\n            return []",
+            )
+        ],
         [T_VALIDATION],
     ),
     m(
@@ -252,7 +330,13 @@ MUTATIONS: list[Mutation] = [
     m(
         "2.hard-rule-said-in-passing-unchecked",
         "2: a hard rule needs a user turn whatever authority the extractor gave it",
-        [(VALIDATION, "if candidate.strength is not Strength.HARD and candidate.authority is not Authority.USER_EXPLICIT:", "if candidate.authority is not Authority.USER_EXPLICIT:")],
+        [
+            (
+                VALIDATION,
+                "if candidate.strength is not Strength.HARD and candidate.authority is not Authority.USER_EXPLICIT:",
+                "if candidate.authority is not Authority.USER_EXPLICIT:",
+            )
+        ],
         [T_VALIDATION, T_INV],
     ),
     m(
@@ -264,7 +348,13 @@ MUTATIONS: list[Mutation] = [
     m(
         "2.inference-bar-lowered",
         "2: a higher bar for inferences",
-        [(VALIDATION, 'bar, kind = self.limits.min_confidence_inference, "inferences"', 'bar, kind = self.limits.min_confidence_statement, "inferences"')],
+        [
+            (
+                VALIDATION,
+                'bar, kind = self.limits.min_confidence_inference, "inferences"',
+                'bar, kind = self.limits.min_confidence_statement, "inferences"',
+            )
+        ],
         [T_VALIDATION],
     ),
     # --- 3. Nothing is deleted when it stops being current -------------------------------------
@@ -277,7 +367,13 @@ MUTATIONS: list[Mutation] = [
     m(
         "3.forget-marks-dormant",
         "3: forget retracts (status retracted, file kept)",
-        [(CARD, "retracted = memory.evolve(status=Status.RETRACTED, revision=memory.revision + 1)", "retracted = memory.evolve(status=Status.DORMANT, revision=memory.revision + 1)")],
+        [
+            (
+                CARD,
+                "retracted = memory.evolve(status=Status.RETRACTED, revision=memory.revision + 1)",
+                "retracted = memory.evolve(status=Status.DORMANT, revision=memory.revision + 1)",
+            )
+        ],
         [T_CARD],
     ),
     m(
@@ -304,33 +400,61 @@ MUTATIONS: list[Mutation] = [
     m(
         "3.edit-overwrites-old",
         "3: edit supersedes (the old memory is marked superseded and points at the new one)",
-        [(CARD, "replaced = old.evolve(status=Status.SUPERSEDED, superseded_by=new.id, revision=old.revision + 1)", "replaced = old.evolve(revision=old.revision + 1)")],
+        [
+            (
+                CARD,
+                "replaced = old.evolve(status=Status.SUPERSEDED, superseded_by=new.id, revision=old.revision + 1)",
+                "replaced = old.evolve(revision=old.revision + 1)",
+            )
+        ],
         [T_CARD],
     ),
     m(
         "3.reconciler-supersede-without-lineage",
         "3: a newer statement supersedes with links both ways",
-        [(RECONCILE, "self.plan.write(Action.SUPERSEDE, target.evolve(status=Status.SUPERSEDED, superseded_by=memory.id), [])", "self.plan.write(Action.SUPERSEDE, target.evolve(status=Status.RETRACTED), [])")],
+        [
+            (
+                RECONCILE,
+                "self.plan.write(Action.SUPERSEDE, target.evolve(status=Status.SUPERSEDED, superseded_by=memory.id), [])",
+                "self.plan.write(Action.SUPERSEDE, target.evolve(status=Status.RETRACTED), [])",
+            )
+        ],
         [T_RECONCILER],
     ),
     m(
         "3.evidence-ledger-overwritten",
         "3: evidence history stays readable (the ledger is appended to, never replaced)",
         [
-            (PROTOCOL, "self.store.replace(self.family_id, path, serialise_ledger(merged), expected_tag=current.tag)", "self.store.replace(self.family_id, path, serialise_ledger(records), expected_tag=current.tag)"),
+            (
+                PROTOCOL,
+                "self.store.replace(self.family_id, path, serialise_ledger(merged), expected_tag=current.tag)",
+                "self.store.replace(self.family_id, path, serialise_ledger(records), expected_tag=current.tag)",
+            ),
         ],
         [T_PROTOCOL, T_RECONCILER],
     ),
     m(
         "3.expiry-rewrites-words",
         "3: a lifecycle transition changes status only; the words stay",
-        [(RULES, "return memory.evolve(status=Status.EXPIRED, revision=memory.revision + 1)", 'return memory.evolve(status=Status.EXPIRED, revision=memory.revision + 1, body="(expired)")')],
+        [
+            (
+                RULES,
+                "return memory.evolve(status=Status.EXPIRED, revision=memory.revision + 1)",
+                'return memory.evolve(status=Status.EXPIRED, revision=memory.revision + 1, body="(expired)")',
+            )
+        ],
         [T_RULES],
     ),
     m(
         "3.superseded-memory-unreadable",
         "3: lineage stays readable (a superseded memory can still be opened)",
-        [(TOOLS, "if memory.status is Status.RETRACTED:", "if memory.status in (Status.RETRACTED, Status.SUPERSEDED):")],
+        [
+            (
+                TOOLS,
+                "if memory.status is Status.RETRACTED:",
+                "if memory.status in (Status.RETRACTED, Status.SUPERSEDED):",
+            )
+        ],
         [T_TOOLS],
     ),
     # --- 4. Lease, fencing, revision checks, replay -------------------------------------------
@@ -343,7 +467,13 @@ MUTATIONS: list[Mutation] = [
     m(
         "4.dynamo-lease-not-exclusive",
         "4: the lease is exclusive (DynamoDB)",
-        [(CAT_DDB, 'ConditionExpression="attribute_not_exists(holder) OR expires_at <= :now",', 'ConditionExpression="attribute_not_exists(holder) OR expires_at <= :now OR holder <> :holder",')],
+        [
+            (
+                CAT_DDB,
+                'ConditionExpression="attribute_not_exists(holder) OR expires_at <= :now",',
+                'ConditionExpression="attribute_not_exists(holder) OR expires_at <= :now OR holder <> :holder",',
+            )
+        ],
         [T_CATALOG],
     ),
     m(
@@ -355,13 +485,25 @@ MUTATIONS: list[Mutation] = [
     m(
         "4.sqlite-fence-ignores-token",
         "4: fencing compares the token, not only the holder (SQLite)",
-        [(CAT_SQL, "if row is None or row[0] != lease.holder or row[1] != lease.token:", "if row is None or row[0] != lease.holder:")],
+        [
+            (
+                CAT_SQL,
+                "if row is None or row[0] != lease.holder or row[1] != lease.token:",
+                "if row is None or row[0] != lease.holder:",
+            )
+        ],
         [T_CATALOG],
     ),
     m(
         "4.dynamo-fence-ignores-token",
         "4: fencing compares the token, not only the holder (DynamoDB)",
-        [(CAT_DDB, '"ConditionExpression": "holder = :holder AND #token = :token",', '"ConditionExpression": "holder = :holder AND (#token = :token OR #token <> :token)",')],
+        [
+            (
+                CAT_DDB,
+                '"ConditionExpression": "holder = :holder AND #token = :token",',
+                '"ConditionExpression": "holder = :holder AND (#token = :token OR #token <> :token)",',
+            )
+        ],
         [T_CATALOG],
     ),
     m(
@@ -373,14 +515,38 @@ MUTATIONS: list[Mutation] = [
     m(
         "4.dream-decides-on-the-catalog-row",
         "4: dreaming never overwrites a newer change (it decides again on the file it writes)",
-        [(DREAM, "            decision = decide(memory, today, time_zone, policy)\n", "            decision = decide(current[planned.memory_id], today, time_zone, policy)\n")],
+        [
+            (
+                DREAM,
+                "            decision = decide(memory, today, time_zone, policy)\n",
+                "            decision = decide(current[planned.memory_id], today, time_zone, policy)\n",
+            )
+        ],
         [T_DREAM],
     ),
     m(
         "4.sqlite-renew-unfenced",
         "4: a stalled writer cannot renew a lease that was taken over (SQLite)",
-        [(CAT_SQL, "        with self._transaction() as db:\n            self._check_fence(db, lease)\n            db.execute(\"UPDATE leases SET expires_at", "        with self._transaction() as db:\n            db.execute(\"UPDATE leases SET expires_at")],
+        [
+            (
+                CAT_SQL,
+                '        with self._transaction() as db:\n            self._check_fence(db, lease)\n            db.execute("UPDATE leases SET expires_at',
+                '        with self._transaction() as db:\n            db.execute("UPDATE leases SET expires_at',
+            )
+        ],
         [T_CATALOG, T_PROTOCOL],
+    ),
+    m(
+        "4.inference-replaces-explicit",
+        "4: formation never overwrites the family's explicit word with a weaker claim",
+        [(DECISIONS, "if AUTHORITY_RANK[proposal.authority] < AUTHORITY_RANK[m.authority]:", "if False:")],
+        [T_DECISIONS, T_RECONCILER],
+    ),
+    m(
+        "4.older-statement-supersedes-newer",
+        "4: a claim older than the memory it would replace changes nothing",
+        [(DECISIONS, "if proposal.stated_at < m.last_reinforced_at:", "if False:")],
+        [T_DECISIONS, "tests/unit/test_replay.py"],
     ),
     m(
         "4.directory-replace-unconditional",
@@ -397,13 +563,25 @@ MUTATIONS: list[Mutation] = [
     m(
         "4.s3-replace-without-if-match",
         "4: every file write checks the version it read (S3 IfMatch)",
-        [(STORE_S3, "return self._put(family_id, path, data, IfMatch=expected_tag)", "return self._put(family_id, path, data)")],
+        [
+            (
+                STORE_S3,
+                "return self._put(family_id, path, data, IfMatch=expected_tag)",
+                "return self._put(family_id, path, data)",
+            )
+        ],
         [T_STORE],
     ),
     m(
         "4.s3-create-without-if-none-match",
         "4: a create never overwrites (S3 IfNoneMatch)",
-        [(STORE_S3, 'return self._put(family_id, path, data, IfNoneMatch="*")', "return self._put(family_id, path, data)")],
+        [
+            (
+                STORE_S3,
+                'return self._put(family_id, path, data, IfNoneMatch="*")',
+                "return self._put(family_id, path, data)",
+            )
+        ],
         [T_STORE],
     ),
     m(
@@ -423,6 +601,18 @@ MUTATIONS: list[Mutation] = [
         "4: replaying a session changes nothing, even with a lagging finder",
         [(RECONCILE, 'return str(ULID.from_bytes(millis.to_bytes(6, "big") + digest[:10]))', "return new_ulid()")],
         [T_RECONCILER],
+    ),
+    m(
+        "4.session-event-extracted-twice",
+        "4: a redelivered session event extracts nothing again (the candidates document is reused)",
+        [
+            (
+                SERVICE,
+                "existing = None if force else read_document(deps.store, family_id, session_id)",
+                "existing = None",
+            )
+        ],
+        ["tests/integration/test_formation_handlers.py", "tests/unit/test_local_pipeline.py"],
     ),
     m(
         "4.evidence-held-not-a-noop",
@@ -446,7 +636,13 @@ MUTATIONS: list[Mutation] = [
     m(
         "5.no-intent-recorded",
         "5: the intent is recorded before any file is written",
-        [(PROTOCOL, "        self.catalog.record_intent(self.family_id, change_set.id, change_set.model_dump_json(), lease=self.lease)\n", "")],
+        [
+            (
+                PROTOCOL,
+                "        self.catalog.record_intent(self.family_id, change_set.id, change_set.model_dump_json(), lease=self.lease)\n",
+                "",
+            )
+        ],
         [T_PROTOCOL],
     ),
     m(
@@ -455,17 +651,56 @@ MUTATIONS: list[Mutation] = [
         [(PROTOCOL, "if current is not None and current.data == target:", "if False:")],
         [T_PROTOCOL],
     ),
+    m(
+        "5.dynamo-settle-clears-before-ledger",
+        "5: a crash inside settling (DynamoDB: ledger, then slot) leaves work the next writer completes",
+        [
+            (
+                CAT_DDB,
+                """        self._ddb.put_item(
+            TableName=self.table, Item={"pk": pk, "sk": _s(_APPLIED + change_id), "outcome": _s(outcome)}
+        )
+        try:""",
+                """        try:""",
+            ),
+            (
+                CAT_DDB,
+                """                raise LeaseLostError(f"the lease on family {family_id} was taken over") from exc
+            raise
+""",
+                """                raise LeaseLostError(f"the lease on family {family_id} was taken over") from exc
+            raise
+        self._ddb.put_item(
+            TableName=self.table, Item={"pk": pk, "sk": _s(_APPLIED + change_id), "outcome": _s(outcome)}
+        )
+""",
+            ),
+        ],
+        [T_INV, T_PROTOCOL],
+    ),
     # --- 6. The brief ------------------------------------------------------------------------
     m(
         "6.brief-includes-sensitive",
         "6: sensitive memories are excluded",
-        [(WEIGHTS, "return memory.status is Status.ACTIVE and memory.sensitivity is Sensitivity.NORMAL", "return memory.status is Status.ACTIVE")],
+        [
+            (
+                WEIGHTS,
+                "return memory.status is Status.ACTIVE and memory.sensitivity is Sensitivity.NORMAL",
+                "return memory.status is Status.ACTIVE",
+            )
+        ],
         [T_COMPILE],
     ),
     m(
         "6.brief-includes-inactive",
         "6: the brief is a function of the active memories only",
-        [(WEIGHTS, "return memory.status is Status.ACTIVE and memory.sensitivity is Sensitivity.NORMAL", "return memory.sensitivity is Sensitivity.NORMAL")],
+        [
+            (
+                WEIGHTS,
+                "return memory.status is Status.ACTIVE and memory.sensitivity is Sensitivity.NORMAL",
+                "return memory.sensitivity is Sensitivity.NORMAL",
+            )
+        ],
         [T_COMPILE],
     ),
     m(
@@ -477,32 +712,60 @@ MUTATIONS: list[Mutation] = [
     m(
         "6.brief-ties-unbroken",
         "6: deterministic order (the weight order is total)",
-        [(WEIGHTS, "        -memory.last_reinforced_at.timestamp(),\n        memory.id,\n", "        -memory.last_reinforced_at.timestamp(),\n        \"\",\n")],
+        [
+            (
+                WEIGHTS,
+                "        -memory.last_reinforced_at.timestamp(),\n        memory.id,\n",
+                '        -memory.last_reinforced_at.timestamp(),\n        "",\n',
+            )
+        ],
         [T_COMPILE, T_PROPS],
     ),
     m(
         "6.brief-line-carries-a-timestamp",
         "6: no timestamps in the brief",
-        [(COMPILE, "text=clip(memory.summary) or clip(memory.about),", 'text=clip(f"{memory.summary} (said {memory.last_reinforced_at:%Y-%m-%d})"),')],
+        [
+            (
+                COMPILE,
+                "text=clip(memory.summary) or clip(memory.about),",
+                'text=clip(f"{memory.summary} (said {memory.last_reinforced_at:%Y-%m-%d})"),',
+            )
+        ],
         [T_COMPILE],
     ),
     m(
         "6.last-conversation-carries-a-timestamp",
         "6: no timestamps in the brief (the last-conversation line)",
-        [(COMPILE, "[BriefLine(text=clip(last_conversation.summary))]", '[BriefLine(text=clip(f"{last_conversation.started_at:%Y-%m-%d %H:%M}: {last_conversation.summary}"))]')],
+        [
+            (
+                COMPILE,
+                "[BriefLine(text=clip(last_conversation.summary))]",
+                '[BriefLine(text=clip(f"{last_conversation.started_at:%Y-%m-%d %H:%M}: {last_conversation.summary}"))]',
+            )
+        ],
         [T_COMPILE, T_INV],
     ),
     m(
         "6.directives-budget-ignored",
         "6: fixed section budgets",
-        [(COMPILE, "directives=fit((memory_line(m, family_id) for m in directives), SECTION_BUDGETS[Section.DIRECTIVES]),", "directives=fit((memory_line(m, family_id) for m in directives), SECTION_BUDGETS[Section.DIRECTIVES] + 300),")],
+        [
+            (
+                COMPILE,
+                "directives=fit((memory_line(m, family_id) for m in directives), SECTION_BUDGETS[Section.DIRECTIVES]),",
+                "directives=fit((memory_line(m, family_id) for m in directives), SECTION_BUDGETS[Section.DIRECTIVES] + 300),",
+            )
+        ],
         [T_COMPILE, T_PROPS],
     ),
     m(
         "6.cap-and-budgets-ignored",
         "6: hard cap of 2,000 tokens (both the section budgets and the final cap)",
         [
-            (COMPILE, "directives=fit((memory_line(m, family_id) for m in directives), SECTION_BUDGETS[Section.DIRECTIVES]),", "directives=fit((memory_line(m, family_id) for m in directives), SECTION_BUDGETS[Section.DIRECTIVES] + 300),"),
+            (
+                COMPILE,
+                "directives=fit((memory_line(m, family_id) for m in directives), SECTION_BUDGETS[Section.DIRECTIVES]),",
+                "directives=fit((memory_line(m, family_id) for m in directives), SECTION_BUDGETS[Section.DIRECTIVES] + 300),",
+            ),
             (COMPILE, "while brief_tokens(brief) > BRIEF_TOKEN_CAP:", "while False:"),
         ],
         [T_PROPS, T_COMPILE],
@@ -510,13 +773,25 @@ MUTATIONS: list[Mutation] = [
     m(
         "6.line-not-escaped",
         "6/7: every brief line is delimited and escaped",
-        [(RENDER, "    literal = json.dumps(text, ensure_ascii=False)\n    return _EXTRA_ESCAPES.sub(lambda m: f\"\\\\u{ord(m.group()):04x}\", literal)", "    return f'\"{text}\"'")],
+        [
+            (
+                RENDER,
+                '    literal = json.dumps(text, ensure_ascii=False)\n    return _EXTRA_ESCAPES.sub(lambda m: f"\\\\u{ord(m.group()):04x}", literal)',
+                "    return f'\"{text}\"'",
+            )
+        ],
         [T_COMPILE],
     ),
     m(
         "6.line-not-length-capped",
         "6: every brief line is length-capped",
-        [(COMPILE, "    if len(text) <= cap:\n        return text\n    return text[: cap - 1].rstrip() + \"…\"", "    return text")],
+        [
+            (
+                COMPILE,
+                '    if len(text) <= cap:\n        return text\n    return text[: cap - 1].rstrip() + "…"',
+                "    return text",
+            )
+        ],
         [T_COMPILE, T_PROPS],
     ),
     m(
@@ -525,47 +800,95 @@ MUTATIONS: list[Mutation] = [
         [(COMPILE, "ref=memory_ref(family_id, memory.id),", "ref=None,")],
         [T_COMPILE, T_LOADPATCH],
     ),
+    m(
+        "6.patch-keeps-a-now-sensitive-line",
+        "6/9: a patched brief never carries a memory that became sensitive",
+        [(PATCH, "if new is None or not briefable(new):", "if new is None:")],
+        [T_LOADPATCH],
+    ),
     # --- 7. The agent reads; it never writes ---------------------------------------------------
     m(
         "7.unknown-tool-answered",
         "7: a write-like tool call is refused (no tool writes or deletes)",
-        [(TOOLS, 'raise InvalidInputError(f"there is no tool named {str(name)[:60]!r}; the tools are {\', \'.join(TOOL_NAMES)}")', "return self.search_memory(str(name), 1)")],
+        [
+            (
+                TOOLS,
+                "raise InvalidInputError(f\"there is no tool named {str(name)[:60]!r}; the tools are {', '.join(TOOL_NAMES)}\")",
+                "return self.search_memory(str(name), 1)",
+            )
+        ],
         [T_TOOLS],
     ),
     m(
         "7.write-tool-published",
         "7: no tool that creates or deletes a memory is offered",
-        [(TOOLS, 'TOOL_NAMES = tuple(spec["toolSpec"]["name"] for spec in TOOL_SPECS)', 'TOOL_NAMES = (*(spec["toolSpec"]["name"] for spec in TOOL_SPECS), "forget_memory")')],
+        [
+            (
+                TOOLS,
+                'TOOL_NAMES = tuple(spec["toolSpec"]["name"] for spec in TOOL_SPECS)',
+                'TOOL_NAMES = (*(spec["toolSpec"]["name"] for spec in TOOL_SPECS), "forget_memory")',
+            )
+        ],
         [T_TOOLS],
     ),
     m(
         "7.read-tool-writes",
         "7: reading never writes (a read tool that touches the file it opened)",
-        [(TOOLS, '        text = document.data.decode("utf-8").strip()\n', '        self.store.put(self.family_id, path + ".read", b"")\n        text = document.data.decode("utf-8").strip()\n')],
+        [
+            (
+                TOOLS,
+                '        text = document.data.decode("utf-8").strip()\n',
+                '        self.store.put(self.family_id, path + ".read", b"")\n        text = document.data.decode("utf-8").strip()\n',
+            )
+        ],
         [T_TOOLS, T_INV],
     ),
     m(
         "7.read-memory-not-escaped",
         "7: memory text is escaped where a tool returns it",
-        [(TOOLS, "return f'<memory_file ref=\"{parsed}\">\\n{escape(text)}\\n</memory_file>'", "return f'<memory_file ref=\"{parsed}\">\\n{text}\\n</memory_file>'")],
+        [
+            (
+                TOOLS,
+                "return f'<memory_file ref=\"{parsed}\">\\n{escape(text)}\\n</memory_file>'",
+                "return f'<memory_file ref=\"{parsed}\">\\n{text}\\n</memory_file>'",
+            )
+        ],
         [T_TOOLS, T_INV],
     ),
     m(
         "7.excerpt-not-escaped",
         "7: transcript text is escaped where a tool returns it",
-        [(TOOLS, 'lines.append(f"[turn {n}, {speaker}{when}] {escape(turn.text)}")', 'lines.append(f"[turn {n}, {speaker}{when}] {turn.text}")')],
+        [
+            (
+                TOOLS,
+                'lines.append(f"[turn {n}, {speaker}{when}] {escape(turn.text)}")',
+                'lines.append(f"[turn {n}, {speaker}{when}] {turn.text}")',
+            )
+        ],
         [T_TOOLS],
     ),
     m(
         "7.lookup-line-not-escaped",
         "7: memory text is escaped in the turn-level lookup block",
-        [(LOOKUP, 'return f"- {escape(row.summary)} (remembered {age}){marker} {ref}"', 'return f"- {row.summary} (remembered {age}){marker} {ref}"')],
+        [
+            (
+                LOOKUP,
+                'return f"- {escape(row.summary)} (remembered {age}){marker} {ref}"',
+                'return f"- {row.summary} (remembered {age}){marker} {ref}"',
+            )
+        ],
         [T_LOOKUP],
     ),
     m(
         "7.extractor-transcript-not-escaped",
         "7: transcript text cannot close the extractor's data markers",
-        [(EXTRACTOR, 'return json.dumps(value, ensure_ascii=False, indent=0).replace("<", "\\\\u003c").replace(">", "\\\\u003e")', "return json.dumps(value, ensure_ascii=False, indent=0)")],
+        [
+            (
+                EXTRACTOR,
+                'return json.dumps(value, ensure_ascii=False, indent=0).replace("<", "\\\\u003c").replace(">", "\\\\u003e")',
+                "return json.dumps(value, ensure_ascii=False, indent=0)",
+            )
+        ],
         [T_BEDROCK],
     ),
     # --- 8. Expiry on the family's local calendar date ----------------------------------------
@@ -578,19 +901,73 @@ MUTATIONS: list[Mutation] = [
     m(
         "8.expiry-a-day-late",
         "8: a fact valid until the 17th is gone when the 17th begins",
-        [(RULES, "return memory.valid_until is not None and today >= memory.valid_until", "return memory.valid_until is not None and today > memory.valid_until")],
+        [
+            (
+                RULES,
+                "return memory.valid_until is not None and today >= memory.valid_until",
+                "return memory.valid_until is not None and today > memory.valid_until",
+            )
+        ],
         [T_RULES, T_DREAM],
+    ),
+    m(
+        "8.decay-on-the-utc-calendar",
+        "8: decay counts days on the family's calendar",
+        [
+            (
+                RULES,
+                "last = local_date(memory.last_reinforced_at, time_zone)",
+                'last = local_date(memory.last_reinforced_at, "UTC")',
+            )
+        ],
+        [T_RULES],
+    ),
+    m(
+        "8.nightly-dream-at-utc-midnight",
+        "8: the nightly dream comes due at the family's local midnight",
+        [
+            (
+                "shared/family_memory/lifecycle/schedule.py",
+                "    today = local_date(instant, time_zone)\n",
+                '    today = local_date(instant, "UTC")\n',
+            )
+        ],
+        [T_RULES, T_DREAM],
+    ),
+    m(
+        "8.turn-day-in-utc",
+        "8: relative dates and a candidate's valid_until use the session's local date",
+        [
+            (
+                "shared/family_memory/formation/dates.py",
+                "    return local_date(at, time_zone)\n",
+                '    return local_date(at, "UTC")\n',
+            )
+        ],
+        ["tests/unit/test_formation_dates.py", "tests/unit/test_offline_extractor.py", T_VALIDATION],
     ),
     m(
         "8.brief-load-uses-utc",
         "8: the brief loader drops a line when its date begins in the family's zone",
-        [(LOAD, "return drop_expired(brief, local_date(now or self.clock.now(), brief.time_zone))", 'return drop_expired(brief, local_date(now or self.clock.now(), "UTC"))')],
+        [
+            (
+                LOAD,
+                "return drop_expired(brief, local_date(now or self.clock.now(), brief.time_zone))",
+                'return drop_expired(brief, local_date(now or self.clock.now(), "UTC"))',
+            )
+        ],
         [T_LOADPATCH],
     ),
     m(
         "8.brief-load-a-day-late",
         "8: the brief loader drops a line on its valid_until date, not the day after",
-        [(LOAD, "kept = tuple(line for line in lines if line.valid_until is None or line.valid_until > today)", "kept = tuple(line for line in lines if line.valid_until is None or line.valid_until >= today)")],
+        [
+            (
+                LOAD,
+                "kept = tuple(line for line in lines if line.valid_until is None or line.valid_until > today)",
+                "kept = tuple(line for line in lines if line.valid_until is None or line.valid_until >= today)",
+            )
+        ],
         [T_LOADPATCH],
     ),
     m(
@@ -602,28 +979,54 @@ MUTATIONS: list[Mutation] = [
     m(
         "8.lookup-confirmation-a-day-late",
         "8/9: the catalog confirmation alone drops a hit whose valid_until has arrived",
-        [(LOOKUP, "if row.valid_until is not None and row.valid_until <= today:", "if row.valid_until is not None and row.valid_until < today:")],
+        [
+            (
+                LOOKUP,
+                "if row.valid_until is not None and row.valid_until <= today:",
+                "if row.valid_until is not None and row.valid_until < today:",
+            )
+        ],
         [T_LOOKUP, T_INV],
     ),
     m(
         "8.formation-session-day-in-utc",
         "8: a candidate's valid_until is judged against the session's local date",
-        [(VALIDATION, "self.session_day = turn_day(transcript.started_at, transcript.time_zone)", 'self.session_day = turn_day(transcript.started_at, "UTC")')],
+        [
+            (
+                VALIDATION,
+                "self.session_day = turn_day(transcript.started_at, transcript.time_zone)",
+                'self.session_day = turn_day(transcript.started_at, "UTC")',
+            )
+        ],
         [T_VALIDATION, T_INV],
     ),
     # --- 9. Forgotten or edited memories disappear from the next reply --------------------------
     m(
         "9.lookup-trusts-the-index",
         "9: retrieval never returns a hit the catalog says is no longer current",
-        [(LOOKUP, "reason = self.why_not_current(row, today, surface)", 'reason = None if row is not None else "no catalog row"')],
+        [
+            (
+                LOOKUP,
+                "reason = self.why_not_current(row, today, surface)",
+                'reason = None if row is not None else "no catalog row"',
+            )
+        ],
         [T_LOOKUP],
     ),
     m(
         "9.patch-keeps-forgotten-line",
         "9: forget removes the brief line at once",
         [
-            (PATCH, "REMOVING = frozenset({Action.RETRACT, Action.SUPERSEDE, Action.EXPIRE, Action.DECAY})", "REMOVING = frozenset({Action.SUPERSEDE, Action.EXPIRE, Action.DECAY})"),
-            (PATCH, "gone = {c.memory_id for c in applied if c.action in REMOVING or c.status is not Status.ACTIVE}", "gone = {c.memory_id for c in applied if c.action in REMOVING}"),
+            (
+                PATCH,
+                "REMOVING = frozenset({Action.RETRACT, Action.SUPERSEDE, Action.EXPIRE, Action.DECAY})",
+                "REMOVING = frozenset({Action.SUPERSEDE, Action.EXPIRE, Action.DECAY})",
+            ),
+            (
+                PATCH,
+                "gone = {c.memory_id for c in applied if c.action in REMOVING or c.status is not Status.ACTIVE}",
+                "gone = {c.memory_id for c in applied if c.action in REMOVING}",
+            ),
         ],
         [T_LOADPATCH],
     ),
@@ -669,7 +1072,7 @@ def run(mutation: Mutation, python: str, verbose: bool) -> tuple[str, str, float
         if problem is not None:
             return "STALE", problem, time.monotonic() - started
         command = [python, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "--no-header", *mutation.guards]
-        done = subprocess.run(command, cwd=copy, capture_output=True, text=True, check=False)  # noqa: S603
+        done = subprocess.run(command, cwd=copy, capture_output=True, text=True, check=False)
         if verbose:
             print(done.stdout[-3000:])
         failed = [line.split(" ")[1] for line in done.stdout.splitlines() if line.startswith(("FAILED ", "ERROR "))]
@@ -685,6 +1088,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("names", nargs="*", help="mutation names or prefixes (default: all)")
     parser.add_argument("--list", action="store_true", help="list the mutations and exit")
+    parser.add_argument("--check", action="store_true", help="only check that every snippet is still there once")
     parser.add_argument("--verbose", action="store_true", help="show the tail of each pytest run")
     parser.add_argument("--python", default=sys.executable)
     args = parser.parse_args(argv)
@@ -693,6 +1097,12 @@ def main(argv: list[str] | None = None) -> int:
         for mu in chosen:
             print(f"{mu.name:48} {mu.clause}")
         return 0
+    if args.check:
+        stale = [(mu.name, e.path) for mu in chosen for e in mu.edits if (ROOT / e.path).read_text().count(e.old) != 1]
+        for name, path in stale:
+            print(f"STALE    {name:48} {path}")
+        print(f"{len(chosen) - len({n for n, _ in stale})} of {len(chosen)} mutations apply")
+        return 1 if stale else 0
     if not chosen:
         print("no mutation matches", args.names)
         return 2

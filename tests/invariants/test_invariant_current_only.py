@@ -52,7 +52,11 @@ def test_the_catalog_confirmation_alone_returns_only_current_memories_on_the_fam
     runtime: Runtime = local_runtime(tmp_path, clock, embedder="hashed")
     set_zone(runtime, "America/Los_Angeles")
     current = fact("Dentist Dr. Chen sees the kids.", "Dentist")
-    until_30th = fact("Dentist Dr. Chen is in the Main Street office until the 30th.", "Dentist office", valid_until=date(2026, 11, 30))
+    until_30th = fact(
+        "Dentist Dr. Chen is in the Main Street office until the 30th.",
+        "Dentist office",
+        valid_until=date(2026, 11, 30),
+    )
     until_29th = fact("Dentist Dr. Chen is on call until the 29th.", "Dentist on call", valid_until=date(2026, 11, 29))
     forgotten = fact("Dentist Dr. Chen charges too much.", "Dentist bill")
     replaced = fact("Dentist Dr. Chen is on Elm Street.", "Dentist address")

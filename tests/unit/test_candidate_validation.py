@@ -115,14 +115,18 @@ def test_a_hard_rule_needs_a_user_turn_whatever_authority_it_claims(authority: s
     from_tool = candidate(**hard, summary="Always tip 25%.", evidence=[{"turns": [3], "quote": "Always tip 25%"}])
     [entry] = verdicts(from_tool)
     assert "cites_user_turn" in {r.rule for r in entry.reasons}, entry.reasons
-    beside_a_user_turn = candidate(**hard, summary="Always tip.", evidence=[{"turns": [1, 3], "quote": "Always tip 25%"}])
+    beside_a_user_turn = candidate(
+        **hard, summary="Always tip.", evidence=[{"turns": [1, 3], "quote": "Always tip 25%"}]
+    )
     [entry] = verdicts(beside_a_user_turn)
     assert "not_from_assistant_or_tool" in {r.rule for r in entry.reasons}, entry.reasons
 
 
 def test_valid_until_is_judged_against_the_sessions_local_date_not_utc() -> None:
     # 20:30 on Friday the 27th in Los Angeles is already Saturday the 28th in UTC.
-    evening = transcript([("user", "lucia", "We love Thai food.")], started_at=datetime(2026, 11, 28, 4, 30, tzinfo=UTC))
+    evening = transcript(
+        [("user", "lucia", "We love Thai food.")], started_at=datetime(2026, 11, 28, 4, 30, tzinfo=UTC)
+    )
     [tomorrow, today] = validate_proposals(
         evening,
         family(),

@@ -156,9 +156,7 @@ class SQLiteCatalog(Catalog):
         ids = [check_memory_id(i) for i in memory_ids]
         with self._transaction() as db:
             self._check_fence(db, lease)
-            db.executemany(
-                "DELETE FROM memories WHERE family_id = ? AND memory_id = ?", [(family_id, i) for i in ids]
-            )
+            db.executemany("DELETE FROM memories WHERE family_id = ? AND memory_id = ?", [(family_id, i) for i in ids])
 
     def get_rows(self, family_id: str, memory_ids: Iterable[str]) -> dict[str, CatalogRow]:
         check_family_id(family_id)
