@@ -95,6 +95,7 @@ T_RULES = "tests/unit/test_dream_rules.py"
 T_DREAM = "tests/unit/test_dream_pass.py"
 T_COMPILE = "tests/unit/test_brief_compile.py"
 T_PROPS = "tests/unit/test_brief_properties.py"
+T_PROPS_FULL = f"{T_PROPS}::test_five_thousand_long_unicode_memories_fill_every_budget_without_exceeding_it"
 T_LOADPATCH = "tests/unit/test_brief_load_patch.py"
 T_LOOKUP = "tests/integration/test_turn_lookup.py"
 T_TOOLS = "tests/integration/test_read_tools.py"
@@ -768,7 +769,13 @@ MUTATIONS: list[Mutation] = [
             ),
             (COMPILE, "while brief_tokens(brief) > BRIEF_TOKEN_CAP:", "while False:"),
         ],
-        [T_PROPS, T_COMPILE],
+        [T_COMPILE, T_PROPS_FULL],
+    ),
+    m(
+        "6.final-cap-removed",
+        "6: hard cap of 2,000 tokens (the final measurement alone, behind the section budgets)",
+        [(COMPILE, "while brief_tokens(brief) > BRIEF_TOKEN_CAP:", "while False:")],
+        [T_INV, T_COMPILE],
     ),
     m(
         "6.line-not-escaped",
