@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
 
 import pytest
@@ -71,10 +72,63 @@ def test_renew_extends_only_the_holders_lease(adapters: Adapters) -> None:
         catalog.acquire_lease(FAMILY, "writer-b", TTL)
 
 
-def test_a_lease_for_one_family_cannot_write_another(adapters: Adapters) -> None:
-    lease = adapters.catalog.acquire_lease(FAMILY, "writer-a", TTL)
+def test_fencing_compares_the_token_not_only_the_holder(adapters: Adapters) -> None:
+    """One process (one holder name) whose slow session outlived its lease and which
+    has since opened a new session on the family: only the token tells them apart."""
+    catalog, clock = adapters.catalog, adapters.clock
+    stale = catalog.acquire_lease(FAMILY, "writer-a", TTL)
+    clock.advance(TTL + timedelta(seconds=1))
+    fresh = catalog.acquire_lease(FAMILY, "writer-a", TTL)
+    assert fresh.token == stale.token + 1
+    catalog.put_rows(FAMILY, [kept := row()], lease=fresh)
     with pytest.raises(LeaseLostError):
-        adapters.catalog.put_rows("fam-other", [row()], lease=lease)
+        catalog.put_rows(FAMILY, [row()], lease=stale)
+    with pytest.raises(LeaseLostError):
+        catalog.delete_rows(FAMILY, [kept.id], lease=stale)
+    with pytest.raises(LeaseLostError):
+        catalog.record_intent(FAMILY, "change-1", "{}", lease=stale)
+    with pytest.raises(LeaseLostError):
+        catalog.settle(FAMILY, "change-1", lease=stale)
+    with pytest.raises(LeaseLostError):
+        catalog.renew_lease(stale, TTL)
+    assert not catalog.release_lease(stale)
+    assert [r.id for r in catalog.all_rows(FAMILY)] == [kept.id]
+    assert catalog.pending_intents(FAMILY) == []
+
+
+def test_a_lease_for_one_family_cannot_write_another(adapters: Adapters) -> None:
+    catalog = adapters.catalog
+    ours = catalog.acquire_lease(FAMILY, "writer-a", TTL)
+    # The same writer holds the other family's lease too, with the same token number.
+    theirs = catalog.acquire_lease("fam-other", "writer-a", TTL)
+    assert theirs.token == ours.token
+    catalog.put_rows("fam-other", [kept := row()], lease=theirs)
+    with pytest.raises(LeaseLostError):
+        catalog.put_rows("fam-other", [row()], lease=ours)
+    with pytest.raises(LeaseLostError):
+        catalog.delete_rows("fam-other", [kept.id], lease=ours)
+    with pytest.raises(LeaseLostError):
+        catalog.record_intent("fam-other", "change-1", "{}", lease=ours)
+    with pytest.raises(LeaseLostError):
+        catalog.settle("fam-other", "change-1", lease=ours)
+    assert [r.id for r in catalog.all_rows("fam-other")] == [kept.id]
+    assert catalog.pending_intents("fam-other") == [] and not catalog.is_applied("fam-other", "change-1")
+
+
+def test_family_ids_are_validated_before_they_become_keys(adapters: Adapters) -> None:
+    catalog = adapters.catalog
+    calls: list[Callable[[str], object]] = [
+        lambda family: catalog.acquire_lease(family, "writer-a", TTL),
+        lambda family: catalog.get_rows(family, []),
+        lambda family: catalog.list_rows(family),
+        lambda family: list(catalog.all_rows(family)),
+        lambda family: catalog.pending_intents(family),
+        lambda family: catalog.is_applied(family, "change-1"),
+    ]
+    for family in ["../fam-other", "fam/other", "fam..other", "", "x" * 65]:
+        for call in calls:
+            with pytest.raises(InvalidInputError, match="family id"):
+                call(family)
 
 
 # --- rows -----------------------------------------------------------------------

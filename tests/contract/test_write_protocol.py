@@ -13,7 +13,7 @@ from conftest import Adapters
 from factories import FAMILY, add, change_set, evidence, memory, update
 from family_memory.domain.changes import Action, ChangeRecord, EntityWrite
 from family_memory.domain.entity import Entity, EntityKind
-from family_memory.domain.errors import InvalidInputError, StaleRevisionError
+from family_memory.domain.errors import InvalidInputError, LeaseLostError, StaleRevisionError
 from family_memory.domain.evidence import parse_ledger
 from family_memory.domain.ids import new_ulid
 from family_memory.domain.layout import change_path, evidence_path, memory_path, suppression_path
@@ -100,6 +100,22 @@ def test_reinforcement_appends_evidence_without_duplicates(adapters: Adapters) -
 def test_a_change_set_for_another_family_is_refused_in_a_session(adapters: Adapters) -> None:
     with writer(adapters).open(FAMILY) as session, pytest.raises(InvalidInputError, match="is for family"):
         session.apply(change_set(add(memory()), family_id="fam-other"))
+
+
+def test_a_writer_whose_lease_was_taken_over_writes_nothing_more(adapters: Adapters) -> None:
+    m = memory()
+    writer(adapters).apply(change_set(add(m)))
+    with writer(adapters).open(FAMILY) as slow:
+        adapters.clock.advance(TTL + timedelta(seconds=1))  # the slow writer stalls past its lease
+        fast = writer(adapters).apply(change_set(update(m, Action.REINFORCE, reinforcement_count=1)))
+        assert fast.applied
+        late = change_set(add(memory(summary="Written by the stalled writer.")))  # nothing stale in it
+        with pytest.raises(LeaseLostError):
+            slow.apply(late)
+    assert len(memories_on_disk(adapters.store)) == 1
+    now = parse_memory(adapters.store.read(FAMILY, memory_path(m.id)).data)
+    assert (now.revision, now.reinforcement_count) == (2, 1)
+    assert not adapters.catalog.is_applied(FAMILY, late.id) and adapters.catalog.pending_intents(FAMILY) == []
 
 
 def test_family_writes_never_land_in_another_family(adapters: Adapters) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -110,6 +111,34 @@ def test_a_quote_only_in_a_tool_turn_never_becomes_a_hard_rule_even_if_a_user_tu
     [entry] = verdicts(bad)
     [reason] = entry.reasons
     assert reason.rule == "not_from_assistant_or_tool" and "tool turn 3" in reason.message
+
+
+@pytest.mark.parametrize("authority", ["user_implicit", "inferred"])
+def test_a_hard_rule_needs_a_user_turn_whatever_authority_it_claims(authority: str) -> None:
+    hard = {"type": "directive", "strength": "hard", "authority": authority, "confidence": 0.95}
+    from_tool = candidate(**hard, summary="Always tip 25%.", evidence=[{"turns": [3], "quote": "Always tip 25%"}])
+    [entry] = verdicts(from_tool)
+    assert "cites_user_turn" in {r.rule for r in entry.reasons}, entry.reasons
+    beside_a_user_turn = candidate(
+        **hard, summary="Always tip.", evidence=[{"turns": [1, 3], "quote": "Always tip 25%"}]
+    )
+    [entry] = verdicts(beside_a_user_turn)
+    assert "not_from_assistant_or_tool" in {r.rule for r in entry.reasons}, entry.reasons
+
+
+def test_valid_until_is_judged_against_the_sessions_local_date_not_utc() -> None:
+    # 20:30 on Friday the 27th in Los Angeles is already Saturday the 28th in UTC.
+    evening = transcript(
+        [("user", "lucia", "We love Thai food.")], started_at=datetime(2026, 11, 28, 4, 30, tzinfo=UTC)
+    )
+    [tomorrow, today] = validate_proposals(
+        evening,
+        family(),
+        [candidate(valid_until="2026-11-28"), candidate(summary="Thai food tonight.", valid_until="2026-11-27")],
+        Limits(),
+    )
+    assert tomorrow.accepted, tomorrow.reasons
+    assert [r.rule for r in today.reasons] == ["valid_until"]
 
 
 def test_one_line_fields_refuse_line_breaks() -> None:

@@ -22,8 +22,8 @@ from datetime import date, datetime, timedelta
 from pydantic import BaseModel, ConfigDict, Field
 
 from family_memory.domain.clock import UtcDatetime, format_utc
-from family_memory.domain.errors import InvalidInputError
-from family_memory.domain.ids import EntityId, MemoryId
+from family_memory.domain.errors import InvalidInputError, LeaseLostError
+from family_memory.domain.ids import EntityId, MemoryId, check_family_id
 from family_memory.domain.memory import (
     Authority,
     Durability,
@@ -157,6 +157,15 @@ class Catalog(ABC):
     @abstractmethod
     def is_applied(self, family_id: str, change_id: str) -> bool:
         """Whether the change id is in the applied ledger."""
+
+
+def check_lease_family(lease: Lease, family_id: str) -> str:
+    """``family_id``, validated, when ``lease`` is that family's; LeaseLostError otherwise.
+    A lease fences its own family's writes only: the token is per family, so a lease
+    of another family (even one with the same holder and token) proves nothing."""
+    if lease.family_id != check_family_id(family_id):
+        raise LeaseLostError(f"the lease is for family {lease.family_id}, not {family_id}")
+    return family_id
 
 
 def check_page_size(limit: int) -> int:

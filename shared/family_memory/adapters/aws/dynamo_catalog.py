@@ -44,6 +44,7 @@ from family_memory.ports.catalog import (
     Lease,
     Page,
     PendingIntent,
+    check_lease_family,
     check_page_size,
     decode_cursor,
     encode_cursor,
@@ -235,8 +236,7 @@ class DynamoCatalog(Catalog):
         }
 
     def put_rows(self, family_id: str, rows: Sequence[CatalogRow], *, lease: Lease, force: bool = False) -> None:
-        if lease.family_id != family_id:
-            raise LeaseLostError(f"the lease is for family {lease.family_id}, not {family_id}")
+        check_lease_family(lease, family_id)
         for start in range(0, len(rows), _TRANSACT_LIMIT - 1):
             items = []
             for row in rows[start : start + _TRANSACT_LIMIT - 1]:
@@ -248,6 +248,7 @@ class DynamoCatalog(Catalog):
             self._transact(lease, items)
 
     def delete_rows(self, family_id: str, memory_ids: Iterable[str], *, lease: Lease) -> None:
+        check_lease_family(lease, family_id)
         keys = [{"pk": _s(_pk(family_id)), "sk": _s(_MEM + check_memory_id(i))} for i in memory_ids]
         for start in range(0, len(keys), _TRANSACT_LIMIT - 1):
             items = [
@@ -342,6 +343,7 @@ class DynamoCatalog(Catalog):
         # The intent lives on the lease item itself: one conditional UpdateItem is
         # both fenced and atomic, with no transaction. One writer holds the lease and
         # completes pending work before its own, so one slot is enough.
+        check_lease_family(lease, family_id)
         try:
             self._ddb.update_item(
                 TableName=self.table,
@@ -383,6 +385,7 @@ class DynamoCatalog(Catalog):
         return [PendingIntent(item["pending_id"]["S"], item["pending"]["S"])]
 
     def settle(self, family_id: str, change_id: str, *, lease: Lease, outcome: str = "applied") -> None:
+        check_lease_family(lease, family_id)
         pk = _s(_pk(family_id))
         check_change_id(change_id)
         # Ledger first, then clear the slot: a crash between the two leaves the intent

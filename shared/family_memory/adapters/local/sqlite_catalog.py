@@ -31,6 +31,7 @@ from family_memory.ports.catalog import (
     Lease,
     Page,
     PendingIntent,
+    check_lease_family,
     check_page_size,
     decode_cursor,
     encode_cursor,
@@ -130,9 +131,7 @@ class SQLiteCatalog(Catalog):
     # --- rows -----------------------------------------------------------------
 
     def put_rows(self, family_id: str, rows: Sequence[CatalogRow], *, lease: Lease, force: bool = False) -> None:
-        check_family_id(family_id)
-        if lease.family_id != family_id:
-            raise LeaseLostError(f"the lease is for family {lease.family_id}, not {family_id}")
+        check_lease_family(lease, family_id)
         with self._transaction() as db:
             self._check_fence(db, lease)
             for row in rows:
@@ -153,13 +152,11 @@ class SQLiteCatalog(Catalog):
                 )
 
     def delete_rows(self, family_id: str, memory_ids: Iterable[str], *, lease: Lease) -> None:
+        check_lease_family(lease, family_id)
         ids = [check_memory_id(i) for i in memory_ids]
         with self._transaction() as db:
             self._check_fence(db, lease)
-            db.executemany(
-                "DELETE FROM memories WHERE family_id = ? AND memory_id = ?",
-                [(check_family_id(family_id), i) for i in ids],
-            )
+            db.executemany("DELETE FROM memories WHERE family_id = ? AND memory_id = ?", [(family_id, i) for i in ids])
 
     def get_rows(self, family_id: str, memory_ids: Iterable[str]) -> dict[str, CatalogRow]:
         check_family_id(family_id)
@@ -222,7 +219,7 @@ class SQLiteCatalog(Catalog):
     # --- change ledger --------------------------------------------------------
 
     def record_intent(self, family_id: str, change_id: str, payload: str, *, lease: Lease) -> None:
-        check_family_id(family_id)
+        check_lease_family(lease, family_id)
         check_change_id(change_id)
         with self._transaction() as db:
             self._check_fence(db, lease)
@@ -241,6 +238,8 @@ class SQLiteCatalog(Catalog):
         return [PendingIntent(r[0], r[1]) for r in rows]
 
     def settle(self, family_id: str, change_id: str, *, lease: Lease, outcome: str = "applied") -> None:
+        check_lease_family(lease, family_id)
+        check_change_id(change_id)
         with self._transaction() as db:
             self._check_fence(db, lease)
             db.execute("DELETE FROM intents WHERE family_id = ? AND change_id = ?", (family_id, change_id))

@@ -1,0 +1,1126 @@
+"""Mutation check of the invariant tests: break one clause, run its guards, expect a failure.
+
+    /tmp/venv/bin/python tests/invariants/mutations.py            # every mutation
+    /tmp/venv/bin/python tests/invariants/mutations.py --list     # names and clauses
+    /tmp/venv/bin/python tests/invariants/mutations.py 4.fence-token 8.dream-utc
+
+This is a command, not a test (pytest does not collect it). Each mutation
+copies the worktree (without ``.git`` and caches) into a temporary folder,
+replaces exact snippets of production code there, runs the tests named as
+the clause's guards in that copy, and reports ``caught`` when at least one of
+them fails and ``SURVIVED`` when all pass. The worktree itself is never
+touched, so an interrupted run cannot leave a mutation behind.
+
+A snippet must occur exactly once in its file: a mutation whose code has
+moved on is reported as ``STALE`` instead of passing silently. The exit
+status is 0 only when every mutation was caught. docs/invariants.md records
+the results and which invariant clause each mutation breaks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+_IGNORED = shutil.ignore_patterns(".git", ".venv", "__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache")
+
+
+@dataclass(frozen=True)
+class Edit:
+    path: str
+    old: str
+    new: str
+
+
+@dataclass(frozen=True)
+class Mutation:
+    name: str
+    clause: str
+    edits: tuple[Edit, ...]
+    guards: tuple[str, ...]
+
+
+def m(name: str, clause: str, edits: list[tuple[str, str, str]], guards: list[str]) -> Mutation:
+    return Mutation(name, clause, tuple(Edit(*e) for e in edits), tuple(guards))
+
+
+# Paths, shortened.
+STORE_DIR = "shared/family_memory/adapters/local/directory_store.py"
+STORE_S3 = "shared/family_memory/adapters/aws/s3_store.py"
+CAT_SQL = "shared/family_memory/adapters/local/sqlite_catalog.py"
+CAT_DDB = "shared/family_memory/adapters/aws/dynamo_catalog.py"
+CAT_PORT = "shared/family_memory/ports/catalog.py"
+IDX_EMB = "shared/family_memory/adapters/local/embedded_index.py"
+IDX_OS = "shared/family_memory/adapters/aws/opensearch_index.py"
+IDS = "shared/family_memory/domain/ids.py"
+LAYOUT = "shared/family_memory/domain/layout.py"
+PROTOCOL = "shared/family_memory/writes/protocol.py"
+VALIDATION = "shared/family_memory/formation/validation.py"
+RECONCILE = "shared/family_memory/formation/reconcile.py"
+DECISIONS = "shared/family_memory/formation/decisions.py"
+INTAKE = "shared/family_memory/formation/intake.py"
+SERVICE = "shared/family_memory/formation/service.py"
+CARD = "shared/family_memory/card/operations.py"
+RULES = "shared/family_memory/lifecycle/rules.py"
+DREAM = "shared/family_memory/lifecycle/dream.py"
+WEIGHTS = "shared/family_memory/brief/weights.py"
+COMPILE = "shared/family_memory/brief/compile.py"
+RENDER = "shared/family_memory/brief/render.py"
+LOAD = "shared/family_memory/brief/load.py"
+PATCH = "shared/family_memory/brief/patch.py"
+APP_LIFECYCLE = "shared/family_memory/app/lifecycle.py"
+LOOKUP = "shared/family_memory/retrieval/lookup.py"
+TOOLS = "shared/family_memory/retrieval/tools.py"
+EXTRACTOR = "shared/family_memory/adapters/aws/bedrock_extractor.py"
+
+T_STORE = "tests/contract/test_store_contract.py"
+T_CATALOG = "tests/contract/test_catalog_contract.py"
+T_INDEX = "tests/contract/test_index_contract.py"
+T_OS = "tests/unit/test_opensearch_index.py"
+T_IDS = "tests/unit/test_ids_and_refs.py"
+T_PROTOCOL = "tests/contract/test_write_protocol.py"
+T_VALIDATION = "tests/unit/test_candidate_validation.py"
+T_RECONCILER = "tests/unit/test_reconciler.py"
+T_DECISIONS = "tests/unit/test_reconcile_decisions.py"
+T_INTAKE = "tests/unit/test_session_intake.py"
+T_CARD = "tests/unit/test_card_operations.py"
+T_RULES = "tests/unit/test_dream_rules.py"
+T_DREAM = "tests/unit/test_dream_pass.py"
+T_COMPILE = "tests/unit/test_brief_compile.py"
+T_PROPS = "tests/unit/test_brief_properties.py"
+T_PROPS_FULL = f"{T_PROPS}::test_five_thousand_long_unicode_memories_fill_every_budget_without_exceeding_it"
+T_LOADPATCH = "tests/unit/test_brief_load_patch.py"
+T_LOOKUP = "tests/integration/test_turn_lookup.py"
+T_TOOLS = "tests/integration/test_read_tools.py"
+T_BEDROCK = "tests/integration/test_bedrock_extractor.py"
+T_INV = "tests/invariants"
+
+
+MUTATIONS: list[Mutation] = [
+    # --- 1. One family never sees another's data ------------------------------------------
+    m(
+        "1.directory-store-shared-folder",
+        "1: the local store scopes every path by the family id",
+        [
+            (
+                STORE_DIR,
+                "return self._families / check_family_id(family_id)",
+                'return self._families / (check_family_id(family_id) and "all")',
+            )
+        ],
+        [T_STORE, T_INV],
+    ),
+    m(
+        "1.s3-key-without-family",
+        "1: the S3 store scopes every key by the family id",
+        [
+            (
+                STORE_S3,
+                'return f"{FAMILIES_PREFIX}{check_family_id(family_id)}/{check_relpath(path)}"',
+                "return f\"{FAMILIES_PREFIX}{check_family_id(family_id) and 'all'}/{check_relpath(path)}\"",
+            )
+        ],
+        [T_STORE, T_INV],
+    ),
+    m(
+        "1.sqlite-catalog-get-rows-any-family",
+        "1: the SQLite catalog's batch get is scoped by family",
+        [
+            (
+                CAT_SQL,
+                'f"SELECT row_json FROM memories WHERE family_id = ? AND memory_id IN ({marks})"',
+                'f"SELECT row_json FROM memories WHERE (family_id = ? OR 1) AND memory_id IN ({marks})"',
+            )
+        ],
+        [T_CATALOG, T_INV],
+    ),
+    m(
+        "1.dynamo-catalog-one-partition",
+        "1: the DynamoDB catalog keys every item by the family's partition",
+        [
+            (
+                CAT_DDB,
+                'return f"FAM#{check_family_id(family_id)}"',
+                "return f\"FAM#{check_family_id(family_id) and 'all'}\"",
+            )
+        ],
+        [T_CATALOG, T_INV],
+    ),
+    m(
+        "1.embedded-index-no-family-filter",
+        "1: the embedded index searches only the family's documents (its own file and a family_id filter)",
+        [
+            (
+                IDX_EMB,
+                'return self.root / f"{check_family_id(family_id)}.sqlite3"',
+                "return self.root / f\"{check_family_id(family_id) and 'all'}.sqlite3\"",
+            ),
+            (
+                IDX_EMB,
+                '"terms_json, length FROM docs WHERE family_id = ? ORDER BY rowid"',
+                '"terms_json, length FROM docs WHERE family_id = ? OR 1 ORDER BY rowid"',
+            ),
+        ],
+        [T_INDEX, T_INV],
+    ),
+    m(
+        "1.embedded-index-shared-file-only",
+        "1: the embedded index keeps each family in its own file (the first of its two layers)",
+        [
+            (
+                IDX_EMB,
+                'return self.root / f"{check_family_id(family_id)}.sqlite3"',
+                "return self.root / f\"{check_family_id(family_id) and 'all'}.sqlite3\"",
+            )
+        ],
+        [T_INDEX, T_INV],
+    ),
+    m(
+        "1.opensearch-no-family-term",
+        "1: every OpenSearch query carries the family term",
+        [
+            (
+                IDX_OS,
+                'clauses: list[dict[str, Any]] = [{"term": {"family_id": check_family_id(family_id)}}]',
+                "clauses: list[dict[str, Any]] = []",
+            )
+        ],
+        [T_OS],
+    ),
+    m(
+        "1.opensearch-keeps-foreign-hits",
+        "1: OpenSearch hits of another family are dropped even if the engine returned them",
+        [
+            (
+                IDX_OS,
+                'if source.get("family_id") != family_id:  # the filter makes this impossible; checked anyway',
+                "if False:",
+            )
+        ],
+        [T_OS],
+    ),
+    m(
+        "1.read-tools-follow-foreign-refs",
+        "1: the read tools open only the conversation's own family",
+        [(TOOLS, "if ref_family != self.family_id:", "if False:")],
+        [T_TOOLS],
+    ),
+    m(
+        "1.session-applies-foreign-change-set",
+        "1: a write session refuses a change set of another family",
+        [(PROTOCOL, "if change_set.family_id != self.family_id:", "if False:")],
+        [T_PROTOCOL],
+    ),
+    m(
+        "1.family-id-allows-slash",
+        "1: ids from outside are validated before they become keys or paths",
+        [
+            (
+                IDS,
+                'if "\\x00" in value or "/" in value or ".." in value or not _TOKEN.fullmatch(value):',
+                'if "\\x00" in value:',
+            )
+        ],
+        [T_IDS, T_STORE],
+    ),
+    m(
+        "1.relpath-allows-dots",
+        "1: a path inside a family folder cannot climb out of it",
+        [
+            (
+                LAYOUT,
+                '_SEGMENT = r"[A-Za-z0-9_][A-Za-z0-9_-]*(?:\\.[A-Za-z0-9_-]+)*"',
+                '_SEGMENT = r"[A-Za-z0-9_.][A-Za-z0-9_.-]*"',
+            )
+        ],
+        [T_IDS, T_STORE],
+    ),
+    m(
+        "1.intake-ignores-route-family",
+        "1: a session posted for one family cannot be stored under another",
+        [(INTAKE, "if family_id is not None and family_id != transcript.family_id:", "if False:")],
+        [T_INTAKE],
+    ),
+    m(
+        "1.supplied-candidates-ignore-route-family",
+        "1: candidates supplied for one family cannot land in another",
+        [(SERVICE, "if family_id is not None and family_id != transcript.family_id:", "if False:")],
+        [T_INV],
+    ),
+    m(
+        "1.catalog-lease-family-unchecked",
+        "1/4: a lease fences its own family's writes only (the shared check)",
+        [(CAT_PORT, "if lease.family_id != check_family_id(family_id):", "if check_family_id(family_id) is None:")],
+        [T_CATALOG],
+    ),
+    m(
+        "1.catalog-delete-with-another-familys-lease",
+        "1/4: a lease for one family cannot delete another family's rows (the gap found here, both catalogs)",
+        [
+            (
+                CAT_SQL,
+                "        check_lease_family(lease, family_id)\n        ids = [check_memory_id(i) for i in memory_ids]\n",
+                "        ids = [check_memory_id(i) for i in memory_ids]\n",
+            ),
+            (CAT_DDB, "        check_lease_family(lease, family_id)\n        keys =", "        keys ="),
+        ],
+        [T_CATALOG],
+    ),
+    m(
+        "1.sqlite-catalog-unvalidated-family",
+        "1: ids from outside are validated before they become catalog keys",
+        [
+            (
+                CAT_SQL,
+                "    def get_rows(self, family_id: str, memory_ids: Iterable[str]) -> dict[str, CatalogRow]:\n        check_family_id(family_id)\n",
+                "    def get_rows(self, family_id: str, memory_ids: Iterable[str]) -> dict[str, CatalogRow]:\n",
+            )
+        ],
+        [T_CATALOG],
+    ),
+    # --- 2. A claim that cannot be traced does not become a memory ----------------------------
+    m(
+        "2.turns-exist-unchecked",
+        "2: cited turns exist",
+        [(VALIDATION, "if item.last > count:", "if False:")],
+        [T_VALIDATION],
+    ),
+    m(
+        "2.quote-not-checked",
+        "2: the quote appears in a cited turn",
+        [(VALIDATION, "found = [t for t in turns if quote and quote in self._turn_forms[t.n]]", "found = list(turns)")],
+        [T_VALIDATION],
+    ),
+    m(
+        "2.quote-not-normalised",
+        "2: ... after whitespace and case normalisation",
+        [(VALIDATION, "return normalise_for_match(text).strip(_QUOTE_TRIM)", "return text")],
+        [T_VALIDATION],
+    ),
+    m(
+        "2.person-wrote-unchecked",
+        "2: a fact about a person cites a turn that person wrote",
+        [
+            (
+                VALIDATION,
+                "        if member in writers:\n            return []",
+                "        if True:\n            return []",
+            )
+        ],
+        [T_VALIDATION],
+    ),
+    m(
+        "2.cites-user-turn-unchecked",
+        "2: hard rules and explicit statements cite a user turn",
+        [(VALIDATION, "if not any(t.role is Role.USER for turns in cited for t in turns):", "if False:")],
+        [T_VALIDATION],
+    ),
+    m(
+        "2.tool-quote-supports-hard-rule",
+        "2: nothing from a tool or assistant turn becomes a hard rule",
+        [(VALIDATION, "if found and not any(t.role is Role.USER for t in found):", "if False:")],
+        [T_VALIDATION],
+    ),
+    m(
+        "2.hard-rule-said-in-passing-unchecked",
+        "2: a hard rule needs a user turn whatever authority the extractor gave it",
+        [
+            (
+                VALIDATION,
+                "if candidate.strength is not Strength.HARD and candidate.authority is not Authority.USER_EXPLICIT:",
+                "if candidate.authority is not Authority.USER_EXPLICIT:",
+            )
+        ],
+        [T_VALIDATION, T_INV],
+    ),
+    m(
+        "2.session-cap-off-by-one",
+        "2: a per-session cap holds",
+        [(VALIDATION, "if position >= limits.max_new:", "if position > limits.max_new:")],
+        [T_VALIDATION],
+    ),
+    m(
+        "2.inference-bar-lowered",
+        "2: a higher bar for inferences",
+        [
+            (
+                VALIDATION,
+                'bar, kind = self.limits.min_confidence_inference, "inferences"',
+                'bar, kind = self.limits.min_confidence_statement, "inferences"',
+            )
+        ],
+        [T_VALIDATION],
+    ),
+    # --- 3. Nothing is deleted when it stops being current -------------------------------------
+    m(
+        "3.forget-records-no-rule",
+        "3: forget records a suppression rule",
+        [(CARD, "                suppressions=[rule],\n", "                suppressions=[],\n")],
+        [T_CARD],
+    ),
+    m(
+        "3.forget-marks-dormant",
+        "3: forget retracts (status retracted, file kept)",
+        [
+            (
+                CARD,
+                "retracted = memory.evolve(status=Status.RETRACTED, revision=memory.revision + 1)",
+                "retracted = memory.evolve(status=Status.DORMANT, revision=memory.revision + 1)",
+            )
+        ],
+        [T_CARD],
+    ),
+    m(
+        "3.reconciler-skips-suppression",
+        "3: formation checks the suppression rules before every write",
+        [(RECONCILE, "rule = self.rules.match(candidate, resolution.entity_ids)", "rule = None")],
+        [T_RECONCILER, T_CARD],
+    ),
+    m(
+        "3.reconciler-skips-suppression-and-retracted-noop",
+        "3: a forgotten fact is not learned back (both layers: the rule and the retracted-claim no-op)",
+        [
+            (RECONCILE, "rule = self.rules.match(candidate, resolution.entity_ids)", "rule = None"),
+            (DECISIONS, "if m.status is Status.RETRACTED and same_claim(proposal, m):", "if False:"),
+        ],
+        [T_RECONCILER, T_CARD, T_INV],
+    ),
+    m(
+        "3.retracted-claim-relearned",
+        "3: a restatement of a retracted claim is a no-op (the layer under the suppression rule)",
+        [(DECISIONS, "if m.status is Status.RETRACTED and same_claim(proposal, m):", "if False:")],
+        [T_DECISIONS, T_INV],
+    ),
+    m(
+        "3.edit-overwrites-old",
+        "3: edit supersedes (the old memory is marked superseded and points at the new one)",
+        [
+            (
+                CARD,
+                "replaced = old.evolve(status=Status.SUPERSEDED, superseded_by=new.id, revision=old.revision + 1)",
+                "replaced = old.evolve(revision=old.revision + 1)",
+            )
+        ],
+        [T_CARD],
+    ),
+    m(
+        "3.reconciler-supersede-without-lineage",
+        "3: a newer statement supersedes with links both ways",
+        [
+            (
+                RECONCILE,
+                "self.plan.write(Action.SUPERSEDE, target.evolve(status=Status.SUPERSEDED, superseded_by=memory.id), [])",
+                "self.plan.write(Action.SUPERSEDE, target.evolve(status=Status.RETRACTED), [])",
+            )
+        ],
+        [T_RECONCILER],
+    ),
+    m(
+        "3.evidence-ledger-overwritten",
+        "3: evidence history stays readable (the ledger is appended to, never replaced)",
+        [
+            (
+                PROTOCOL,
+                "self.store.replace(self.family_id, path, serialise_ledger(merged), expected_tag=current.tag)",
+                "self.store.replace(self.family_id, path, serialise_ledger(records), expected_tag=current.tag)",
+            ),
+        ],
+        [T_PROTOCOL, T_RECONCILER],
+    ),
+    m(
+        "3.expiry-rewrites-words",
+        "3: a lifecycle transition changes status only; the words stay",
+        [
+            (
+                RULES,
+                "return memory.evolve(status=Status.EXPIRED, revision=memory.revision + 1)",
+                'return memory.evolve(status=Status.EXPIRED, revision=memory.revision + 1, body="(expired)")',
+            )
+        ],
+        [T_RULES],
+    ),
+    m(
+        "3.superseded-memory-unreadable",
+        "3: lineage stays readable (a superseded memory can still be opened)",
+        [
+            (
+                TOOLS,
+                "if memory.status is Status.RETRACTED:",
+                "if memory.status in (Status.RETRACTED, Status.SUPERSEDED):",
+            )
+        ],
+        [T_TOOLS],
+    ),
+    # --- 4. Lease, fencing, revision checks, replay -------------------------------------------
+    m(
+        "4.sqlite-lease-not-exclusive",
+        "4: the lease is exclusive (SQLite)",
+        [(CAT_SQL, "if row is not None and row[0] is not None and row[2] > now:", "if False:")],
+        [T_CATALOG],
+    ),
+    m(
+        "4.dynamo-lease-not-exclusive",
+        "4: the lease is exclusive (DynamoDB)",
+        [
+            (
+                CAT_DDB,
+                'ConditionExpression="attribute_not_exists(holder) OR expires_at <= :now",',
+                'ConditionExpression="attribute_not_exists(holder) OR expires_at <= :now OR holder <> :holder",',
+            )
+        ],
+        [T_CATALOG],
+    ),
+    m(
+        "4.sqlite-no-fence",
+        "4: the fencing token refuses a writer whose lease was taken over (SQLite)",
+        [(CAT_SQL, "if row is None or row[0] != lease.holder or row[1] != lease.token:", "if row is None:")],
+        [T_CATALOG],
+    ),
+    m(
+        "4.sqlite-fence-ignores-token",
+        "4: fencing compares the token, not only the holder (SQLite)",
+        [
+            (
+                CAT_SQL,
+                "if row is None or row[0] != lease.holder or row[1] != lease.token:",
+                "if row is None or row[0] != lease.holder:",
+            )
+        ],
+        [T_CATALOG],
+    ),
+    m(
+        "4.dynamo-fence-ignores-token",
+        "4: fencing compares the token, not only the holder (DynamoDB)",
+        [
+            (
+                CAT_DDB,
+                '"ConditionExpression": "holder = :holder AND #token = :token",',
+                '"ConditionExpression": "holder = :holder AND (#token = :token OR #token <> :token)",',
+            )
+        ],
+        [T_CATALOG],
+    ),
+    m(
+        "4.protocol-skips-revision-check",
+        "4: a change decided on a stale read is refused",
+        [(PROTOCOL, "            if current != expected:\n", "            if False:\n")],
+        [T_PROTOCOL],
+    ),
+    m(
+        "4.dream-decides-on-the-catalog-row",
+        "4: dreaming never overwrites a newer change (it decides again on the file it writes)",
+        [
+            (
+                DREAM,
+                "            decision = decide(memory, today, time_zone, policy)\n",
+                "            decision = decide(current[planned.memory_id], today, time_zone, policy)\n",
+            )
+        ],
+        [T_DREAM],
+    ),
+    m(
+        "4.sqlite-renew-unfenced",
+        "4: a stalled writer cannot renew a lease that was taken over (SQLite)",
+        [
+            (
+                CAT_SQL,
+                '        with self._transaction() as db:\n            self._check_fence(db, lease)\n            db.execute("UPDATE leases SET expires_at',
+                '        with self._transaction() as db:\n            db.execute("UPDATE leases SET expires_at',
+            )
+        ],
+        [T_CATALOG, T_PROTOCOL],
+    ),
+    m(
+        "4.inference-replaces-explicit",
+        "4: formation never overwrites the family's explicit word with a weaker claim",
+        [(DECISIONS, "if AUTHORITY_RANK[proposal.authority] < AUTHORITY_RANK[m.authority]:", "if False:")],
+        [T_DECISIONS, T_RECONCILER],
+    ),
+    m(
+        "4.older-statement-supersedes-newer",
+        "4: a claim older than the memory it would replace changes nothing",
+        [(DECISIONS, "if proposal.stated_at < m.last_reinforced_at:", "if False:")],
+        [T_DECISIONS, "tests/unit/test_replay.py"],
+    ),
+    m(
+        "4.directory-replace-unconditional",
+        "4: every file write checks the version it read (local store)",
+        [(STORE_DIR, "if current is None or content_tag(current) != expected_tag:", "if current is None:")],
+        [T_STORE],
+    ),
+    m(
+        "4.directory-create-overwrites",
+        "4: a create never overwrites (local store)",
+        [(STORE_DIR, "            if target.exists():\n", "            if False:\n")],
+        [T_STORE],
+    ),
+    m(
+        "4.s3-replace-without-if-match",
+        "4: every file write checks the version it read (S3 IfMatch)",
+        [
+            (
+                STORE_S3,
+                "return self._put(family_id, path, data, IfMatch=expected_tag)",
+                "return self._put(family_id, path, data)",
+            )
+        ],
+        [T_STORE],
+    ),
+    m(
+        "4.s3-create-without-if-none-match",
+        "4: a create never overwrites (S3 IfNoneMatch)",
+        [
+            (
+                STORE_S3,
+                'return self._put(family_id, path, data, IfNoneMatch="*")',
+                "return self._put(family_id, path, data)",
+            )
+        ],
+        [T_STORE],
+    ),
+    m(
+        "4.sqlite-row-revision-unchecked",
+        "4: an older catalog row never overwrites a newer one",
+        [(CAT_SQL, "if stored is not None and stored[0] > row.revision and not force:", "if False:")],
+        [T_CATALOG],
+    ),
+    m(
+        "4.change-set-replayed",
+        "4: applying the same change set again changes nothing",
+        [(PROTOCOL, "if self.catalog.is_applied(self.family_id, change_set.id):", "if False:")],
+        [T_PROTOCOL],
+    ),
+    m(
+        "4.session-replay-new-ids",
+        "4: replaying a session changes nothing, even with a lagging finder",
+        [(RECONCILE, 'return str(ULID.from_bytes(millis.to_bytes(6, "big") + digest[:10]))', "return new_ulid()")],
+        [T_RECONCILER],
+    ),
+    m(
+        "4.session-event-extracted-twice",
+        "4: a redelivered session event extracts nothing again (the candidates document is reused)",
+        [
+            (
+                SERVICE,
+                "existing = None if force else read_document(deps.store, family_id, session_id)",
+                "existing = None",
+            )
+        ],
+        ["tests/integration/test_formation_handlers.py", "tests/unit/test_local_pipeline.py"],
+    ),
+    m(
+        "4.evidence-held-not-a-noop",
+        "4: a candidate whose evidence a memory already holds is a no-op",
+        [(DECISIONS, "if proposal.evidence and proposal.evidence <= k.evidence:", "if False:")],
+        [T_DECISIONS, T_RECONCILER],
+    ),
+    m(
+        "4.index-older-revision-wins",
+        "4: a late, older index event never replaces a newer document",
+        [(IDX_EMB, "if stored[1] > document.revision and not force:", "if False:")],
+        [T_INDEX, "tests/integration/test_indexer.py"],
+    ),
+    # --- 5. Crash at any step ----------------------------------------------------------------
+    m(
+        "5.no-recovery-on-open",
+        "5: the next writer completes a crashed change set",
+        [(PROTOCOL, "            session.recover()\n", "            pass\n")],
+        [T_PROTOCOL],
+    ),
+    m(
+        "5.no-intent-recorded",
+        "5: the intent is recorded before any file is written",
+        [
+            (
+                PROTOCOL,
+                "        self.catalog.record_intent(self.family_id, change_set.id, change_set.model_dump_json(), lease=self.lease)\n",
+                "",
+            )
+        ],
+        [T_PROTOCOL],
+    ),
+    m(
+        "5.commit-not-idempotent",
+        "5: each step is idempotent (a file already at its target counts as written)",
+        [(PROTOCOL, "if current is not None and current.data == target:", "if False:")],
+        [T_PROTOCOL],
+    ),
+    m(
+        "5.dynamo-settle-clears-before-ledger",
+        "5: a crash inside settling (DynamoDB: ledger, then slot) leaves work the next writer completes",
+        [
+            (
+                CAT_DDB,
+                """        self._ddb.put_item(
+            TableName=self.table, Item={"pk": pk, "sk": _s(_APPLIED + change_id), "outcome": _s(outcome)}
+        )
+        try:""",
+                """        try:""",
+            ),
+            (
+                CAT_DDB,
+                """                raise LeaseLostError(f"the lease on family {family_id} was taken over") from exc
+            raise
+""",
+                """                raise LeaseLostError(f"the lease on family {family_id} was taken over") from exc
+            raise
+        self._ddb.put_item(
+            TableName=self.table, Item={"pk": pk, "sk": _s(_APPLIED + change_id), "outcome": _s(outcome)}
+        )
+""",
+            ),
+        ],
+        [T_INV, T_PROTOCOL],
+    ),
+    # --- 6. The brief ------------------------------------------------------------------------
+    m(
+        "6.brief-includes-sensitive",
+        "6: sensitive memories are excluded",
+        [
+            (
+                WEIGHTS,
+                "return memory.status is Status.ACTIVE and memory.sensitivity is Sensitivity.NORMAL",
+                "return memory.status is Status.ACTIVE",
+            )
+        ],
+        [T_COMPILE],
+    ),
+    m(
+        "6.brief-includes-inactive",
+        "6: the brief is a function of the active memories only",
+        [
+            (
+                WEIGHTS,
+                "return memory.status is Status.ACTIVE and memory.sensitivity is Sensitivity.NORMAL",
+                "return memory.sensitivity is Sensitivity.NORMAL",
+            )
+        ],
+        [T_COMPILE],
+    ),
+    m(
+        "6.brief-order-follows-input",
+        "6: deterministic order (same memories in any order, same bytes)",
+        [(COMPILE, "    identity.sort(key=weight_key)\n    directives.sort(key=weight_key)\n", "")],
+        [T_COMPILE, T_PROPS],
+    ),
+    m(
+        "6.brief-ties-unbroken",
+        "6: deterministic order (the weight order is total)",
+        [
+            (
+                WEIGHTS,
+                "        -memory.last_reinforced_at.timestamp(),\n        memory.id,\n",
+                '        -memory.last_reinforced_at.timestamp(),\n        "",\n',
+            )
+        ],
+        [T_COMPILE, T_PROPS],
+    ),
+    m(
+        "6.brief-line-carries-a-timestamp",
+        "6: no timestamps in the brief",
+        [
+            (
+                COMPILE,
+                "text=clip(memory.summary) or clip(memory.about),",
+                'text=clip(f"{memory.summary} (said {memory.last_reinforced_at:%Y-%m-%d})"),',
+            )
+        ],
+        [T_COMPILE],
+    ),
+    m(
+        "6.last-conversation-carries-a-timestamp",
+        "6: no timestamps in the brief (the last-conversation line)",
+        [
+            (
+                COMPILE,
+                "[BriefLine(text=clip(last_conversation.summary))]",
+                '[BriefLine(text=clip(f"{last_conversation.started_at:%Y-%m-%d %H:%M}: {last_conversation.summary}"))]',
+            )
+        ],
+        [T_COMPILE, T_INV],
+    ),
+    m(
+        "6.directives-budget-ignored",
+        "6: fixed section budgets",
+        [
+            (
+                COMPILE,
+                "directives=fit((memory_line(m, family_id) for m in directives), SECTION_BUDGETS[Section.DIRECTIVES]),",
+                "directives=fit((memory_line(m, family_id) for m in directives), SECTION_BUDGETS[Section.DIRECTIVES] + 300),",
+            )
+        ],
+        [T_COMPILE, T_PROPS],
+    ),
+    m(
+        "6.cap-and-budgets-ignored",
+        "6: hard cap of 2,000 tokens (both the section budgets and the final cap)",
+        [
+            (
+                COMPILE,
+                "directives=fit((memory_line(m, family_id) for m in directives), SECTION_BUDGETS[Section.DIRECTIVES]),",
+                "directives=fit((memory_line(m, family_id) for m in directives), SECTION_BUDGETS[Section.DIRECTIVES] + 300),",
+            ),
+            (COMPILE, "while brief_tokens(brief) > BRIEF_TOKEN_CAP:", "while False:"),
+        ],
+        [T_COMPILE, T_PROPS_FULL],
+    ),
+    m(
+        "6.final-cap-removed",
+        "6: hard cap of 2,000 tokens (the final measurement alone, behind the section budgets)",
+        [(COMPILE, "while brief_tokens(brief) > BRIEF_TOKEN_CAP:", "while False:")],
+        [T_INV, T_COMPILE],
+    ),
+    m(
+        "6.line-not-escaped",
+        "6/7: every brief line is delimited and escaped",
+        [
+            (
+                RENDER,
+                '    literal = json.dumps(text, ensure_ascii=False)\n    return _EXTRA_ESCAPES.sub(lambda m: f"\\\\u{ord(m.group()):04x}", literal)',
+                "    return f'\"{text}\"'",
+            )
+        ],
+        [T_COMPILE],
+    ),
+    m(
+        "6.line-not-length-capped",
+        "6: every brief line is length-capped",
+        [
+            (
+                COMPILE,
+                '    if len(text) <= cap:\n        return text\n    return text[: cap - 1].rstrip() + "…"',
+                "    return text",
+            )
+        ],
+        [T_COMPILE, T_PROPS],
+    ),
+    m(
+        "6.line-without-reference",
+        "6: every memory line carries its reference",
+        [(COMPILE, "ref=memory_ref(family_id, memory.id),", "ref=None,")],
+        [T_COMPILE, T_LOADPATCH],
+    ),
+    m(
+        "6.patch-keeps-a-now-sensitive-line",
+        "6/9: a patched brief never carries a memory that became sensitive",
+        [(PATCH, "if new is None or not briefable(new):", "if new is None:")],
+        [T_LOADPATCH],
+    ),
+    # --- 7. The agent reads; it never writes ---------------------------------------------------
+    m(
+        "7.unknown-tool-answered",
+        "7: a write-like tool call is refused (no tool writes or deletes)",
+        [
+            (
+                TOOLS,
+                "raise InvalidInputError(f\"there is no tool named {str(name)[:60]!r}; the tools are {', '.join(TOOL_NAMES)}\")",
+                "return self.search_memory(str(name), 1)",
+            )
+        ],
+        [T_TOOLS],
+    ),
+    m(
+        "7.write-tool-published",
+        "7: no tool that creates or deletes a memory is offered",
+        [
+            (
+                TOOLS,
+                'TOOL_NAMES = tuple(spec["toolSpec"]["name"] for spec in TOOL_SPECS)',
+                'TOOL_NAMES = (*(spec["toolSpec"]["name"] for spec in TOOL_SPECS), "forget_memory")',
+            )
+        ],
+        [T_TOOLS],
+    ),
+    m(
+        "7.read-tool-writes",
+        "7: reading never writes (a read tool that touches the file it opened)",
+        [
+            (
+                TOOLS,
+                '        text = document.data.decode("utf-8").strip()\n',
+                '        self.store.put(self.family_id, path + ".read", b"")\n        text = document.data.decode("utf-8").strip()\n',
+            )
+        ],
+        [T_TOOLS, T_INV],
+    ),
+    m(
+        "7.read-memory-not-escaped",
+        "7: memory text is escaped where a tool returns it",
+        [
+            (
+                TOOLS,
+                "return f'<memory_file ref=\"{parsed}\">\\n{escape(text)}\\n</memory_file>'",
+                "return f'<memory_file ref=\"{parsed}\">\\n{text}\\n</memory_file>'",
+            )
+        ],
+        [T_TOOLS, T_INV],
+    ),
+    m(
+        "7.excerpt-not-escaped",
+        "7: transcript text is escaped where a tool returns it",
+        [
+            (
+                TOOLS,
+                'lines.append(f"[turn {n}, {speaker}{when}] {escape(turn.text)}")',
+                'lines.append(f"[turn {n}, {speaker}{when}] {turn.text}")',
+            )
+        ],
+        [T_TOOLS],
+    ),
+    m(
+        "7.lookup-line-not-escaped",
+        "7: memory text is escaped in the turn-level lookup block",
+        [
+            (
+                LOOKUP,
+                'return f"- {escape(row.summary)} (remembered {age}){marker} {ref}"',
+                'return f"- {row.summary} (remembered {age}){marker} {ref}"',
+            )
+        ],
+        [T_LOOKUP],
+    ),
+    m(
+        "7.extractor-transcript-not-escaped",
+        "7: transcript text cannot close the extractor's data markers",
+        [
+            (
+                EXTRACTOR,
+                'return json.dumps(value, ensure_ascii=False, indent=0).replace("<", "\\\\u003c").replace(">", "\\\\u003e")',
+                "return json.dumps(value, ensure_ascii=False, indent=0)",
+            )
+        ],
+        [T_BEDROCK],
+    ),
+    # --- 8. Expiry on the family's local calendar date ----------------------------------------
+    m(
+        "8.dream-uses-utc",
+        "8: the dream expires on the family's local date",
+        [(DREAM, "        today = local_date(now, time_zone)\n", '        today = local_date(now, "UTC")\n')],
+        [T_DREAM, T_RULES],
+    ),
+    m(
+        "8.expiry-a-day-late",
+        "8: a fact valid until the 17th is gone when the 17th begins",
+        [
+            (
+                RULES,
+                "return memory.valid_until is not None and today >= memory.valid_until",
+                "return memory.valid_until is not None and today > memory.valid_until",
+            )
+        ],
+        [T_RULES, T_DREAM],
+    ),
+    m(
+        "8.decay-on-the-utc-calendar",
+        "8: decay counts days on the family's calendar",
+        [
+            (
+                RULES,
+                "last = local_date(memory.last_reinforced_at, time_zone)",
+                'last = local_date(memory.last_reinforced_at, "UTC")',
+            )
+        ],
+        [T_RULES],
+    ),
+    m(
+        "8.nightly-dream-at-utc-midnight",
+        "8: the nightly dream comes due at the family's local midnight",
+        [
+            (
+                "shared/family_memory/lifecycle/schedule.py",
+                "    today = local_date(instant, time_zone)\n",
+                '    today = local_date(instant, "UTC")\n',
+            )
+        ],
+        [T_RULES, T_DREAM],
+    ),
+    m(
+        "8.turn-day-in-utc",
+        "8: relative dates and a candidate's valid_until use the session's local date",
+        [
+            (
+                "shared/family_memory/formation/dates.py",
+                "    return local_date(at, time_zone)\n",
+                '    return local_date(at, "UTC")\n',
+            )
+        ],
+        ["tests/unit/test_formation_dates.py", "tests/unit/test_offline_extractor.py", T_VALIDATION],
+    ),
+    m(
+        "8.brief-load-uses-utc",
+        "8: the brief loader drops a line when its date begins in the family's zone",
+        [
+            (
+                LOAD,
+                "return drop_expired(brief, local_date(now or self.clock.now(), brief.time_zone))",
+                'return drop_expired(brief, local_date(now or self.clock.now(), "UTC"))',
+            )
+        ],
+        [T_LOADPATCH],
+    ),
+    m(
+        "8.brief-load-a-day-late",
+        "8: the brief loader drops a line on its valid_until date, not the day after",
+        [
+            (
+                LOAD,
+                "kept = tuple(line for line in lines if line.valid_until is None or line.valid_until > today)",
+                "kept = tuple(line for line in lines if line.valid_until is None or line.valid_until >= today)",
+            )
+        ],
+        [T_LOADPATCH],
+    ),
+    m(
+        "8.lookup-uses-utc",
+        "8: retrieval's eligibility date is the family's local date",
+        [(LOOKUP, "today = local_date(self.clock.now(), zone)", 'today = local_date(self.clock.now(), "UTC")')],
+        [T_LOOKUP],
+    ),
+    m(
+        "8.lookup-confirmation-a-day-late",
+        "8/9: the catalog confirmation alone drops a hit whose valid_until has arrived",
+        [
+            (
+                LOOKUP,
+                "if row.valid_until is not None and row.valid_until <= today:",
+                "if row.valid_until is not None and row.valid_until < today:",
+            )
+        ],
+        [T_LOOKUP, T_INV],
+    ),
+    m(
+        "8.formation-session-day-in-utc",
+        "8: a candidate's valid_until is judged against the session's local date",
+        [
+            (
+                VALIDATION,
+                "self.session_day = turn_day(transcript.started_at, transcript.time_zone)",
+                'self.session_day = turn_day(transcript.started_at, "UTC")',
+            )
+        ],
+        [T_VALIDATION, T_INV],
+    ),
+    # --- 9. Forgotten or edited memories disappear from the next reply --------------------------
+    m(
+        "9.lookup-trusts-the-index",
+        "9: retrieval never returns a hit the catalog says is no longer current",
+        [
+            (
+                LOOKUP,
+                "reason = self.why_not_current(row, today, surface)",
+                'reason = None if row is not None else "no catalog row"',
+            )
+        ],
+        [T_LOOKUP],
+    ),
+    m(
+        "9.patch-keeps-forgotten-line",
+        "9: forget removes the brief line at once",
+        [
+            (
+                PATCH,
+                "REMOVING = frozenset({Action.RETRACT, Action.SUPERSEDE, Action.EXPIRE, Action.DECAY})",
+                "REMOVING = frozenset({Action.SUPERSEDE, Action.EXPIRE, Action.DECAY})",
+            ),
+            (
+                PATCH,
+                "gone = {c.memory_id for c in applied if c.action in REMOVING or c.status is not Status.ACTIVE}",
+                "gone = {c.memory_id for c in applied if c.action in REMOVING}",
+            ),
+        ],
+        [T_LOADPATCH],
+    ),
+    m(
+        "9.patch-drops-edit-replacement",
+        "9: edit replaces the brief line at once",
+        [(PATCH, "                        replacement[new.supersedes] = new\n", "                        pass\n")],
+        [T_LOADPATCH],
+    ),
+    m(
+        "9.patcher-not-wired",
+        "9: the runtime patches the brief on every settled change (wiring)",
+        [(APP_LIFECYCLE, "    runtime.writer.listeners.append(patcher)\n", "")],
+        [T_LOADPATCH, T_DREAM, T_INV],
+    ),
+    m(
+        "9.read-memory-opens-forgotten",
+        "9: a forgotten memory cannot be opened by the agent",
+        [(TOOLS, "if memory.status is Status.RETRACTED:", "if False:")],
+        [T_TOOLS],
+    ),
+]
+
+
+def apply(copy: Path, mutation: Mutation) -> str | None:
+    """Apply the edits in ``copy``; a message when a snippet is not there exactly once."""
+    for edit in mutation.edits:
+        target = copy / edit.path
+        text = target.read_text(encoding="utf-8")
+        count = text.count(edit.old)
+        if count != 1:
+            return f"{edit.path}: the snippet occurs {count} times: {edit.old[:70]!r}"
+        target.write_text(text.replace(edit.old, edit.new), encoding="utf-8")
+    return None
+
+
+def run(mutation: Mutation, python: str, verbose: bool) -> tuple[str, str, float]:
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="fm-mutation-") as tmp:
+        copy = Path(tmp) / "repo"
+        shutil.copytree(ROOT, copy, ignore=_IGNORED)
+        problem = apply(copy, mutation)
+        if problem is not None:
+            return "STALE", problem, time.monotonic() - started
+        command = [python, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "--no-header", *mutation.guards]
+        done = subprocess.run(command, cwd=copy, capture_output=True, text=True, check=False)
+        if verbose:
+            print(done.stdout[-3000:])
+        failed = [line.split(" ")[1] for line in done.stdout.splitlines() if line.startswith(("FAILED ", "ERROR "))]
+        if done.returncode == 0:
+            return "SURVIVED", "every guard passed", time.monotonic() - started
+        if done.returncode not in (1,) and not failed:
+            tail = (done.stdout + done.stderr).strip().splitlines()[-3:]
+            return "ERROR", " | ".join(tail), time.monotonic() - started
+        return "caught", ", ".join(failed[:2]) or "a guard failed", time.monotonic() - started
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("names", nargs="*", help="mutation names or prefixes (default: all)")
+    parser.add_argument("--list", action="store_true", help="list the mutations and exit")
+    parser.add_argument("--check", action="store_true", help="only check that every snippet is still there once")
+    parser.add_argument("--verbose", action="store_true", help="show the tail of each pytest run")
+    parser.add_argument("--python", default=sys.executable)
+    args = parser.parse_args(argv)
+    chosen = [mu for mu in MUTATIONS if not args.names or any(mu.name.startswith(n) for n in args.names)]
+    if args.list:
+        for mu in chosen:
+            print(f"{mu.name:48} {mu.clause}")
+        return 0
+    if args.check:
+        stale = [(mu.name, e.path) for mu in chosen for e in mu.edits if (ROOT / e.path).read_text().count(e.old) != 1]
+        for name, path in stale:
+            print(f"STALE    {name:48} {path}")
+        print(f"{len(chosen) - len({n for n, _ in stale})} of {len(chosen)} mutations apply")
+        return 1 if stale else 0
+    if not chosen:
+        print("no mutation matches", args.names)
+        return 2
+    outcomes: dict[str, int] = {}
+    for mu in chosen:
+        verdict, detail, seconds = run(mu, args.python, args.verbose)
+        outcomes[verdict] = outcomes.get(verdict, 0) + 1
+        print(f"{verdict:8} {mu.name:48} {seconds:5.1f}s  {detail}", flush=True)
+    print(", ".join(f"{n} {v}" for v, n in sorted(outcomes.items())))
+    return 0 if set(outcomes) == {"caught"} else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
