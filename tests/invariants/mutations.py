@@ -610,6 +610,18 @@ MUTATIONS: list[Mutation] = [
         ["tests/integration/test_formation_handlers.py", "tests/unit/test_local_pipeline.py"],
     ),
     m(
+        "4.candidates-file-overwritten",
+        "4: two racing extractions of one session keep the candidates stored first (create-only write)",
+        [
+            (
+                SERVICE,
+                "deps.store.create(family_id, path, serialise_json(document))",
+                "deps.store.put(family_id, path, serialise_json(document))",
+            )
+        ],
+        [T_RECONCILER, "tests/integration/test_formation_handlers.py"],
+    ),
+    m(
         "4.evidence-held-not-a-noop",
         "4: a candidate whose evidence a memory already holds is a no-op",
         [
@@ -873,6 +885,12 @@ MUTATIONS: list[Mutation] = [
             )
         ],
         [T_TOOLS],
+    ),
+    m(
+        "7.evidence-quote-not-escaped",
+        "7: evidence quotes are escaped, one line each, where read_memory returns them",
+        [(TOOLS, ': {one_line(record.quote)}" for record in shown', ': {record.quote}" for record in shown')],
+        [T_TOOLS, T_INV],
     ),
     m(
         "7.lookup-line-not-escaped",
