@@ -310,7 +310,7 @@ MUTATIONS: list[Mutation] = [
         [
             (
                 VALIDATION,
-                "        if member in writers:\n            return []",
+                "        if writers & set(about):\n            return []",
                 "        if True:\n            return []",
             )
         ],
@@ -330,14 +330,8 @@ MUTATIONS: list[Mutation] = [
     ),
     m(
         "2.hard-rule-said-in-passing-unchecked",
-        "2: a hard rule needs a user turn whatever authority the extractor gave it",
-        [
-            (
-                VALIDATION,
-                "if candidate.strength is not Strength.HARD and candidate.authority is not Authority.USER_EXPLICIT:",
-                "if candidate.authority is not Authority.USER_EXPLICIT:",
-            )
-        ],
+        "2: a hard rule needs a user turn whatever authority and type the extractor gave it",
+        [(VALIDATION, "        if candidate.strength is Strength.HARD:\n", "        if False:\n")],
         [T_VALIDATION, T_INV],
     ),
     m(
@@ -609,16 +603,34 @@ MUTATIONS: list[Mutation] = [
         [
             (
                 SERVICE,
-                "existing = None if force else read_document(deps.store, family_id, session_id)",
-                "existing = None",
+                "    if stored is not None and not force:\n",
+                "    if False:\n",
             )
         ],
         ["tests/integration/test_formation_handlers.py", "tests/unit/test_local_pipeline.py"],
     ),
     m(
+        "4.candidates-file-overwritten",
+        "4: two racing extractions of one session keep the candidates stored first (create-only write)",
+        [
+            (
+                SERVICE,
+                "deps.store.create(family_id, path, serialise_json(document))",
+                "deps.store.put(family_id, path, serialise_json(document))",
+            )
+        ],
+        [T_RECONCILER, "tests/integration/test_formation_handlers.py"],
+    ),
+    m(
         "4.evidence-held-not-a-noop",
         "4: a candidate whose evidence a memory already holds is a no-op",
-        [(DECISIONS, "if proposal.evidence and proposal.evidence <= k.evidence:", "if False:")],
+        [
+            (
+                DECISIONS,
+                "if proposal.evidence and proposal.evidence <= k.evidence and (same_claim(proposal, m) or conflict(proposal, m)):",
+                "if False:",
+            )
+        ],
         [T_DECISIONS, T_RECONCILER],
     ),
     m(
@@ -740,8 +752,8 @@ MUTATIONS: list[Mutation] = [
         [
             (
                 COMPILE,
-                "[BriefLine(text=clip(last_conversation.summary))]",
-                '[BriefLine(text=clip(f"{last_conversation.started_at:%Y-%m-%d %H:%M}: {last_conversation.summary}"))]',
+                "    text = clip(last_conversation.summary)\n",
+                '    text = clip(f"{last_conversation.started_at:%Y-%m-%d %H:%M}: {last_conversation.summary}")\n',
             )
         ],
         [T_COMPILE, T_INV],
@@ -856,8 +868,8 @@ MUTATIONS: list[Mutation] = [
         [
             (
                 TOOLS,
-                "return f'<memory_file ref=\"{parsed}\">\\n{escape(text)}\\n</memory_file>'",
-                "return f'<memory_file ref=\"{parsed}\">\\n{text}\\n</memory_file>'",
+                "return f'<memory_file ref=\"{parsed}\">\\n{escape(text)}\\n</memory_file>\\n' + self._evidence_block(parsed)",
+                "return f'<memory_file ref=\"{parsed}\">\\n{text}\\n</memory_file>\\n' + self._evidence_block(parsed)",
             )
         ],
         [T_TOOLS, T_INV],
@@ -868,11 +880,17 @@ MUTATIONS: list[Mutation] = [
         [
             (
                 TOOLS,
-                'lines.append(f"[turn {n}, {speaker}{when}] {escape(turn.text)}")',
+                'lines.append(f"[turn {n}, {speaker}{when}] {one_line(turn.text)}")',
                 'lines.append(f"[turn {n}, {speaker}{when}] {turn.text}")',
             )
         ],
         [T_TOOLS],
+    ),
+    m(
+        "7.evidence-quote-not-escaped",
+        "7: evidence quotes are escaped, one line each, where read_memory returns them",
+        [(TOOLS, ': {one_line(record.quote)}" for record in shown', ': {record.quote}" for record in shown')],
+        [T_TOOLS, T_INV],
     ),
     m(
         "7.lookup-line-not-escaped",

@@ -114,8 +114,10 @@ def test_a_quote_only_in_a_tool_turn_never_becomes_a_hard_rule_even_if_a_user_tu
 
 
 @pytest.mark.parametrize("authority", ["user_implicit", "inferred"])
-def test_a_hard_rule_needs_a_user_turn_whatever_authority_it_claims(authority: str) -> None:
-    hard = {"type": "directive", "strength": "hard", "authority": authority, "confidence": 0.95}
+@pytest.mark.parametrize("memory_type", ["directive", "preference"])
+def test_a_hard_rule_needs_a_user_turn_whatever_authority_it_claims(memory_type: str, authority: str) -> None:
+    # A hard preference the extractor inferred is held to the bar of a rule: being hard is enough.
+    hard = {"type": memory_type, "strength": "hard", "authority": authority, "confidence": 0.95}
     from_tool = candidate(**hard, summary="Always tip 25%.", evidence=[{"turns": [3], "quote": "Always tip 25%"}])
     [entry] = verdicts(from_tool)
     assert "cites_user_turn" in {r.rule for r in entry.reasons}, entry.reasons
