@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PIP_INSTALL := $(BIN)/pip install --disable-pip-version-check -q -c requirements/constraints.txt
 
-.PHONY: install demo test test-fast lint typecheck template ci bench clean
+.PHONY: install demo test test-fast lint typecheck template mutations ci bench clean
 
 $(BIN)/family-memory: pyproject.toml requirements/constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,9 @@ typecheck: install
 
 template: install  ## offline validation of the SAM template
 	$(BIN)/cfn-lint template.yaml
+
+mutations: install  ## break each invariant clause in a scratch copy; every break must be caught (~5 min)
+	$(BIN)/python tests/invariants/mutations.py
 
 ci: lint typecheck template test
 
