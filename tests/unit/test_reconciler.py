@@ -40,6 +40,9 @@ def local(tmp_path: Path, clock: FixedClock) -> Adapters:
 
 def form(d: FormationDeps, turns: Turns, session_id: str = "sess-1", day: int = 0, **kw: Any) -> ReconcileReport:
     started = FRIDAY_MORNING + timedelta(days=day)
+    clock = d.clock
+    if isinstance(clock, FixedClock) and clock.now() < started:
+        clock.set(started + timedelta(hours=1))  # a session arrives after it happened (intake refuses the future)
     receive_session(d, session_json(turns, session_id=session_id, started_at=started), **kw)
     extract_session(d, FAMILY, session_id, enqueue=False)
     return reconcile_session(d, FAMILY, session_id)
