@@ -11,12 +11,12 @@ import pytest
 
 from conftest import Adapters
 from family_memory.adapters.local.directory_store import DirectoryStore
+from family_memory.card.operations import MemoryDraft, add_memory
 from family_memory.domain.errors import ConflictError, InvalidInputError, PayloadTooLargeError
 from family_memory.domain.family import FamilySettings, Member
 from family_memory.domain.layout import FAMILY_SETTINGS, session_path
-from family_memory.domain.okf import parse_json, serialise_json
-from family_memory.card.operations import MemoryDraft, add_memory
 from family_memory.domain.memory import MemoryType
+from family_memory.domain.okf import parse_json, serialise_json
 from family_memory.families import add_member
 from family_memory.formation.intake import receive_transcript
 from family_memory.writes.protocol import FamilyWriter
