@@ -8,9 +8,10 @@ relationship is a child's, or a member whose role is ``child``) is raised to
 after "my son Leo" in the first, stays out of the brief).
 
 When a parent first tells us a household *member* is their child ("my
-daughter Maya" said by Lucía, and Maya is a member), the member's role is
-recorded as ``child`` in ``family.json`` so later sessions know without the
-child words. Only the first time: once Maya's entity holds the relationship,
+daughter Maya" said by Lucía, and Maya is a member), extraction records the
+member's role as ``child`` in ``family.json`` (``families.mark_children``) so
+later sessions know without the child words; reconciliation of that session
+counts her as a child too. Only the first time: once Maya's entity holds the relationship,
 a later mention changes nothing, so a family that sets Maya back to
 ``adult`` (``family-memory family set-member``) is not overruled.
 """

@@ -10,9 +10,9 @@ the protocol's limit), so a crash anywhere is completed by the next writer.
 
 A claim is never treated as newer than now: a turn dated after the clock
 (a session stored before intake refused future dates) counts as said now.
-A claim that applies to a child entity is stored ``minors`` (``children``),
-and a member a parent first calls their child is recorded as a child in
-``family.json``. A correction of a hard constraint is added beside it (the
+A claim that applies to a child entity is stored ``minors`` (``children``);
+a member this session first calls someone's child counts as a child here
+(extraction has already recorded the role in ``family.json``). A correction of a hard constraint is added beside it (the
 constraint is never replaced) and the two are linked: ``related`` both ways,
 ``possibly_replaces`` / ``possibly_replaced_by`` in their front matter, and a
 ``conflicts`` evidence record on the constraint, so the card asks the family
@@ -51,7 +51,7 @@ from family_memory.domain.okf import parse_json, serialise_json
 from family_memory.domain.refs import ConvRef
 from family_memory.domain.text import normalise_for_match
 from family_memory.domain.transcript import Transcript, parse_transcript
-from family_memory.families import load_family, mark_children
+from family_memory.families import load_family
 from family_memory.formation.candidate import AUTHORITY_RANK, Candidate
 from family_memory.formation.children import children_learned, tag_minors, with_children
 from family_memory.formation.decisions import Decision, DecisionKind, EvidenceKey, Known, Proposal, decide
@@ -233,8 +233,6 @@ class Reconciler:
                 raise InvalidInputError(f"{candidates_path(session_id)} names another family or session")
             run = _Run(self, session, doc, transcript, family)
             report = run.all()
-            if run.children_learned:
-                mark_children(self.store, family_id, run.children_learned)
             if report.changed or doc.reconciliation is None:
                 self._record(doc, document.tag, report)
         return report
@@ -270,10 +268,10 @@ class _Run:
         self.now = reconciler.clock.now()
         self.rules = SuppressionRules.load(reconciler.store, doc.family_id)
         self.directory = EntityDirectory.load(reconciler.store, doc.family_id, family, self.now)
-        accepted = [candidate for _, candidate in doc.accepted()]
-        self.children_learned = children_learned(accepted, transcript, self.directory)
-        if self.children_learned:
-            self.directory.family = with_children(family, self.children_learned)
+        # Extraction recorded these members as children; count them so here too, whatever family.json says now.
+        learned = children_learned([c for _, c in doc.accepted()], transcript, self.directory)
+        if learned:
+            self.directory.family = with_children(family, learned)
         self.plan = _Plan(session, self.directory)
         self.written: dict[str, Memory] = {}
         self.report = ReconcileReport(doc.family_id, doc.session_id, rejected=doc.rejected_by_rule())

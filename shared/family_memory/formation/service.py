@@ -19,8 +19,9 @@ from family_memory.domain.family import FamilySettings
 from family_memory.domain.layout import candidates_path, session_path
 from family_memory.domain.okf import parse_json, serialise_json
 from family_memory.domain.transcript import Transcript, check_not_ahead, parse_transcript
-from family_memory.families import load_family
+from family_memory.families import load_family, mark_children
 from family_memory.formation.candidate import Candidate
+from family_memory.formation.children import children_learned
 from family_memory.formation.document import (
     CandidatesDocument,
     ExtractionFailure,
@@ -148,11 +149,17 @@ def summary_filter(store: Store, family: FamilySettings, directory: EntityDirect
 def _document_for(
     deps: FormationDeps, transcript: Transcript, raw: bytes, family: FamilySettings, extractor: Extractor
 ) -> CandidatesDocument:
-    """``build_document`` with what the family has on file: its forget rules and its entities."""
+    """``build_document`` with what the family has on file: its forget rules and its entities.
+    A household member the accepted claims first call someone's child ("my daughter Maya",
+    said by Lucía) is recorded as a child in ``family.json`` (``children``)."""
     directory = EntityDirectory.load(deps.store, family.family_id, family, deps.clock.now())
     kept_out = summary_filter(deps.store, family, directory)
     entities = list(directory.entities.values())
-    return build_document(transcript, raw, family, extractor, deps.limits, deps.clock, kept_out, entities)
+    document = build_document(transcript, raw, family, extractor, deps.limits, deps.clock, kept_out, entities)
+    learned = children_learned([c for _, c in document.accepted()], transcript, directory)
+    if learned:
+        mark_children(deps.store, family.family_id, learned)
+    return document
 
 
 def failed_document(
