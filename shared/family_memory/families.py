@@ -83,7 +83,7 @@ def _with_members(settings: FamilySettings, members: list[Member]) -> FamilySett
 
 def set_time_zone(store: Store, family_id: str, time_zone: str) -> FamilySettings:
     """Set the family's IANA time zone (InvalidInputError naming ``time_zone`` for an unknown one)."""
-    checked = validate(FamilySettings, {"family_id": family_id, "time_zone": time_zone}, "time_zone").time_zone
+    checked = validate(FamilySettings, {"family_id": family_id, "time_zone": time_zone}, FAMILY_SETTINGS).time_zone
     return update_family(store, family_id, lambda s: s.model_copy(update={"time_zone": checked}))
 
 
