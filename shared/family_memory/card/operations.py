@@ -79,6 +79,8 @@ AppliesToName = Annotated[str, single_line("applies_to", NAME_MAX)]
 #: Bytes of fingerprints (and of memory ids) one suppression rule carries; more go into further rules.
 RULE_FINGERPRINT_BYTES = 60_000
 RULE_MEMORY_IDS = 1_000
+#: ``Suppression.fingerprints`` holds at most this many.
+RULE_MAX_FINGERPRINTS = 2_000
 #: What a change set's own fields take besides its writes (pack_writes keeps the same margin).
 _CHANGE_SET_OVERHEAD = 4_000
 
@@ -233,7 +235,8 @@ def _suppressions(
     size = 0
     for fingerprint in prints:
         cost = len(json.dumps(fingerprint, ensure_ascii=False).encode("utf-8")) + 2
-        if print_chunks[-1] and (size + cost > RULE_FINGERPRINT_BYTES or len(print_chunks[-1]) >= 2000):
+        full = size + cost > RULE_FINGERPRINT_BYTES or len(print_chunks[-1]) >= RULE_MAX_FINGERPRINTS
+        if print_chunks[-1] and full:
             print_chunks.append([])
             size = 0
         print_chunks[-1].append(fingerprint)
