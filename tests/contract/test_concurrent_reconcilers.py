@@ -32,7 +32,9 @@ def test_two_reconcilers_on_one_family_never_lose_an_update(adapters: Adapters) 
     for n, (session_id, text) in enumerate(SESSIONS.items()):
         started = FRIDAY_MORNING + timedelta(hours=n)
         receive_transcript(
-            adapters.store, session_json([("user", "lucia", text)], session_id=session_id, started_at=started)
+            adapters.store,
+            session_json([("user", "lucia", text)], session_id=session_id, started_at=started),
+            now=adapters.clock.now(),
         )
         extract_session(d, FAMILY, session_id, enqueue=False)
 

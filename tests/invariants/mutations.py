@@ -356,7 +356,13 @@ MUTATIONS: list[Mutation] = [
     m(
         "3.forget-records-no-rule",
         "3: forget records a suppression rule",
-        [(CARD, "                suppressions=[rule],\n", "                suppressions=[],\n")],
+        [
+            (
+                CARD,
+                "groups: list[tuple[list[MemoryWrite], list[Suppression]]] = [(batches[0], [first])]",
+                "groups: list[tuple[list[MemoryWrite], list[Suppression]]] = [(batches[0], [])]",
+            )
+        ],
         [T_CARD],
     ),
     m(

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
 
 from conftest import Adapters, local_adapters
+from factories import memory
 from family_memory.card.operations import (
     GroupSelector,
     MemoryDraft,
     MemoryEdit,
+    _change_set,
     add_memory,
     edit_memory,
     forget_group,
@@ -19,9 +21,9 @@ from family_memory.card.operations import (
     preview_group,
 )
 from family_memory.card.views import evidence_view, lineage_view, list_memories
-from family_memory.domain.changes import Action, ChangeRecord
+from family_memory.domain.changes import Action, ChangeRecord, MemoryWrite
 from family_memory.domain.clock import FixedClock
-from family_memory.domain.errors import ConflictError, InvalidInputError, NotFoundError
+from family_memory.domain.errors import ConflictError, InvalidInputError, NotFoundError, PayloadTooLargeError
 from family_memory.domain.layout import memory_path, suppression_path
 from family_memory.domain.memory import Authority, MemoryType, Sensitivity, Status
 from family_memory.domain.okf import parse_json, parse_memory, validate
@@ -241,3 +243,98 @@ def test_a_memory_cannot_be_born_expired(d: FormationDeps, local: Adapters) -> N
     with pytest.raises(InvalidInputError, match="valid_until 2026-11-29"):
         edit_memory(d.writer, FAMILY, memory.id, "lucia", MemoryEdit(valid_until=date(2026, 11, 29)))
     assert read(local, memory.id).status is Status.ACTIVE
+
+
+# --- second review ------------------------------------------------------------------------
+
+
+def test_forgetting_one_memory_lets_a_new_value_for_the_same_subject_be_learned(
+    d: FormationDeps, local: Adapters
+) -> None:
+    [annie] = learn(d, "Call me Lulu.")
+    assert read(local, annie).summary == "Address Lucía Rivera as Lulu."
+    _, rule = forget_memory(d.writer, FAMILY, annie, "lucia")
+    assert rule is not None and "how to address lucía" not in rule.fingerprints  # the subject is not the claim
+    [new] = learn(d, "Call me Lucy.", session_id="sess-2")  # was: suppressed by the about "How to address ..."
+    assert read(local, new).summary == "Address Lucía Rivera as Lucy." and read(local, new).status is Status.ACTIVE
+    receive_session(d, session_json([("user", "lucia", "Please call me Lulu.")], session_id="sess-3"))
+    extract_session(d, FAMILY, "sess-3", enqueue=False)
+    assert [o.kind for o in reconcile_session(d, FAMILY, "sess-3").outcomes] == [OutcomeKind.SUPPRESSED]
+
+
+def test_a_claim_about_a_child_on_file_added_in_the_card_is_tagged_minors(d: FormationDeps, local: Adapters) -> None:
+    learn(d, "My son Leo is seven.")
+    draft = MemoryDraft(type=MemoryType.PREFERENCE, about="Swimming", summary="Leo loves swimming.", applies_to=["Leo"])
+    assert add_memory(d.writer, FAMILY, "lucia", draft).sensitivity is Sensitivity.MINORS
+    explicit = draft.model_copy(update={"sensitivity": Sensitivity.NORMAL, "summary": "He swims on Tuesdays."})
+    assert add_memory(d.writer, FAMILY, "lucia", explicit).sensitivity is Sensitivity.MINORS  # never lowered
+    named = MemoryDraft(type=MemoryType.FACT, about="Soccer", summary="Leo plays soccer on Saturdays.")
+    assert add_memory(d.writer, FAMILY, "lucia", named).sensitivity is Sensitivity.MINORS  # named, no applies_to
+
+
+def test_editing_a_memory_about_a_child_on_file_tags_it_minors(d: FormationDeps, local: Adapters) -> None:
+    [swim] = learn(d, "Leo loves swimming.")
+    assert read(local, swim).sensitivity is Sensitivity.NORMAL  # nobody had said Leo is a child yet
+    learn(d, "My son Leo is seven.", session_id="sess-2")
+    _, new = edit_memory(d.writer, FAMILY, swim, "lucia", MemoryEdit(summary="Leo loves swimming lessons."))
+    assert new.sensitivity is Sensitivity.MINORS
+
+
+def test_editing_an_expired_memory_needs_a_new_date_or_clearing_it(d: FormationDeps, local: Adapters) -> None:
+    memory = add_memory(
+        d.writer,
+        FAMILY,
+        "lucia",
+        MemoryDraft(
+            type=MemoryType.FACT, about="Plumber", summary="The plumber comes Tuesday.", valid_until="2026-12-02"
+        ),
+    )
+    local.clock.set(datetime(2026, 12, 3, 18, 0, tzinfo=UTC))  # the 2nd has passed in Los Angeles
+    with pytest.raises(InvalidInputError, match="valid_until: memory .* was valid until 2026-12-02, which has passed"):
+        edit_memory(d.writer, FAMILY, memory.id, "lucia", MemoryEdit(summary="The plumber comes Thursday."))
+    assert read(local, memory.id).status is Status.ACTIVE  # nothing written
+    _, dated = edit_memory(
+        d.writer, FAMILY, memory.id, "lucia", MemoryEdit(summary="The plumber comes Friday.", valid_until="2026-12-05")
+    )
+    assert dated.valid_until == date(2026, 12, 5)
+    _, lasting = edit_memory(
+        d.writer, FAMILY, dated.id, "lucia", MemoryEdit(summary="The plumber comes on Fridays.", clear_valid_until=True)
+    )
+    assert lasting.valid_until is None and read(local, lasting.id).valid_until is None
+    with pytest.raises(InvalidInputError, match="not both"):
+        validate(MemoryEdit, {"valid_until": "2026-12-09", "clear_valid_until": True}, "edit")
+
+
+def test_forgetting_a_large_group_of_long_memories_succeeds(local: Adapters, records) -> None:  # type: ignore[no-untyped-def]
+    writer = FamilyWriter(local.store, local.catalog, local.clock)
+    writer.listeners.append(records.append)
+    for n in range(45):
+        body = f"Fact {n}: " + " ".join(f"word{n}x{i}" for i in range(400))[:3500]
+        add_memory(
+            writer,
+            FAMILY,
+            "lucia",
+            MemoryDraft(type=MemoryType.FACT, about=f"Fact {n}", summary=f"Fact {n}.", body=body),
+        )
+    # Was: a raw pydantic error, "change set ... is 320105 bytes as JSON; the limit is 300000".
+    result = forget_group(writer, FAMILY, GroupSelector(memory_type=MemoryType.FACT), "lucia", expected_count=45)
+    assert all(r.status is Status.RETRACTED for r in local.catalog.all_rows(FAMILY))
+    assert len(result.rules) > 1  # the group's words did not fit one rule
+    assert {r.scope for r in result.rules} == {SuppressionScope.TYPE}
+    assert sum(len(r.memory_ids) for r in result.rules) == 45
+    for rule in result.rules:
+        assert parse_json(Suppression, local.store.read(FAMILY, suppression_path(rule.id)).data, "rule") == rule
+    applied = records[-len(result.change_ids) :]
+    assert sum(len(r.memories) for r in applied) == 45 and sum(len(r.suppressions) for r in applied) == len(
+        result.rules
+    )
+
+
+def test_a_change_too_large_to_record_is_a_payload_error_not_a_traceback() -> None:
+    big = memory(body="漢" * 3900, summary="A long one.")  # 11.7 KB of UTF-8 each
+    writes = [
+        MemoryWrite(action=Action.ADD, memory=big.evolve(id=f"01K6N1R0A0B0C0D0E0F0G0H{n:03d}"), evidence=[])
+        for n in range(40)
+    ]
+    with pytest.raises(PayloadTooLargeError, match="too large to record in one change set"):
+        _change_set(FAMILY, "human:lucia", "forgot a lot", FRIDAY_MORNING, memories=writes)

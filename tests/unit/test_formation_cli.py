@@ -177,3 +177,81 @@ def test_the_card_refuses_bad_input_with_a_clear_error_and_writes_nothing(cli, t
     assert code == 2 and "applies_to" in err and "control character" in err and "Traceback" not in err
     code, _, err = cli(*add, "--family", "fam-rivera", "--member", "lucia", "--valid-until", "2020-01-01")
     assert code == 2 and "valid_until 2020-01-01 is not after the family's date today" in err
+
+
+def test_a_later_speaker_joins_the_family_and_the_family_commands_manage_it(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    cli("ingest", write(tmp_path, "s1.json", session_json([("user", "lucia", "We love Thai food.")])))
+    later = session_json([("user", "ben", "Never book red-eyes.")], session_id="sess-2")
+    code, out, _ = cli("ingest", write(tmp_path, "s2.json", later))
+    assert code == 0
+    red_eyes = next(
+        line.split()[0]
+        for line in cli("memories", "list", "--family", "fam-rivera")[1].splitlines()
+        if "red-eyes" in line
+    )
+    code, out, err = cli("memories", "forget", "--family", "fam-rivera", red_eyes, "--member", "ben")
+    assert code == 0 and "forgotten" in out, err  # was: "member 'ben' is not in family fam-rivera"
+
+    code, out, _ = cli("family", "show", "--family", "fam-rivera")
+    assert code == 0 and "time zone: America/Los_Angeles" in out
+    assert re.search(r"lucia\s+lucia \(adult\)", out) and re.search(r"ben\s+ben \(adult\)", out)
+    code, out, _ = cli(
+        "family", "set-member", "--family", "fam-rivera", "ben", "--name", "Ben Okafor", "--address-as", "Benny"
+    )
+    assert code == 0 and "Ben Okafor (adult, addressed as Benny)" in out
+    code, out, _ = cli(
+        "family", "add-member", "--family", "fam-rivera", "maya", "--name", "Maya Rivera", "--role", "child"
+    )
+    assert code == 0 and "Maya Rivera (child)" in out
+    code, _, err = cli("family", "add-member", "--family", "fam-rivera", "maya", "--name", "Maya")
+    assert code == 2 and "already in family" in err
+    code, _, err = cli("family", "add-member", "--family", "fam-rivera", "../x", "--name", "X")
+    assert code == 2 and "member id" in err
+    code, _, err = cli("family", "set-member", "--family", "fam-rivera", "zed", "--role", "child")
+    assert code == 2 and "member 'zed' is not in family" in err
+    code, _, err = cli("family", "set-zone", "--family", "fam-rivera", "Mars/Olympus")
+    assert code == 2 and "time_zone" in err and "not an IANA time zone" in err
+    code, out, _ = cli("family", "set-zone", "--family", "fam-rivera", "Europe/Madrid")
+    assert code == 0 and "time zone Europe/Madrid" in out
+    code, out, _ = cli("family", "show", "--family", "fam-rivera")
+    assert "time zone: Europe/Madrid" in out and "Ben Okafor" in out and "Maya Rivera (child)" in out
+    code, _, err = cli("family", "show", "--family", "fam-nobody")
+    assert code == 2 and "does not exist" in err
+
+
+def test_show_and_lineage_say_a_hard_constraint_is_possibly_replaced(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    cli("ingest", write(tmp_path, "s1.json", session_json([("user", "lucia", "Our dog Pepper needs his pills at 8.")])))
+    later = session_json([("user", "lucia", "Pepper needs his pills at 8 and 8pm now.")], session_id="sess-2")
+    cli("ingest", write(tmp_path, "s2.json", later))
+    listing = cli("memories", "list", "--family", "fam-rivera")[1].splitlines()
+    old = next(line.split()[0] for line in listing if line.endswith("Pepper needs his pills at 8."))
+    new = next(line.split()[0] for line in listing if "8pm" in line)
+    code, out, _ = cli("memories", "show", "--family", "fam-rivera", old)
+    assert code == 0 and f"possibly replaced by {new}: Pepper needs his pills at 8 and 8pm now." in out
+    assert "ask the family which holds" in out
+    code, out, _ = cli("memories", "lineage", "--family", "fam-rivera", new)
+    assert f"possibly replaces {old}: Pepper needs his pills at 8." in out
+    code, out, _ = cli("memories", "evidence", "--family", "fam-rivera", old)
+    assert "CONFLICTS" in out and f"possibly replaced by memory {new}" in out
+
+
+def test_more_than_200_supplied_candidates_are_refused_and_nothing_is_stored(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    transcript = write(tmp_path, "s1.json", session_json([("user", "lucia", "We love Thai food.")]))
+    many = {"producer": "batch", "candidates": [candidate() for _ in range(201)]}
+    code, _, err = cli("ingest", transcript, "--candidates", write(tmp_path, "c.json", json.dumps(many)))
+    assert code == 2 and "candidates: 201 supplied for one session; at most 200 are accepted" in err
+    assert not list(tmp_path.glob("home/families/fam-rivera/**/*.json"))
+    enough = {"producer": "batch", "candidates": [candidate() for _ in range(200)]}
+    code, out, _ = cli("ingest", transcript, "--candidates", write(tmp_path, "c2.json", json.dumps(enough)))
+    assert code == 0 and "REJECTED" in out
+
+
+def test_an_edit_can_clear_an_end_date(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    cli("ingest", write(tmp_path, "s1.json", session_json([("user", "lucia", "We love Thai food.")])))
+    base = ("memories", "add", "--family", "fam-rivera", "--member", "lucia", "--type", "fact", "--about", "Plumber")
+    code, out, _ = cli(*base, "--summary", "The plumber comes soon.", "--valid-until", "2099-01-01")
+    memory_id = ids(out.removeprefix("added "))[0]
+    code, out, _ = cli(
+        "memories", "edit", "--family", "fam-rivera", memory_id, "--member", "lucia", "--clear-valid-until"
+    )
+    assert code == 0 and "until 2099-01-01" in out.splitlines()[0] and "until" not in out.splitlines()[1]

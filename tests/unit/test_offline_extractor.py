@@ -126,3 +126,18 @@ def test_past_days_do_not_become_dated_facts() -> None:
     wednesday = datetime(2026, 11, 25, 17, 0, tzinfo=UTC)
     said = "Last Friday was pizza night. Maya was sick on Monday. I may 3 times a week go swimming."
     assert extract(("user", "lucia", said), started_at=wednesday) == []
+
+
+def test_a_standing_instruction_in_the_first_person_names_and_applies_to_its_speaker() -> None:
+    found = by_summary(
+        extract(
+            ("user", "lucia", "Always check with me before booking flights."),
+            ("user", "marco", "Never share my calendar with anyone."),
+        )
+    )
+    lucia = found["Always check with Lucía before booking flights."]  # was "Always check with me ...", no one's
+    assert lucia["applies_to"] == ["lucia"] and lucia["about_member"] == "lucia"
+    marco = found["Never share Marco's calendar with anyone."]
+    assert marco["applies_to"] == ["marco"] and marco["about_member"] == "marco"
+    household = by_summary(extract(("user", "lucia", "Always add extra napkins to grocery orders.")))
+    assert household["Always add extra napkins to grocery orders."]["applies_to"] == []

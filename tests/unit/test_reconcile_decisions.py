@@ -75,6 +75,15 @@ PEANUTS = thai(
     applies_to=[MAYA],
 )
 SWIMMING = thai(about="Swimming (Maya)", summary="Maya loves swimming.", applies_to=[MAYA])
+PEANUTS_UNDER_ALLERGIES = PEANUTS.evolve(about="Maya's allergies")
+ANA = "01K6N1R0A0B0C0D0E0F0ENT00A"
+BEN = "01K6N1R0A0B0C0D0E0F0ENT00B"
+CHECK_FIRST = thai(
+    type=MemoryType.DIRECTIVE,
+    about="Always check with the family before booking",
+    summary="Always check before booking flights.",
+    applies_to=[ANA],
+)
 PILLS_AT_8 = thai(type=MemoryType.FACT, about="Pepper's medication times", summary="Pepper gets her pills at 8.")
 HARD_PILLS = thai(
     type=MemoryType.CONSTRAINT,
@@ -215,11 +224,13 @@ TABLE: list[tuple[str, Proposal, list[Known], DecisionKind, Memory | None]] = [
         None,
     ),
     (
-        "two allergies under one generic about are still both kept: add",
+        # Same about, changed value: formation cannot tell a second allergy from a correction, so both stay
+        # and the family is asked (the constraint is the decision's target: it is marked, never replaced).
+        "two allergies under one generic about are both kept, linked for the family: add beside",
         allergy("eggs", about="Maya's allergies"),
-        [known(PEANUTS.evolve(about="Maya's allergies"))],
+        [known(PEANUTS_UNDER_ALLERGIES)],
         DecisionKind.ADD,
-        None,
+        PEANUTS_UNDER_ALLERGIES,
     ),
     (
         "an allergy that shares every word but the food is not the same claim: add, not reinforce",
@@ -259,7 +270,7 @@ TABLE: list[tuple[str, Proposal, list[Known], DecisionKind, Memory | None]] = [
         AUSTIN,
     ),
     (
-        "a correction of a hard constraint is kept beside it: add",
+        "a correction of a hard constraint is added beside it and linked to it: add beside",
         proposal(
             type=MemoryType.CONSTRAINT,
             about="Pepper's medication",
@@ -268,7 +279,44 @@ TABLE: list[tuple[str, Proposal, list[Known], DecisionKind, Memory | None]] = [
         ),
         [known(HARD_PILLS)],
         DecisionKind.ADD,
+        HARD_PILLS,
+    ),
+    (
+        "a stale correction of a hard constraint is still added beside it, never dropped: add beside",
+        proposal(
+            type=MemoryType.CONSTRAINT,
+            about="Pepper's medication",
+            summary="Pepper needs her pills at 8 and 8pm.",
+            authority=Authority.USER_EXPLICIT,
+            stated_at=THEN - timedelta(days=1),
+        ),
+        [known(HARD_PILLS)],
+        DecisionKind.ADD,
+        HARD_PILLS,
+    ),
+    (
+        "the same words from another person are not a reinforcement: add",
+        proposal(
+            type=MemoryType.DIRECTIVE,
+            about="Always check with the family before booking",
+            summary="Always check before booking flights.",
+            applies_to=(BEN,),
+        ),
+        [known(CHECK_FIRST)],
+        DecisionKind.ADD,
         None,
+    ),
+    (
+        "the same words from the same person reinforce: reinforce",
+        proposal(
+            type=MemoryType.DIRECTIVE,
+            about="Always check with the family before booking",
+            summary="Always check before booking flights.",
+            applies_to=(ANA,),
+        ),
+        [known(CHECK_FIRST)],
+        DecisionKind.REINFORCE,
+        CHECK_FIRST,
     ),
     (
         "a negation of a hard constraint from the same authority: contradiction, the constraint stays",

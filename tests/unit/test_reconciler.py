@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -11,15 +11,25 @@ import pytest
 from conftest import Adapters, local_adapters
 from factories import evidence
 from family_memory.card.operations import forget_memory
+from family_memory.card.views import open_conflicts
 from family_memory.domain.changes import Action, ChangeRecord
 from family_memory.domain.clock import FixedClock
 from family_memory.domain.evidence import parse_ledger
-from family_memory.domain.family import FamilySettings
-from family_memory.domain.layout import candidates_path, change_path, entity_path, evidence_path, memory_path
-from family_memory.domain.memory import Authority, Status
+from family_memory.domain.family import FamilySettings, MemberRole
+from family_memory.domain.layout import (
+    candidates_path,
+    change_path,
+    entity_path,
+    evidence_path,
+    memory_path,
+    session_path,
+)
+from family_memory.domain.memory import Authority, Sensitivity, Status
 from family_memory.domain.okf import parse_entity, parse_json, parse_memory
 from family_memory.domain.transcript import Transcript
+from family_memory.families import load_family, set_member
 from family_memory.formation.document import CandidatesDocument, Limits, OutcomeKind
+from family_memory.formation.entities import EntityDirectory
 from family_memory.formation.extraction import Extraction, Extractor, RetryPolicy, SuppliedCandidates
 from family_memory.formation.offline import OfflineExtractor
 from family_memory.formation.reconcile import ReconcileReport
@@ -40,6 +50,9 @@ def local(tmp_path: Path, clock: FixedClock) -> Adapters:
 
 def form(d: FormationDeps, turns: Turns, session_id: str = "sess-1", day: int = 0, **kw: Any) -> ReconcileReport:
     started = FRIDAY_MORNING + timedelta(days=day)
+    clock = d.clock
+    if isinstance(clock, FixedClock) and clock.now() < started:
+        clock.set(started + timedelta(hours=1))  # a session arrives after it happened (intake refuses the future)
     receive_session(d, session_json(turns, session_id=session_id, started_at=started), **kw)
     extract_session(d, FAMILY, session_id, enqueue=False)
     return reconcile_session(d, FAMILY, session_id)
@@ -300,3 +313,140 @@ def test_two_racing_extractions_keep_the_candidates_that_were_stored_first(local
     stored = parse_json(CandidatesDocument, local.store.read(FAMILY, candidates_path("sess-1")).data, "candidates")
     assert result.extracted is False and result.document == stored
     assert [c.summary for _, c in stored.accepted()] == ["The family loves Thai food."]
+
+
+# --- second review ------------------------------------------------------------------------
+
+
+def stored(adapters: Adapters, memory_id: str | None) -> Any:
+    assert memory_id is not None
+    return parse_memory(adapters.store.read(FAMILY, memory_path(memory_id)).data)
+
+
+def test_a_claim_about_a_child_named_in_an_earlier_session_is_tagged_minors(local: Adapters) -> None:
+    d = deps(local)
+    form(d, [("user", "lucia", "My son Leo is seven.")])
+    report = form(d, [("user", "marco", "Leo loves swimming.")], session_id="sess-2", day=1)
+    [outcome] = report.outcomes
+    assert outcome.kind is OutcomeKind.ADDED
+    assert stored(local, outcome.memory_id).sensitivity is Sensitivity.MINORS  # was normal: it entered the brief
+    doc = parse_json(CandidatesDocument, local.store.read(FAMILY, candidates_path("sess-2")).data, "doc")
+    [entry] = doc.candidates
+    assert any("minors" in note for note in entry.adjustments)  # validation knew Leo from the entity directory
+    assert doc.summary == ""  # and the shared last-conversation line does not name him
+
+
+def test_a_health_tag_on_a_claim_about_a_child_is_kept(local: Adapters) -> None:
+    d = deps(local)
+    form(d, [("user", "lucia", "My son Leo is seven.")])
+    report = form(d, [("user", "marco", "Leo is allergic to cats.")], session_id="sess-2", day=1)
+    assert stored(local, report.outcomes[0].memory_id).sensitivity is Sensitivity.HEALTH  # never lowered to minors
+
+
+def test_a_member_a_parent_first_calls_their_child_is_recorded_as_a_child(local: Adapters) -> None:
+    save_family(local.store, FamilySettings(family_id=FAMILY, time_zone="America/Los_Angeles"))
+    d = deps(local)
+    receive_session(d, session_json([("user", "nora", "Hi, I'm Nora.")], session_id="sess-0"))  # Nora joins
+    form(d, [("user", "lucia", "My daughter Nora is seven.")])
+    nora = load_family(local.store, FAMILY).member("nora")
+    assert nora is not None and nora.role is MemberRole.CHILD
+    report = form(d, [("user", "lucia", "Nora loves swimming.")], session_id="sess-2", day=1)
+    assert stored(local, report.outcomes[0].memory_id).sensitivity is Sensitivity.MINORS
+
+
+def test_a_role_the_family_set_back_is_not_overruled_by_a_later_mention(local: Adapters) -> None:
+    save_family(local.store, FamilySettings(family_id=FAMILY, time_zone="America/Los_Angeles"))
+    d = deps(local)
+    receive_session(d, session_json([("user", "marco", "Hello.")], session_id="sess-0"))
+    form(d, [("user", "grandma", "My son Marco is visiting.")])
+    set_member(local.store, FAMILY, "marco", role=MemberRole.ADULT)  # Marco is a grown-up son
+    form(d, [("user", "grandma", "My son Marco loves chess.")], session_id="sess-2", day=1)
+    marco = load_family(local.store, FAMILY).member("marco")
+    assert marco is not None and marco.role is MemberRole.ADULT
+
+
+def test_a_correction_of_a_hard_constraint_is_kept_beside_it_and_linked_both_ways(local: Adapters) -> None:
+    d = deps(local)
+    first = form(d, [("user", "lucia", "Our dog Pepper needs his pills at 8.")])
+    old_id = next(o.memory_id for o in first.outcomes if o.memory_id and "pills" in stored(local, o.memory_id).summary)
+    report = form(d, [("user", "lucia", "Pepper needs his pills at 8 and 8pm now.")], session_id="sess-2", day=1)
+    [outcome] = report.outcomes
+    assert outcome.kind is OutcomeKind.ADDED and old_id in outcome.detail
+    old, new = stored(local, old_id), stored(local, outcome.memory_id)
+    assert old.status is Status.ACTIVE and new.status is Status.ACTIVE  # never silently replaced
+    assert new.id in old.related and old.id in new.related
+    assert old.extra_fields["possibly_replaced_by"] == [new.id] and new.extra_fields["possibly_replaces"] == old.id
+    assert old.extra_fields["contradictions"] == 1
+    conflict = next(r for r in parse_ledger(local.store.read(FAMILY, evidence_path(old.id)).data) if r.model_extra)
+    assert conflict.model_extra == {
+        "stance": "conflicts",
+        "claim": "Pepper needs his pills at 8 and 8pm now.",
+        "authority": "user_explicit",
+        "memory": new.id,
+    }
+    [from_old] = open_conflicts(local.store, FAMILY, old)
+    assert from_old.relation == "possibly replaced by" and from_old.other.id == new.id
+    [from_new] = open_conflicts(local.store, FAMILY, new)
+    assert from_new.relation == "possibly replaces" and from_new.other.id == old.id
+    again = form(d, [("user", "lucia", "Pepper needs his pills at 8 and 8pm now.")], session_id="sess-2", day=1)
+    assert [o.kind for o in again.outcomes] == [OutcomeKind.NOOP] and not again.changed  # replay: no second link
+
+
+def test_the_conflict_closes_when_the_family_forgets_one_of_the_two(local: Adapters) -> None:
+    d = deps(local)
+    form(d, [("user", "lucia", "Our dog Pepper needs his pills at 8.")])
+    report = form(d, [("user", "lucia", "Pepper needs his pills at 8 and 8pm now.")], session_id="sess-2", day=1)
+    new = stored(local, report.outcomes[0].memory_id)
+    old_id = new.extra_fields["possibly_replaces"]
+    forget_memory(d.writer, FAMILY, old_id, "lucia")
+    assert open_conflicts(local.store, FAMILY, stored(local, new.id)) == []
+
+
+def test_a_future_dated_session_on_file_never_outranks_a_real_one(local: Adapters) -> None:
+    d = deps(local)
+    future = datetime(2030, 1, 4, 3, 0, tzinfo=UTC)  # stored before intake refused the future
+    local.store.create(
+        FAMILY,
+        session_path("sess-2030"),
+        session_json([("user", "lucia", "Pizza night is tonight.")], session_id="sess-2030", started_at=future),
+    )
+    extract_session(d, FAMILY, "sess-2030", enqueue=False)
+    poisoned = stored(local, reconcile_session(d, FAMILY, "sess-2030").outcomes[0].memory_id)
+    assert poisoned.formed_at <= local.clock.now() and poisoned.last_reinforced_at <= local.clock.now()
+    real = form(d, [("user", "lucia", "Pizza night is tonight.")], session_id="sess-real", day=4)
+    [outcome] = real.outcomes
+    assert outcome.kind is not OutcomeKind.NOOP, outcome.detail  # was: "older than memory ..., which it would replace"
+
+
+def test_the_same_instruction_from_two_members_is_two_memories(local: Adapters) -> None:
+    d = deps(local)
+    ana = form(d, [("user", "lucia", "Always check with me before booking flights.")])
+    ben = form(d, [("user", "marco", "Always check with me before booking flights.")], session_id="sess-2", day=1)
+    lucia_memory, marco_memory = stored(local, ana.outcomes[0].memory_id), stored(local, ben.outcomes[0].memory_id)
+    assert ben.outcomes[0].kind is OutcomeKind.ADDED  # was: reinforced Lucía's memory
+    assert lucia_memory.summary == "Always check with Lucía before booking flights."
+    assert marco_memory.summary == "Always check with Marco before booking flights."
+    assert lucia_memory.reinforcement_count == 0
+    people = {e.member_id: e.id for e in directory(local).entities.values()}
+    assert lucia_memory.applies_to == [people["lucia"]] and marco_memory.applies_to == [people["marco"]]
+    again = form(d, [("user", "lucia", "Always check with me before booking flights.")], session_id="sess-3", day=2)
+    assert again.outcomes[0].kind is OutcomeKind.REINFORCED and again.outcomes[0].memory_id == lucia_memory.id
+
+
+def directory(adapters: Adapters) -> EntityDirectory:
+    return EntityDirectory.load(adapters.store, FAMILY, load_family(adapters.store, FAMILY), adapters.clock.now())
+
+
+def test_a_transcript_in_another_time_zone_is_read_in_the_familys_with_a_warning(local: Adapters) -> None:
+    d = deps(local)
+    # 07:30 UTC on Saturday is still Friday evening in Los Angeles (the family's zone), Saturday in Madrid.
+    late = datetime(2026, 11, 28, 7, 30, tzinfo=UTC)
+    local.clock.set(late + timedelta(hours=1))
+    data = session_json([("user", "lucia", "Pizza night is tonight.")], started_at=late, time_zone="Europe/Madrid")
+    receive_session(d, data)
+    doc = extract_session(d, FAMILY, "sess-1", enqueue=False).document
+    assert doc.time_zone == "America/Los_Angeles"
+    assert any("Europe/Madrid differs from the family's America/Los_Angeles" in p for p in doc.problems)
+    [entry] = doc.candidates
+    assert entry.candidate is not None and entry.candidate.valid_until == "2026-11-28"  # Friday's, in LA
+    assert load_family(local.store, FAMILY).time_zone == "America/Los_Angeles"

@@ -38,7 +38,9 @@ def d(tmp_path: Path, clock: FixedClock) -> FormationDeps:
     save_family(adapters.store)
     for session_id, started, text in HISTORY:
         receive_transcript(
-            adapters.store, session_json([("user", "marco", text)], session_id=session_id, started_at=started)
+            adapters.store,
+            session_json([("user", "marco", text)], session_id=session_id, started_at=started),
+            now=clock.now(),
         )
     return deps(adapters)
 

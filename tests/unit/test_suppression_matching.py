@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from factories import FORMED
-from family_memory.domain.memory import MemoryType
+from factories import FORMED, memory
+from family_memory.adapters.local.directory_store import DirectoryStore
+from family_memory.domain.layout import memory_path, suppression_path
+from family_memory.domain.memory import MemoryType, Status
+from family_memory.domain.okf import serialise_json, serialise_memory
 from family_memory.domain.suppression import Suppression, SuppressionScope
 from family_memory.formation.candidate import Candidate
 from family_memory.formation.suppression_rules import SuppressionRules, fingerprints
-from formation_helpers import candidate
+from formation_helpers import FAMILY, candidate
 
 RULE_ID = "01K6N1R0A0B0C0D0E0F0G0H010"
 MAYA = "01K6N1R0A0B0C0D0E0F0ENT002"
+MEMORY_ID = "01K6N1R0A0B0C0D0E0F0MEM003"
 
 
 def rule(**fields: Any) -> Suppression:
@@ -68,3 +73,61 @@ def test_a_type_rule_matches_every_candidate_of_that_type() -> None:
     rules = SuppressionRules([rule(scope=SuppressionScope.TYPE, memory_type=MemoryType.PREFERENCE)])
     assert rules.match(c(), []) is not None
     assert rules.match(c(type="fact"), []) is None
+
+
+FORGOT_ANNIE = rule(
+    scope=SuppressionScope.MEMORY,
+    fingerprints=fingerprints(["Address Ana Rivera as Annie.", "Ana asked to be called Annie.", "call me Annie"]),
+    claims_only=True,
+)
+
+
+def call_me(name: str) -> Candidate:
+    return c(
+        type="directive",
+        about="How to address Ana",
+        summary=f"Address Ana Rivera as {name}.",
+        evidence=[{"turns": [1], "quote": f"Call me {name}"}],
+    )
+
+
+def test_a_single_memory_rule_keeps_out_the_claim_but_not_a_new_value_for_its_subject() -> None:
+    rules = SuppressionRules([FORGOT_ANNIE])
+    assert rules.match(call_me("Annie"), []) == FORGOT_ANNIE
+    assert rules.match(call_me("Ana-Maria"), []) is None  # "Annie" swapped for "Ana-Maria": a new claim
+
+
+def test_a_single_memory_rule_stays_polarity_blind() -> None:
+    rules = SuppressionRules([FORGOT_THAI])
+    dislike = c(
+        summary="The family does not like Thai food any more.",
+        evidence=[{"turns": [1], "quote": "we don't like Thai food any more"}],
+    )
+    assert rules.match(dislike, []) == FORGOT_THAI
+
+
+def test_a_rule_written_before_claims_only_sets_its_memorys_about_aside(tmp_path: Path) -> None:
+    store = DirectoryStore(tmp_path / "bundle")
+    forgotten = memory(
+        id=MEMORY_ID,
+        type=MemoryType.DIRECTIVE,
+        about="How to address Ana",
+        summary="Address Ana Rivera as Annie.",
+        status=Status.RETRACTED,
+    )
+    store.create(FAMILY, memory_path(MEMORY_ID), serialise_memory(forgotten))
+    legacy = rule(
+        scope=SuppressionScope.MEMORY,
+        memory_ids=[MEMORY_ID],
+        fingerprints=fingerprints(["How to address Ana", "Address Ana Rivera as Annie.", "call me Annie"]),
+    )
+    store.create(FAMILY, suppression_path(legacy.id), serialise_json(legacy))
+    rules = SuppressionRules.load(store, FAMILY)
+    assert rules.match(call_me("Ana-Maria"), []) is None
+    assert rules.match(call_me("Annie"), []) is not None
+
+
+def test_a_group_rule_keeps_its_whole_scope() -> None:
+    # Forgetting everything about Ana: her words keep out anything close, a new value included.
+    group = rule(scope=SuppressionScope.ENTITY, entity_id=MAYA, fingerprints=FORGOT_ANNIE.fingerprints)
+    assert SuppressionRules([group]).match(call_me("Ana-Maria"), []) is not None

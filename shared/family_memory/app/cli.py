@@ -25,6 +25,7 @@ COMMAND_MODULES = (
     "family_memory.app.commands.bench",
     "family_memory.app.commands.formation",
     "family_memory.app.commands.memories",
+    "family_memory.app.commands.family",
 )
 
 

@@ -2,28 +2,49 @@
 
 - **add**: an explicit memory from a member (``authority: user_explicit``,
   ``verified`` by ``human:<member>``); its evidence is the card itself
-  (``memory://`` reference, the words the member typed).
+  (``memory://`` reference, the words the member typed). Its sensitivity is
+  tagged from the topic when not given, and a memory that applies to one of
+  the household's children (a child member, or an entity whose relationship
+  is a child's) is ``minors`` whatever was given (never lowered).
 - **edit**: the new wording becomes a new explicit memory that supersedes the
   old one; the old one is kept, marked superseded and pointing at the new one.
+  A memory whose ``valid_until`` has passed is only edited with a new future
+  ``valid_until`` or with it cleared (``clear_valid_until``): otherwise the
+  correction would expire at the next dream.
 - **forget**: the memory is retracted (kept on file, out of every view of what
-  is current) and a suppression rule records what was forgotten, so
-  formation does not learn it back.
+  is current) and a suppression rule records the forgotten claim (its
+  summary, body and quotes, not its subject), so formation does not learn it
+  back but does learn a new value for the same subject.
 - **forget a group**: everything about one person, one topic or one type.
   ``preview_group`` counts what it would affect; ``forget_group`` takes that
   count back as confirmation and refuses if the group changed meanwhile.
+
+Every change set is packed by count and by size (``pack_writes``); a rule's
+fingerprints are split over several rules when they would not fit one, and a
+change too large to record becomes a ``PayloadTooLargeError`` saying so.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from family_memory.domain.changes import MAX_WRITES_PER_CHANGE_SET, Action, ChangeSet, MemoryWrite
+from family_memory.domain.changes import (
+    MAX_CHANGE_SET_BYTES,
+    MAX_WRITES_PER_CHANGE_SET,
+    Action,
+    ChangeSet,
+    MemoryWrite,
+    pack_writes,
+    write_size,
+)
 from family_memory.domain.clock import local_date
-from family_memory.domain.errors import ConflictError, InvalidInputError, NotFoundError
+from family_memory.domain.errors import ConflictError, InvalidInputError, NotFoundError, PayloadTooLargeError
 from family_memory.domain.evidence import EvidenceRecord
 from family_memory.domain.family import FamilySettings
 from family_memory.domain.ids import check_member_id, new_ulid
@@ -45,7 +66,7 @@ from family_memory.domain.text import NAME_MAX, single_line
 from family_memory.families import load_family
 from family_memory.formation import sensitivity as topics
 from family_memory.formation.entities import EntityDirectory
-from family_memory.formation.suppression_rules import fingerprints
+from family_memory.formation.suppression_rules import CLAIMS_ONLY, fingerprints
 from family_memory.formation.text_similarity import contains_all
 from family_memory.ports.catalog import CatalogRow
 from family_memory.writes.protocol import FamilyWriter, WriteSession
@@ -55,6 +76,13 @@ EDITABLE = (Status.ACTIVE, Status.DORMANT, Status.EXPIRED)
 
 #: A person, pet or place a memory applies to, as the member typed it: one line, no control characters.
 AppliesToName = Annotated[str, single_line("applies_to", NAME_MAX)]
+#: Bytes of fingerprints (and of memory ids) one suppression rule carries; more go into further rules.
+RULE_FINGERPRINT_BYTES = 60_000
+RULE_MEMORY_IDS = 1_000
+#: ``Suppression.fingerprints`` holds at most this many.
+RULE_MAX_FINGERPRINTS = 2_000
+#: What a change set's own fields take besides its writes (pack_writes keeps the same margin).
+_CHANGE_SET_OVERHEAD = 4_000
 
 
 class MemoryDraft(BaseModel):
@@ -85,13 +113,16 @@ class MemoryEdit(BaseModel):
     body: str | None = None
     when_to_use: str | None = None
     valid_until: date | None = None
+    clear_valid_until: bool | None = None  # True: the corrected memory has no end date
     strength: Strength | None = None
     pin: bool | None = None
 
     @model_validator(mode="after")
     def _something(self) -> MemoryEdit:
-        if all(getattr(self, name) is None for name in type(self).model_fields):
+        if all(getattr(self, name) in (None, False) for name in type(self).model_fields):
             raise InvalidInputError("an edit must change at least one field (summary, about, body, ...)")
+        if self.clear_valid_until and self.valid_until is not None:
+            raise InvalidInputError("valid_until: give a new date or clear it, not both")
         return self
 
 
@@ -134,8 +165,12 @@ class GroupPreview:
 @dataclass(frozen=True)
 class GroupResult:
     preview: GroupPreview
-    rule: Suppression
+    rules: list[Suppression]  # one, or several when the group's words do not fit one rule
     change_ids: list[str]
+
+    @property
+    def rule(self) -> Suppression:
+        return self.rules[0]
 
 
 def _family(writer: FamilyWriter, family_id: str) -> FamilySettings:
@@ -174,9 +209,96 @@ def _card_evidence(family_id: str, memory_id: str, typed: str, at: object) -> Ev
 
 
 def _change_set(family_id: str, actor: str, reason: str, now: object, **writes: object) -> ChangeSet:
-    return ChangeSet.model_validate(
-        {"id": new_ulid(), "family_id": family_id, "actor": actor, "reason": reason, "created_at": now, **writes}
-    )
+    """A validated change set; one too large to record is a PayloadTooLargeError saying so."""
+    try:
+        return ChangeSet.model_validate(
+            {"id": new_ulid(), "family_id": family_id, "actor": actor, "reason": reason, "created_at": now, **writes}
+        )
+    except ValidationError as exc:
+        causes = [e.get("ctx", {}).get("error") for e in exc.errors()]
+        too_large = next((c for c in causes if isinstance(c, PayloadTooLargeError)), None)
+        if too_large is not None:
+            raise PayloadTooLargeError(
+                f"the change ({reason}) is too large to record in one change set: {too_large}"
+            ) from exc
+        raise InvalidInputError(f"change set: {validation_message(exc)}") from exc
+
+
+def _suppressions(
+    fields: dict[str, Any], prints: list[str], memory_ids: list[str], *, ids_on_every_rule: bool = False
+) -> list[Suppression]:
+    """One rule with ``fields``, or several when the fingerprints (or the memory ids) would make
+    one too large for a change set: each carries at most ``RULE_FINGERPRINT_BYTES`` of
+    fingerprints and ``RULE_MEMORY_IDS`` ids, and every one keeps the scope. With
+    ``ids_on_every_rule`` (a few ids: one forgotten memory) each part names them all."""
+    print_chunks: list[list[str]] = [[]]
+    size = 0
+    for fingerprint in prints:
+        cost = len(json.dumps(fingerprint, ensure_ascii=False).encode("utf-8")) + 2
+        full = size + cost > RULE_FINGERPRINT_BYTES or len(print_chunks[-1]) >= RULE_MAX_FINGERPRINTS
+        if print_chunks[-1] and full:
+            print_chunks.append([])
+            size = 0
+        print_chunks[-1].append(fingerprint)
+        size += cost
+    id_chunks = [memory_ids[i : i + RULE_MEMORY_IDS] for i in range(0, len(memory_ids), RULE_MEMORY_IDS)] or [[]]
+    count = max(len(print_chunks), len(id_chunks))
+    if ids_on_every_rule:
+        id_chunks = [memory_ids] * count
+    rules = []
+    for part in range(count):
+        reason = str(fields.get("reason", ""))
+        if count > 1:
+            reason = f"{reason[:480]} (part {part + 1} of {count})"
+        rules.append(
+            Suppression.model_validate(
+                {
+                    **fields,
+                    "id": new_ulid(),
+                    "reason": reason,
+                    "fingerprints": print_chunks[part] if part < len(print_chunks) else [],
+                    "memory_ids": id_chunks[part] if part < len(id_chunks) else [],
+                }
+            )
+        )
+    return rules
+
+
+def _apply_with_rules(
+    session: WriteSession,
+    family_id: str,
+    actor: str,
+    reason: str,
+    now: datetime,
+    writes: Sequence[MemoryWrite],
+    rules: Sequence[Suppression],
+) -> list[str]:
+    """Apply ``writes`` and ``rules`` in change sets packed by count and size: the first
+    rule rides with the first writes, further rules follow in change sets of their own.
+    Returns the change ids."""
+    first, *others = rules
+    batches = pack_writes(writes, reserved_count=1, reserved_bytes=write_size(first)) or [[]]
+    groups: list[tuple[list[MemoryWrite], list[Suppression]]] = [(batches[0], [first])]
+    budget = MAX_CHANGE_SET_BYTES - _CHANGE_SET_OVERHEAD
+    pending: list[Suppression] = []
+    size = 0
+    for rule in others:
+        cost = write_size(rule)
+        if pending and (size + cost > budget or len(pending) >= MAX_WRITES_PER_CHANGE_SET):
+            groups.append(([], pending))
+            pending, size = [], 0
+        pending.append(rule)
+        size += cost
+    if pending:
+        groups.append(([], pending))
+    groups += [(batch, []) for batch in batches[1:]]
+    change_ids = []
+    for memory_writes, suppressions in groups:
+        session.keep_lease()
+        change_set = _change_set(family_id, actor, reason, now, memories=memory_writes, suppressions=suppressions)
+        session.apply(change_set)
+        change_ids.append(change_set.id)
+    return change_ids
 
 
 def add_memory(writer: FamilyWriter, family_id: str, member_id: str, draft: MemoryDraft) -> Memory:
@@ -194,8 +316,13 @@ def add_memory(writer: FamilyWriter, family_id: str, member_id: str, draft: Memo
             raise InvalidInputError(f"applies_to: {validation_message(exc)}") from exc
         directory.apply(resolution)
         tag = draft.sensitivity or topics.detect(
-            [draft.about, draft.summary, draft.body, draft.when_to_use], family, draft.applies_to
+            [draft.about, draft.summary, draft.body, draft.when_to_use],
+            family,
+            draft.applies_to,
+            directory.entities.values(),
         )
+        if tag in (None, Sensitivity.NORMAL) and set(resolution.entity_ids) & directory.child_ids():
+            tag = Sensitivity.MINORS  # about one of the household's children, whatever was given
         memory = _memory(
             id=new_ulid(),
             type=draft.type,
@@ -247,7 +374,8 @@ def edit_memory(
 ) -> tuple[Memory, Memory]:
     """The corrected wording as a new explicit memory superseding the old one.
     Returns (old as now stored, new). Actions: SUPERSEDE (old) + ADD (new).
-    A new ``valid_until`` must be after the family's local date."""
+    A new ``valid_until`` must be after the family's local date; a memory whose
+    ``valid_until`` has passed needs a new one (or ``clear_valid_until``)."""
     actor, family = _actor(writer, family_id, member_id)
     now = writer.clock.now()
     _check_valid_until(edit.valid_until, family, now)
@@ -257,12 +385,18 @@ def edit_memory(
             raise ConflictError(f"memory {memory_id} was already replaced by {old.superseded_by}; edit that one")
         if old.status is Status.RETRACTED:
             raise ConflictError(f"memory {memory_id} was forgotten; add a new memory instead")
+        _check_not_expired(old, edit, family, now)
         changes = edit.model_dump(exclude_none=True)
         summary = changes.get("summary", old.summary)
         body = changes.get("body", summary if "summary" in changes else old.body)
+        valid_until = None if edit.clear_valid_until else changes.get("valid_until", old.valid_until)
+        directory = EntityDirectory.load(writer.store, family_id, family, now)
         tag = old.sensitivity
         if tag is Sensitivity.NORMAL:
-            tag = topics.detect([summary, body, changes.get("about", old.about)], family) or Sensitivity.NORMAL
+            texts = [summary, body, changes.get("about", old.about), changes.get("when_to_use", old.when_to_use)]
+            tag = topics.detect(texts, family, (), directory.entities.values()) or Sensitivity.NORMAL
+        if tag is Sensitivity.NORMAL and set(old.applies_to) & directory.child_ids():
+            tag = Sensitivity.MINORS
         new = _memory(
             id=new_ulid(),
             type=old.type,
@@ -277,7 +411,7 @@ def edit_memory(
             durability=old.durability,
             formed_at=now,
             last_reinforced_at=now,
-            valid_until=changes.get("valid_until", old.valid_until),
+            valid_until=valid_until,
             supersedes=old.id,
             related=old.related,
             sensitivity=tag,
@@ -302,14 +436,30 @@ def edit_memory(
     return replaced, new
 
 
-def _forgotten_texts(session: WriteSession, memory: Memory) -> list[str]:
-    """What a rule must recognise: this memory's words and quotes, and those of the versions it replaced."""
+def _check_not_expired(old: Memory, edit: MemoryEdit, family: FamilySettings, now: datetime) -> None:
+    """An edit of a memory whose ``valid_until`` has passed must give a new date or clear it:
+    the corrected memory would otherwise be expired by the next dream."""
+    if old.valid_until is None or edit.valid_until is not None or edit.clear_valid_until:
+        return
+    today = local_date(now, family.time_zone)
+    if old.valid_until <= today:
+        raise InvalidInputError(
+            f"valid_until: memory {old.id} was valid until {old.valid_until.isoformat()}, which has passed "
+            f"(today is {today.isoformat()} in {family.time_zone}); give a new valid_until after today, or clear "
+            "it (clear_valid_until, --clear-valid-until) if the corrected memory has no end date"
+        )
+
+
+def _forgotten_texts(session: WriteSession, memory: Memory, *, with_about: bool) -> list[str]:
+    """What a rule must recognise: this memory's words and quotes, and those of the versions it
+    replaced. A single forgotten memory is matched on its claim, not its subject (``with_about``
+    False): forgetting "Address Ana as Annie" must not keep out "Call me Ana-Maria"."""
     texts: list[str] = []
     current: Memory | None = memory
     seen: set[str] = set()
     while current is not None and current.id not in seen and len(seen) < 50:
         seen.add(current.id)
-        texts += [current.about, current.summary, current.body]
+        texts += [current.about, current.summary, current.body] if with_about else [current.summary, current.body]
         texts += [r.quote for r in session.read_evidence(current.id)]
         try:
             current = _read(session, current.supersedes) if current.supersedes else None
@@ -322,34 +472,30 @@ def forget_memory(
     writer: FamilyWriter, family_id: str, memory_id: str, member_id: str, reason: str = ""
 ) -> tuple[Memory, Suppression | None]:
     """Retract the memory and record a suppression rule (actions: RETRACT + the rule).
-    Forgetting a memory already forgotten changes nothing and returns (memory, None)."""
+    Forgetting a memory already forgotten changes nothing and returns (memory, None).
+    The rule holds the claim's words (summary, body, quotes), not its subject; when a
+    long chain of versions does not fit one rule, the first is returned and the rest
+    are written beside it."""
     actor, _ = _actor(writer, family_id, member_id)
     now = writer.clock.now()
     with writer.open(family_id) as session:
         memory = _read(session, memory_id)
         if memory.status is Status.RETRACTED:
             return memory, None
-        rule = Suppression(
-            id=new_ulid(),
-            scope=SuppressionScope.MEMORY,
-            memory_ids=[memory.id],
-            fingerprints=fingerprints(_forgotten_texts(session, memory))[:2000],
-            created_at=now,
-            created_by=actor,
-            reason=reason[:500],
-        )
+        fields = {
+            "scope": SuppressionScope.MEMORY,
+            "created_at": now,
+            "created_by": actor,
+            "reason": reason[:500],
+            CLAIMS_ONLY: True,
+        }
+        prints = fingerprints(_forgotten_texts(session, memory, with_about=False))
+        rules = _suppressions(fields, prints, [memory.id], ids_on_every_rule=True)
         retracted = memory.evolve(status=Status.RETRACTED, revision=memory.revision + 1)
-        session.apply(
-            _change_set(
-                family_id,
-                actor,
-                f"forgotten from the memory card{': ' + reason[:300] if reason else ''}",
-                now,
-                memories=[MemoryWrite(action=Action.RETRACT, memory=retracted, expected_revision=memory.revision)],
-                suppressions=[rule],
-            )
-        )
-    return retracted, rule
+        write = MemoryWrite(action=Action.RETRACT, memory=retracted, expected_revision=memory.revision)
+        why = f"forgotten from the memory card{': ' + reason[:300] if reason else ''}"
+        _apply_with_rules(session, family_id, actor, why, now, [write], rules)
+    return retracted, rules[0]
 
 
 def _group(writer: FamilyWriter, family_id: str, selector: GroupSelector) -> GroupPreview:
@@ -411,7 +557,8 @@ def forget_group(
         memories = [_read(session, row.id) for row in preview.memories]
         texts: list[str] = []
         for memory in memories:
-            texts += _forgotten_texts(session, memory)
+            session.keep_lease()
+            texts += _forgotten_texts(session, memory, with_about=True)
         scope = (
             SuppressionScope.ENTITY
             if selector.entity is not None
@@ -419,18 +566,16 @@ def forget_group(
             if selector.topic is not None
             else SuppressionScope.TYPE
         )
-        rule = Suppression(
-            id=new_ulid(),
-            scope=scope,
-            memory_ids=[m.id for m in memories],
-            entity_id=preview.entity_id,
-            topic=selector.topic,
-            memory_type=selector.memory_type,
-            fingerprints=fingerprints(texts)[:2000],
-            created_at=now,
-            created_by=actor,
-            reason=(reason or f"forgot {selector.describe()}")[:500],
-        )
+        fields = {
+            "scope": scope,
+            "entity_id": preview.entity_id,
+            "topic": selector.topic,
+            "memory_type": selector.memory_type,
+            "created_at": now,
+            "created_by": actor,
+            "reason": (reason or f"forgot {selector.describe()}")[:500],
+        }
+        rules = _suppressions(fields, fingerprints(texts), [m.id for m in memories])
         writes = [
             MemoryWrite(
                 action=Action.RETRACT,
@@ -439,18 +584,6 @@ def forget_group(
             )
             for m in memories
         ]
-        change_ids = []
-        chunk = MAX_WRITES_PER_CHANGE_SET - 1
-        for start in range(0, max(len(writes), 1), chunk):
-            session.keep_lease()
-            change_set = _change_set(
-                family_id,
-                actor,
-                f"forgot {selector.describe()} from the memory card",
-                now,
-                memories=writes[start : start + chunk],
-                suppressions=[rule] if start == 0 else [],
-            )
-            session.apply(change_set)
-            change_ids.append(change_set.id)
-    return GroupResult(preview, rule, change_ids)
+        why = f"forgot {selector.describe()} from the memory card"
+        change_ids = _apply_with_rules(session, family_id, actor, why, now, writes, rules)
+    return GroupResult(preview, rules, change_ids)

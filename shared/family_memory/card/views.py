@@ -4,7 +4,11 @@ Evidence answers "why do you think that?": each supporting quote, when it was
 recorded, and where it came from (a conversation's turns, or the card where a
 member typed it), plus any recorded contradiction. Lineage answers "what did
 this replace, and what replaced it?": the chain of versions from the first to
-the current one, every one still on file.
+the current one, every one still on file. ``open_conflicts`` answers "is this
+being questioned?": a hard constraint that formation kept beside a later
+correction ("pills at 8" and "pills at 8 and 8pm") is "possibly replaced by"
+the correction, and the correction "possibly replaces" it, while both are
+current; the family resolves it by editing or forgetting one.
 """
 
 from __future__ import annotations
@@ -50,7 +54,7 @@ class EvidenceLine:
     quote: str
     recorded_at: datetime
     source: str  # "conversation" | "card" | "memory"
-    stance: str  # "supports" | "contradicts"
+    stance: str  # "supports" | "contradicts" | "conflicts" (a correction kept beside a hard constraint)
     speaker: str | None = None  # who wrote the cited turn(s), when the session is on file
     note: str = ""
 
@@ -74,6 +78,12 @@ def evidence_view(store: Store, family_id: str, memory_id: str) -> EvidenceView:
         if stance == "contradicts":
             authority = extra.get("authority", "unknown authority")
             note = f"proposed instead: {extra.get('claim', '')} ({authority}); not applied"
+        elif stance == "conflicts":
+            authority = extra.get("authority", "unknown authority")
+            note = (
+                f"possibly replaced by memory {extra.get('memory', '?')}: {extra.get('claim', '')} ({authority}); "
+                "both kept for the family to resolve"
+            )
         if record.ref.startswith("conv://"):
             ref = ConvRef.parse(record.ref)
             lines.append(
@@ -109,6 +119,43 @@ def _speakers(store: Store, ref: ConvRef) -> str | None:
             if name not in who:
                 who.append(name)
     return ", ".join(who) or None
+
+
+@dataclass(frozen=True)
+class OpenConflict:
+    """Another current memory this one may have been replaced by, or may replace."""
+
+    relation: str  # "possibly replaced by" | "possibly replaces"
+    other: Memory
+
+    def describe(self) -> str:
+        return (
+            f"{self.relation} {self.other.id}: {self.other.summary} "
+            "(both are kept; ask the family which holds, then edit or forget one)"
+        )
+
+
+_CURRENT = (Status.ACTIVE, Status.DORMANT)
+
+
+def open_conflicts(store: Store, family_id: str, memory: Memory) -> list[OpenConflict]:
+    """The unresolved "possibly replaced by" links of ``memory`` (both ends still current).
+    Formation records them when it adds a correction beside a hard constraint it never replaces."""
+    if memory.status not in _CURRENT:
+        return []
+    extra = memory.extra_fields
+    links = [("possibly replaced by", str(i)) for i in extra.get("possibly_replaced_by") or []]
+    if extra.get("possibly_replaces"):
+        links.append(("possibly replaces", str(extra["possibly_replaces"])))
+    found = []
+    for relation, other_id in links:
+        try:
+            other = read_memory(store, family_id, other_id)
+        except (NotFoundError, InvalidInputError):
+            continue
+        if other.status in _CURRENT:
+            found.append(OpenConflict(relation, other))
+    return found
 
 
 @dataclass(frozen=True)

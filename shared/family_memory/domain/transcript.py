@@ -3,10 +3,16 @@
 Turns are numbered from 1 without gaps; a user turn names the member who
 wrote it. Limits: 2,000 turns and 1 MB of JSON. Validation errors name the
 turn and the rule, and nothing is stored when a transcript is refused.
+
+A finished conversation cannot have happened in the future: intake refuses a
+``started_at`` or a turn's ``at`` more than ``MAX_AHEAD_OF_CLOCK`` (10
+minutes, for clock skew) ahead of the service's clock (``check_not_ahead``).
+A session dated 2030 would otherwise outrank every real session that follows.
 """
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -21,6 +27,8 @@ from family_memory.domain.text import check_body
 MAX_TURNS = 2000
 MAX_TRANSCRIPT_BYTES = 1_000_000
 MAX_TURN_CHARS = 20_000
+#: How far ahead of the service's clock a session's times may be (the caller's clock may run a little fast).
+MAX_AHEAD_OF_CLOCK = timedelta(minutes=10)
 
 
 class Role(StrEnum):
@@ -99,3 +107,19 @@ def parse_transcript(data: bytes | str, where: str = "transcript") -> Transcript
         return Transcript.model_validate_json(data)
     except ValidationError as exc:
         raise InvalidInputError(f"{where}: {validation_message(exc)}") from exc
+
+
+def check_not_ahead(transcript: Transcript, now: datetime, where: str = "transcript") -> None:
+    """InvalidInputError when ``started_at`` or a turn's ``at`` is more than
+    ``MAX_AHEAD_OF_CLOCK`` after ``now``: a finished conversation is in the past."""
+    limit = now + MAX_AHEAD_OF_CLOCK
+    allowed = f"the service's clock says {now:%Y-%m-%dT%H:%M:%SZ}, and at most 10 minutes ahead is accepted"
+    if transcript.started_at > limit:
+        raise InvalidInputError(
+            f"{where}: started_at {transcript.started_at:%Y-%m-%dT%H:%M:%SZ} is in the future ({allowed})"
+        )
+    for turn in transcript.turns:
+        if turn.at is not None and turn.at > limit:
+            raise InvalidInputError(
+                f"{where}: turn {turn.n}: at {turn.at:%Y-%m-%dT%H:%M:%SZ} is in the future ({allowed})"
+            )

@@ -10,13 +10,15 @@ a memory (any status) already holds this evidence      noop (a replay, a redeliv
 an active or dormant memory says the same thing        reinforce it (dormant wakes up)
   (same type, near-identical text, no word swapped
   for another, same polarity, same numbers, same
-  valid_until)
+  valid_until, about the same people)
 an active memory truly conflicts with it (below):
+  that memory is a hard constraint, same slot only     add beside it, linked (both stay;
+                                                        the constraint is marked possibly
+                                                        replaced by the new memory)
   the candidate was said before that memory's latest   noop (stale)
   evidence
   that memory is a hard constraint and the candidate   contradiction (recorded on the
   negates it                                            constraint, which stays)
-  that memory is a hard constraint, same slot only     add (both stay reachable)
   the candidate has lower authority                    contradiction (recorded on the
                                                         memory, which stays as it is)
   otherwise (same or higher authority, newer)          supersede it
@@ -42,8 +44,13 @@ peanuts" and "Maya is allergic to eggs" are two slots (two abouts, and
 claim leaves the brief) costs more than a duplicate, so when in doubt the
 answer is add. Formation never supersedes a hard constraint: every hard
 constraint must stay reachable (seed section 13); a correction to one is
-added beside it, and a negation of one is recorded on it as a visible
-contradiction for the family to resolve in the card. Authority ranks:
+added beside it and the two are linked (the ``add`` decision names the
+constraint as its ``target``: the reconciler links both ways and records the
+conflict on the constraint, and the card shows "possibly replaced by ..."
+until the family resolves it), and a negation of one is recorded on it as a
+visible contradiction for the family to resolve in the card. Reinforcing
+needs the same people: "Always check with me before booking" said by Ben is
+Ben's instruction, not more evidence for Ana's. Authority ranks:
 explicit > said in passing > inferred > system; an inference can never
 replace an explicit statement.
 """
@@ -148,7 +155,8 @@ def _words(text: str) -> set[str]:
     return {w.removesuffix("'s") for w in content_tokens(text)} - _SOFT_WORDS
 
 
-def _stance_free(text: str) -> set[str]:
+def stance_free_words(text: str) -> set[str]:
+    """The content words of ``text`` without those carrying its polarity or stance."""
     return {w for w in _words(text) if w not in _STANCE_WORDS and not w.endswith("n't")}
 
 
@@ -186,7 +194,7 @@ def negates(proposal: Proposal, memory: Memory) -> bool:
     words carrying the polarity are set aside."""
     if negated(proposal.summary) == negated(memory.summary):
         return False
-    ours, theirs = _stance_free(proposal.summary), _stance_free(memory.summary)
+    ours, theirs = stance_free_words(proposal.summary), stance_free_words(memory.summary)
     if not ours or not theirs or swapped(ours, theirs):
         return False
     return len(ours & theirs) / len(ours | theirs) >= SAME_WORDS
@@ -198,6 +206,11 @@ def same_slot(proposal: Proposal, memory: Memory) -> bool:
     allergy" a slot)."""
     ours = _words(proposal.about)
     return bool(ours - proposal.names) and ours == _words(memory.about)
+
+
+def same_people(proposal: Proposal, memory: Memory) -> bool:
+    """Both claims apply to the same entities (or both to none: the household)."""
+    return set(proposal.applies_to) == set(memory.applies_to)
 
 
 def conflict(proposal: Proposal, memory: Memory) -> Conflict | None:
@@ -235,7 +248,7 @@ def decide(proposal: Proposal, known: Sequence[Known]) -> Decision:
     for k in current:
         m = k.memory
         same_kind = m.type is proposal.type and m.valid_until == proposal.valid_until
-        if same_kind and same_claim(proposal, m):
+        if same_kind and same_people(proposal, m) and same_claim(proposal, m):
             return Decision(DecisionKind.REINFORCE, m, f"says the same as memory {m.id}")
     beside: Memory | None = None
     for k in current:
@@ -268,5 +281,10 @@ def decide(proposal: Proposal, known: Sequence[Known]) -> Decision:
         if m.status is Status.RETRACTED and same_claim(proposal, m):
             return Decision(DecisionKind.NOOP, m, f"the family forgot this (memory {m.id} is retracted)")
     if beside is not None:
-        return Decision(DecisionKind.ADD, None, f"kept beside hard constraint {beside.id}, which it does not replace")
+        return Decision(
+            DecisionKind.ADD,
+            beside,
+            f"kept beside hard constraint {beside.id}, which formation never replaces; the two are linked and the "
+            "constraint is marked possibly replaced by this one, for the family to resolve",
+        )
     return Decision(DecisionKind.ADD, None, "nothing like it yet")

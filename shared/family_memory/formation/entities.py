@@ -38,6 +38,7 @@ from family_memory.domain.okf import parse_entity
 from family_memory.domain.text import normalise_for_match
 from family_memory.formation.candidate import EntityHint
 from family_memory.formation.relations import is_generic
+from family_memory.formation.sensitivity import is_child
 from family_memory.ports.store import Store
 
 MAX_ALIASES = 30
@@ -90,6 +91,10 @@ class EntityDirectory:
                 return member
         return None
 
+    def member_called(self, name: str) -> Member | None:
+        """The household member ``name`` stands for (their id, full name, first name or address-as)."""
+        return self._member(name)
+
     def matches(self, name: str, changes: dict[str, Entity] | None = None) -> list[Entity]:
         """Every entity called ``name`` (a name, an alias, or a member's id or names), oldest first.
         More than one means the name is ambiguous ("my daughter" in a family with two)."""
@@ -120,6 +125,10 @@ class EntityDirectory:
             if wanted in entity.names()
             or (relation is not None and entity.relationship is not None and _norm(entity.relationship) == relation)
         ]
+
+    def child_ids(self, changes: dict[str, Entity] | None = None) -> set[str]:
+        """The entities that are the household's children (a child's relationship, or a child member)."""
+        return {e.id for e in self._current(changes or {}).values() if is_child(e, self.family)}
 
     # --- resolution --------------------------------------------------------------
 

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from family_memory.domain.errors import FamilyMemoryError
+from family_memory.domain.errors import FamilyMemoryError, InvalidInputError
 from family_memory.domain.family import FamilySettings
 from family_memory.domain.transcript import Transcript
 from family_memory.formation.document import ExtractorInfo, ExtractorKind
@@ -108,12 +108,29 @@ class Extractor(ABC):
         """One attempt. Raise ExtractionThrottledError when the service throttles."""
 
 
+#: Supplied candidates accepted with one session. Every proposal is kept in the
+#: candidates document (rejected ones with their reasons), so the count is bounded
+#: before anything is validated or stored.
+MAX_SUPPLIED_CANDIDATES = 200
+
+
+def check_supplied_count(count: int) -> None:
+    """InvalidInputError when a caller supplies more than ``MAX_SUPPLIED_CANDIDATES``."""
+    if count > MAX_SUPPLIED_CANDIDATES:
+        raise InvalidInputError(
+            f"candidates: {count} supplied for one session; at most {MAX_SUPPLIED_CANDIDATES} are accepted "
+            "(nothing was stored)"
+        )
+
+
 class SuppliedCandidates(Extractor):
     """Candidates produced elsewhere (a batch job, another model), submitted with
-    the session. They are validated and reconciled exactly like the others."""
+    the session. They are validated and reconciled exactly like the others.
+    More than ``MAX_SUPPLIED_CANDIDATES`` are refused whole (InvalidInputError)."""
 
     def __init__(self, candidates: list[Any], *, producer: str = "supplied") -> None:
         super().__init__(RetryPolicy(max_attempts=1))
+        check_supplied_count(len(candidates))
         self.candidates = list(candidates)
         self.info = ExtractorInfo(
             name=producer[:120] or "supplied",

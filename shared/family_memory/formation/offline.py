@@ -183,6 +183,23 @@ def _short(text: str, words: int = 8, limit: int = 80) -> str:
     return short[:limit]
 
 
+_FIRST_PERSON = re.compile(r"\b(?:i['’]m|i|me|myself|my|mine)\b", re.I)
+
+
+def _first_person_to(text: str, name: str) -> tuple[str, bool]:
+    """``text`` with the speaker's first-person words replaced by their name ("check with me"
+    -> "check with Ana", "my car" -> "Ana's car"), and whether there were any."""
+
+    def named(match: re.Match[str]) -> str:
+        word = normalise_for_match(match.group(0)).replace("’", "'")
+        if word == "i'm":
+            return f"{name} is"
+        return f"{name}'s" if word in ("my", "mine") else name
+
+    replaced, count = _FIRST_PERSON.subn(named, text)
+    return replaced, count > 0
+
+
 def _object(text: str) -> str:
     """The thing a predicate is about, without trailing asides ("Thai food, by the way")."""
     text = re.split(r"[,;:(]", text, maxsplit=1)[0]
@@ -341,8 +358,10 @@ class _Run:
             return True
         for pattern, lead in ((_NEVER, "Never"), (_ALWAYS, "Always"), (_FROM_NOW, "From now on,"), (_DONT, "Do not")):
             if match := pattern.match(core):
-                rest = match.group("rest").strip(" .")
+                rest, personal = _first_person_to(match.group("rest").strip(" ."), speaker_name)
                 instruction = _sentence(f"{lead} {rest}")
+                # "Always check with me before ..." is the speaker's own instruction: it applies to them.
+                whose: dict[str, Any] = {"applies_to": [speaker], "about_member": speaker} if personal else {}
                 self.propose(
                     clause,
                     about=_short(instruction.rstrip("."), 8),
@@ -350,6 +369,7 @@ class _Run:
                     body=_sentence(f"{speaker_name} said: {clause.quote}"),
                     when_to_use=_sentence(f"Whenever this comes up: {_short(rest, 10)}"),
                     **common,
+                    **whose,
                 )
                 return True
         if match := _NAME_IS.match(core):

@@ -8,6 +8,16 @@ supersede, record a contradiction, or do nothing. The decisions of one session
 go to the write protocol as one change set (split when it would grow past
 the protocol's limit), so a crash anywhere is completed by the next writer.
 
+A claim is never treated as newer than now: a turn dated after the clock
+(a session stored before intake refused future dates) counts as said now.
+A claim that applies to a child entity is stored ``minors`` (``children``);
+a member this session first calls someone's child counts as a child here
+(extraction has already recorded the role in ``family.json``). A correction of a hard constraint is added beside it (the
+constraint is never replaced) and the two are linked: ``related`` both ways,
+``possibly_replaces`` / ``possibly_replaced_by`` in their front matter, and a
+``conflicts`` evidence record on the constraint, so the card asks the family
+which one holds.
+
 Replaying a session changes nothing: every decision first asks whether a
 memory already holds the candidate's evidence for this claim, and a new
 memory's id is derived from the family and the claim's content (type,
@@ -43,6 +53,7 @@ from family_memory.domain.text import normalise_for_match
 from family_memory.domain.transcript import Transcript, parse_transcript
 from family_memory.families import load_family
 from family_memory.formation.candidate import AUTHORITY_RANK, Candidate
+from family_memory.formation.children import children_learned, tag_minors, with_children
 from family_memory.formation.decisions import Decision, DecisionKind, EvidenceKey, Known, Proposal, decide
 from family_memory.formation.document import (
     CandidatesDocument,
@@ -61,6 +72,8 @@ log = logging.getLogger(__name__)
 ACTOR = "process:formation"
 #: Leave room for the largest single decision (two memories and its entities).
 _FLUSH_MARGIN = 24
+#: Links (``related``, ``possibly_replaced_by``) one memory keeps at most (``Memory.related``'s limit).
+MAX_LINKS = 50
 _PRECEDENCE = {Action.REINFORCE: 1, Action.CONTRADICTION: 2, Action.SUPERSEDE: 3, Action.ADD: 4}
 
 
@@ -255,6 +268,10 @@ class _Run:
         self.now = reconciler.clock.now()
         self.rules = SuppressionRules.load(reconciler.store, doc.family_id)
         self.directory = EntityDirectory.load(reconciler.store, doc.family_id, family, self.now)
+        # Extraction recorded these members as children; count them so here too, whatever family.json says now.
+        learned = children_learned([c for _, c in doc.accepted()], transcript, self.directory)
+        if learned:
+            self.directory.family = with_children(family, learned)
         self.plan = _Plan(session, self.directory)
         self.written: dict[str, Memory] = {}
         self.report = ReconcileReport(doc.family_id, doc.session_id, rejected=doc.rejected_by_rule())
@@ -293,19 +310,21 @@ class _Run:
     # --- one candidate ---------------------------------------------------------
 
     def stated_at(self, candidate: Candidate) -> datetime:
+        """When the claim was said: its latest cited turn's time, else the session start;
+        never later than now (a future date would outrank every real claim after it)."""
         times = [
             t.at
             for item in candidate.evidence
             for n in range(item.first, item.last + 1)
             if (t := self.transcript.turn(n)) is not None and t.at is not None
         ]
-        return max(times) if times else self.transcript.started_at
+        return min(max(times) if times else self.transcript.started_at, self.now)
 
     def evidence(self, candidate: Candidate) -> list[EvidenceRecord]:
         records = []
         for item in candidate.evidence:
             turns = [t for n in range(item.first, item.last + 1) if (t := self.transcript.turn(n)) is not None]
-            at = max((t.at for t in turns if t.at is not None), default=self.transcript.started_at)
+            at = min(max((t.at for t in turns if t.at is not None), default=self.transcript.started_at), self.now)
             ref = ConvRef(self.doc.family_id, self.doc.session_id, item.first, item.last)
             records.append(EvidenceRecord.model_validate({"ref": str(ref), "quote": item.quote, "recordedAt": at}))
         return records
@@ -348,6 +367,7 @@ class _Run:
                 kind=OutcomeKind.SUPPRESSED,
                 detail=f"the family asked to forget this (suppression rule {rule.id}, {rule.scope.value})",
             )
+        candidate = tag_minors(candidate, resolution.entity_ids, self.directory.child_ids(resolution.changes))
         stated_at = self.stated_at(candidate)
         evidence = self.evidence(candidate)
         new_id = memory_id_for(self.doc.family_id, candidate, evidence, stated_at)
@@ -384,9 +404,11 @@ class _Run:
                 index=index, kind=OutcomeKind.NOOP, memory_id=target.id if target else None, detail=decision.reason
             )
         if decision.kind is DecisionKind.ADD:
-            memory = self.new_memory(new_id, candidate, resolution, stated_at)
+            memory = self.new_memory(new_id, candidate, resolution, stated_at, beside=target)
             self.directory.apply(resolution)
             self.plan.write(Action.ADD, memory, evidence)
+            if target is not None:
+                self.plan.write(Action.CONTRADICTION, *self.possibly_replaced(target, memory, candidate, evidence))
             return Outcome(index=index, kind=OutcomeKind.ADDED, memory_id=memory.id, detail=decision.reason)
         assert target is not None
         if decision.kind is DecisionKind.REINFORCE:
@@ -403,17 +425,7 @@ class _Run:
         if decision.kind is DecisionKind.CONTRADICTION:
             count = int(target.extra_fields.get("contradictions", 0) or 0) + 1
             contested = target.evolve(contradictions=count)
-            records = [
-                EvidenceRecord.model_validate(
-                    {
-                        **record.model_dump(mode="json", by_alias=True),
-                        "stance": "contradicts",
-                        "claim": candidate.summary,
-                        "authority": candidate.authority.value,
-                    }
-                )
-                for record in evidence
-            ]
+            records = _stance(evidence, "contradicts", candidate)
             self.plan.write(Action.CONTRADICTION, contested, records)
             return Outcome(index=index, kind=OutcomeKind.CONTRADICTION, memory_id=target.id, detail=decision.reason)
         # SUPERSEDE: a new memory, and the old one points at it.
@@ -425,6 +437,22 @@ class _Run:
             index=index, kind=OutcomeKind.SUPERSEDED, memory_id=memory.id, replaced=target.id, detail=decision.reason
         )
 
+    def possibly_replaced(
+        self, constraint: Memory, memory: Memory, candidate: Candidate, evidence: list[EvidenceRecord]
+    ) -> tuple[Memory, list[EvidenceRecord]]:
+        """The hard constraint ``memory`` was added beside, marked as possibly replaced by it:
+        linked through ``related`` and ``possibly_replaced_by``, its ``contradictions`` counted,
+        and a ``conflicts`` evidence record naming the new memory, for the family to resolve."""
+        related = list(constraint.related)
+        if memory.id not in related and len(related) < MAX_LINKS:
+            related.append(memory.id)
+        replaced_by = [str(i) for i in constraint.extra_fields.get("possibly_replaced_by") or []]
+        if memory.id not in replaced_by and len(replaced_by) < MAX_LINKS:
+            replaced_by.append(memory.id)
+        count = int(constraint.extra_fields.get("contradictions", 0) or 0) + 1
+        marked = constraint.evolve(related=related, possibly_replaced_by=replaced_by, contradictions=count)
+        return marked, _stance(evidence, "conflicts", candidate, memory=memory.id)
+
     def new_memory(
         self,
         memory_id: str,
@@ -432,7 +460,9 @@ class _Run:
         resolution: Resolution,
         stated_at: datetime,
         supersedes: Memory | None = None,
+        beside: Memory | None = None,
     ) -> Memory:
+        links = {"related": [beside.id], "possibly_replaces": beside.id} if beside is not None else {}
         return Memory(
             id=memory_id,
             type=candidate.type,
@@ -452,7 +482,25 @@ class _Run:
             sensitivity=candidate.sensitivity,
             generated=Attestation(by=self.doc.extractor.producer, at=self.now),
             body=candidate.body or candidate.summary,
+            **links,
         )
+
+
+def _stance(evidence: list[EvidenceRecord], stance: str, candidate: Candidate, **extra: str) -> list[EvidenceRecord]:
+    """``evidence`` recorded on another memory with a stance (``contradicts``, ``conflicts``),
+    the claim it proposed and its authority."""
+    return [
+        EvidenceRecord.model_validate(
+            {
+                **record.model_dump(mode="json", by_alias=True),
+                "stance": stance,
+                "claim": candidate.summary,
+                "authority": candidate.authority.value,
+                **extra,
+            }
+        )
+        for record in evidence
+    ]
 
 
 def row_text_of(memory: Memory) -> str:

@@ -82,3 +82,12 @@ def is_generic(phrase: str, relationship: str | None = None) -> bool:
     first = words[0]
     possessive = first in _DETERMINERS or first.endswith(("'s", "s'", "’s"))
     return possessive and ends_in_relation
+
+
+def is_child_relation(relationship: str | None) -> bool:
+    """Whether ``relationship`` makes someone a child of the household ("daughter", "sons",
+    "youngest son", "my daughter")."""
+    if not relationship:
+        return False
+    words = normalise_for_match(relationship).split()
+    return bool(words) and _plain(words[-1]) in CHILD_RELATIONS

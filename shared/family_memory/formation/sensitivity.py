@@ -5,6 +5,11 @@ here: when the words of a claim (or the people it applies to) touch one of
 these topics and the extractor left it ``normal``, validation raises it and
 notes the adjustment. Health wins over finances, finances over minors, when a
 claim touches more than one (any tag keeps it out of the brief).
+
+Children are known two ways: household members whose role is ``child``, and
+entities the family has told us are children (an entity whose relationship
+is a child's: "my son Leo" filed Leo as a son). A claim that names either, or
+applies to one, is ``minors``. For a member, the role decides.
 """
 
 from __future__ import annotations
@@ -12,9 +17,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from family_memory.domain.entity import Entity
 from family_memory.domain.family import FamilySettings, MemberRole
 from family_memory.domain.memory import Sensitivity
 from family_memory.domain.text import normalise_for_match
+from family_memory.formation.relations import is_child_relation, is_generic
 
 _HEALTH = re.compile(
     r"\b(allerg\w*|anaphyla\w*|epipen|medication\w*|medicine\w*|meds|pills?|tablets?|insulin|inhaler|"
@@ -33,8 +40,19 @@ _MINORS = re.compile(
 )
 
 
-def child_names(family: FamilySettings) -> set[str]:
-    """Comparison forms of the names (full, first, address-as, id) of the household's children."""
+def is_child(entity: Entity, family: FamilySettings) -> bool:
+    """Whether ``entity`` is one of the household's children. For a household member the
+    member's role decides (the family can set it; formation records ``child`` when a
+    parent first says "my daughter Maya"); for anyone else, a child's relationship does."""
+    member = family.member(entity.member_id) if entity.member_id else None
+    if member is not None:
+        return member.role is MemberRole.CHILD
+    return is_child_relation(entity.relationship)
+
+
+def child_names(family: FamilySettings, entities: Iterable[Entity] = ()) -> set[str]:
+    """Comparison forms of the names (full, first, address-as, id, aliases) of the household's
+    children: the members whose role is ``child`` and the ``entities`` that are children."""
     names: set[str] = set()
     for member in family.members:
         if member.role is MemberRole.CHILD:
@@ -42,11 +60,24 @@ def child_names(family: FamilySettings) -> set[str]:
             names.add(normalise_for_match(member.name.split()[0]))
             if member.address_as:
                 names.add(normalise_for_match(member.address_as))
+    for entity in entities:
+        if is_child(entity, family):
+            forms = [normalise_for_match(n) for n in (entity.name, *entity.aliases, entity.member_id or "")]
+            names.update(forms)
+            if not is_generic(entity.name, entity.relationship):
+                names.add(forms[0].split()[0])  # "Leo Rivera" is also "Leo"
+    names.discard("")
     return names
 
 
-def detect(texts: Iterable[str], family: FamilySettings, applies_to: Iterable[str] = ()) -> Sensitivity | None:
-    """The sensitivity the topic calls for, or None when it is an ordinary topic."""
+def detect(
+    texts: Iterable[str],
+    family: FamilySettings,
+    applies_to: Iterable[str] = (),
+    entities: Iterable[Entity] = (),
+) -> Sensitivity | None:
+    """The sensitivity the topic calls for, or None when it is an ordinary topic. ``entities``
+    are the family's entities on file: a child among them counts like a child member."""
     text = " ".join(normalise_for_match(t) for t in texts)
     if _HEALTH.search(text):
         return Sensitivity.HEALTH
@@ -54,7 +85,7 @@ def detect(texts: Iterable[str], family: FamilySettings, applies_to: Iterable[st
         return Sensitivity.FINANCES
     if _MINORS.search(text):
         return Sensitivity.MINORS
-    children = child_names(family)
+    children = child_names(family, entities)
     if children and any(normalise_for_match(name) in children for name in applies_to):
         return Sensitivity.MINORS
     words = set(re.findall(r"[^\W_]+", text))

@@ -9,18 +9,19 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 
 from family_memory.domain.clock import Clock
+from family_memory.domain.entity import Entity
 from family_memory.domain.errors import AlreadyExistsError, ConflictError, InvalidInputError, StaleRevisionError
 from family_memory.domain.family import FamilySettings
 from family_memory.domain.layout import candidates_path, session_path
 from family_memory.domain.okf import parse_json, serialise_json
-from family_memory.domain.text import normalise_for_match
-from family_memory.domain.transcript import Transcript, parse_transcript
-from family_memory.families import load_family
+from family_memory.domain.transcript import Transcript, check_not_ahead, parse_transcript
+from family_memory.families import load_family, mark_children
 from family_memory.formation.candidate import Candidate
+from family_memory.formation.children import children_learned
 from family_memory.formation.document import (
     CandidatesDocument,
     ExtractionFailure,
@@ -28,11 +29,15 @@ from family_memory.formation.document import (
     transcript_hash,
 )
 from family_memory.formation.entities import EntityDirectory
-from family_memory.formation.extraction import ExtractionRefusedError, Extractor, SuppliedCandidates
+from family_memory.formation.extraction import (
+    ExtractionRefusedError,
+    Extractor,
+    SuppliedCandidates,
+    check_supplied_count,
+)
 from family_memory.formation.intake import IntakeResult, check_not_conflicting, ensure_family, receive_transcript
 from family_memory.formation.queue import ReconcileQueue, ReconcileRequest
 from family_memory.formation.reconcile import Reconciler, ReconcileReport
-from family_memory.formation.relations import CHILD_RELATIONS
 from family_memory.formation.similar import SimilarMemories
 from family_memory.formation.summary import KeptOut, derive_summary
 from family_memory.formation.suppression_rules import SuppressionRules
@@ -81,13 +86,27 @@ def build_document(
     limits: Limits,
     clock: Clock,
     kept_out: KeptOut | None = None,
+    entities: Sequence[Entity] = (),
 ) -> CandidatesDocument:
     """Run ``extractor`` on the transcript and validate every proposal. The summary is
-    derived from the accepted claims that are not sensitive and not ``kept_out``."""
+    derived from the accepted claims that are not sensitive and not ``kept_out``.
+    ``entities`` are the family's entities on file (a child among them makes a claim
+    about them ``minors``).
+
+    Relative dates are resolved in the family's time zone: when the transcript names
+    another, the family's is used (so the dates a claim is given and the day it
+    expires agree) and the difference is recorded in ``problems``."""
+    problems: list[str] = []
+    if transcript.time_zone != family.time_zone:
+        problems.append(
+            f"the transcript's time zone {transcript.time_zone} differs from the family's {family.time_zone}; "
+            f"dates were read in {family.time_zone} (change it with: family-memory family set-zone)"
+        )
+        transcript = transcript.model_copy(update={"time_zone": family.time_zone})
     extraction = extractor.extract(transcript, family)
-    entries = validate_proposals(transcript, family, extraction.candidates, limits)
+    entries = validate_proposals(transcript, family, extraction.candidates, limits, entities)
     accepted = [e.candidate for e in entries if e.accepted and e.candidate is not None]
-    problems = list(extraction.problems)
+    problems += extraction.problems
     summary = derive_summary(transcript, family, accepted, kept_out or (lambda _: False))
     usage = dict(extraction.usage)
     if extraction.attempts > 1:
@@ -109,17 +128,12 @@ def build_document(
     )
 
 
-def summary_filter(store: Store, family: FamilySettings, now: datetime) -> KeptOut:
+def summary_filter(store: Store, family: FamilySettings, directory: EntityDirectory) -> KeptOut:
     """What the family's own state keeps out of a session summary: a claim one of its forget
     rules suppresses (the rules as they are now), or one about a child it has told us of
-    (an entity whose relationship is a child's)."""
+    (an entity whose relationship is a child's, or a member whose role is child)."""
     rules = SuppressionRules.load(store, family.family_id)
-    directory = EntityDirectory.load(store, family.family_id, family, now)
-    children = {
-        e.id
-        for e in directory.entities.values()
-        if e.relationship and normalise_for_match(e.relationship) in CHILD_RELATIONS
-    }
+    children = directory.child_ids()
     if not rules.rules and not children:
         return lambda _: False
 
@@ -130,6 +144,22 @@ def summary_filter(store: Store, family: FamilySettings, now: datetime) -> KeptO
         return rules.match(candidate, resolution.entity_ids) is not None
 
     return kept_out
+
+
+def _document_for(
+    deps: FormationDeps, transcript: Transcript, raw: bytes, family: FamilySettings, extractor: Extractor
+) -> CandidatesDocument:
+    """``build_document`` with what the family has on file: its forget rules and its entities.
+    A household member the accepted claims first call someone's child ("my daughter Maya",
+    said by Lucía) is recorded as a child in ``family.json`` (``children``)."""
+    directory = EntityDirectory.load(deps.store, family.family_id, family, deps.clock.now())
+    kept_out = summary_filter(deps.store, family, directory)
+    entities = list(directory.entities.values())
+    document = build_document(transcript, raw, family, extractor, deps.limits, deps.clock, kept_out, entities)
+    learned = children_learned([c for _, c in document.accepted()], transcript, directory)
+    if learned:
+        mark_children(deps.store, family.family_id, learned)
+    return document
 
 
 def failed_document(
@@ -221,10 +251,9 @@ def extract_session(
             return ExtractResult(existing, extracted=False, enqueued=queued)
     ensure_family(deps.store, transcript)
     family = load_family(deps.store, family_id)
-    kept_out = summary_filter(deps.store, family, deps.clock.now())
     chosen = extractor or deps.extractor
     try:
-        document = build_document(transcript, raw, family, chosen, deps.limits, deps.clock, kept_out)
+        document = _document_for(deps, transcript, raw, family, chosen)
     except ExtractionRefusedError as exc:
         log.error(
             "the extractor refused the session; recorded as extraction-failed, not retried",
@@ -266,17 +295,21 @@ def receive_session(
     """Intake, optionally with candidates supplied by the caller.
 
     Supplied candidates are validated and stored *before* the session, so the
-    session's arrival event finds them and the extractor is not run."""
+    session's arrival event finds them and the extractor is not run. A session
+    dated in the future, or more than ``MAX_SUPPLIED_CANDIDATES`` supplied
+    candidates, is refused before anything is stored."""
+    now = deps.clock.now()
     if supplied is None:
-        return SessionReceipt(receive_transcript(deps.store, data, family_id=family_id))
+        return SessionReceipt(receive_transcript(deps.store, data, now=now, family_id=family_id))
+    check_supplied_count(len(supplied.candidates))
     transcript = parse_transcript(data)
     if family_id is not None and family_id != transcript.family_id:
         raise InvalidInputError(f"family_id: the transcript is for family {transcript.family_id}, not {family_id}")
+    check_not_ahead(transcript, now)
     check_not_conflicting(deps.store, transcript)
     ensure_family(deps.store, transcript)
     family = load_family(deps.store, transcript.family_id)
-    kept_out = summary_filter(deps.store, family, deps.clock.now())
-    document = build_document(transcript, data, family, supplied, deps.limits, deps.clock, kept_out)
+    document = _document_for(deps, transcript, data, family, supplied)
     existing = read_document(deps.store, transcript.family_id, transcript.session_id)
     if existing is not None:
         if existing.extractor != document.extractor or existing.candidates != document.candidates:
@@ -290,7 +323,7 @@ def receive_session(
             deps.store.create(transcript.family_id, candidates_path(transcript.session_id), serialise_json(document))
         except AlreadyExistsError as exc:
             raise ConflictError(f"session {transcript.session_id} already has candidates") from exc
-    intake = receive_transcript(deps.store, data)
+    intake = receive_transcript(deps.store, data, now=now)
     if not intake.stored and existing is None:
         # The session was already there, so no arrival event will come: queue it here.
         _enqueue(deps, document)

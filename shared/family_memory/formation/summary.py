@@ -23,7 +23,7 @@ from family_memory.domain.text import normalise_for_match
 from family_memory.domain.transcript import Role, Transcript
 from family_memory.formation.candidate import Candidate
 from family_memory.formation.document import SUMMARY_MAX, one_line
-from family_memory.formation.relations import CHILD_RELATIONS
+from family_memory.formation.relations import is_child_relation
 
 #: Whether the family's own state keeps a claim out of the summary (a forget rule, a known child).
 KeptOut = Callable[[Candidate], bool]
@@ -45,7 +45,7 @@ def _children_named(accepted: Sequence[Candidate]) -> set[str]:
     names: set[str] = set()
     for candidate in accepted:
         for hint in candidate.entities:
-            if hint.relationship and normalise_for_match(hint.relationship) in CHILD_RELATIONS:
+            if is_child_relation(hint.relationship):
                 names.update(normalise_for_match(n) for n in (hint.name, *hint.aliases))
     return names
 

@@ -39,7 +39,11 @@ section 4):
   pass, statements beat inferences, then higher confidence wins.
 
 Sensitivity is an adjustment, not a rejection: health, finance and minors
-topics carry their tag, raised here when the extractor left it ``normal``.
+topics carry their tag, raised here when the extractor left it ``normal``. A
+claim about a child the family told us of in an earlier session (an entity
+on file whose relationship is a child's) is ``minors`` like one about a
+member whose role is ``child``; reconciliation checks again once the claim's
+people are resolved to entities.
 """
 
 from __future__ import annotations
@@ -52,6 +56,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from family_memory.domain.entity import Entity
 from family_memory.domain.family import FamilySettings, Member
 from family_memory.domain.memory import Authority, MemoryType, Sensitivity, Strength
 from family_memory.domain.okf import validation_message
@@ -143,10 +148,13 @@ def _describe(turn: Turn) -> str:
 class _Check:
     """The per-candidate rules, against one transcript."""
 
-    def __init__(self, transcript: Transcript, family: FamilySettings, limits: Limits) -> None:
+    def __init__(
+        self, transcript: Transcript, family: FamilySettings, limits: Limits, entities: Sequence[Entity] = ()
+    ) -> None:
         self.transcript = transcript
         self.family = family
         self.limits = limits
+        self.entities = list(entities)
         self.session_day = turn_day(transcript.started_at, transcript.time_zone)
         self.members = {m.id for m in family.members} | {
             t.member_id for t in transcript.turns if t.role is Role.USER and t.member_id
@@ -418,7 +426,7 @@ class _Check:
         texts = [candidate.about, candidate.summary, candidate.body, candidate.when_to_use]
         texts += [item.quote for item in candidate.evidence]
         texts += [f"{hint.relationship or ''} {' '.join(hint.aliases)}" for hint in candidate.entities]
-        found = sensitivity.detect(texts, self.family, candidate.applies_to)
+        found = sensitivity.detect(texts, self.family, candidate.applies_to, self.entities)
         if found is None:
             return candidate, []
         note = f"sensitivity raised from normal to {found.value}: the claim touches a {found.value} topic"
@@ -426,11 +434,16 @@ class _Check:
 
 
 def validate_proposals(
-    transcript: Transcript, family: FamilySettings, proposals: Sequence[Any], limits: Limits
+    transcript: Transcript,
+    family: FamilySettings,
+    proposals: Sequence[Any],
+    limits: Limits,
+    entities: Sequence[Entity] = (),
 ) -> list[CandidateEntry]:
     """A verdict for every proposal, in the order proposed. Rejected entries keep
-    the proposal as proposed; accepted ones carry the candidate as it goes on."""
-    check = _Check(transcript, family, limits)
+    the proposal as proposed; accepted ones carry the candidate as it goes on.
+    ``entities`` are the family's entities on file (for the children it told us of)."""
+    check = _Check(transcript, family, limits, entities)
     entries: dict[int, CandidateEntry] = {}
     passed: list[tuple[int, Candidate, list[str], Any]] = []
     for index, raw in enumerate(proposals, start=1):

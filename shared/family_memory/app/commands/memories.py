@@ -23,7 +23,7 @@ from family_memory.card.operations import (
     forget_memory,
     preview_group,
 )
-from family_memory.card.views import evidence_view, lineage_view, list_memories, read_memory
+from family_memory.card.views import evidence_view, lineage_view, list_memories, open_conflicts, read_memory
 from family_memory.domain.ids import check_family_id, check_memory_id
 from family_memory.domain.layout import memory_path
 from family_memory.domain.memory import Memory, MemoryType, Status
@@ -71,7 +71,8 @@ def register(subparsers: Any) -> None:
     edit.add_argument("--about")
     edit.add_argument("--body")
     edit.add_argument("--when")
-    edit.add_argument("--valid-until")
+    edit.add_argument("--valid-until", help="YYYY-MM-DD, after today (needed to correct an expired memory)")
+    edit.add_argument("--clear-valid-until", action="store_true", help="the corrected memory has no end date (lasting)")
 
     forget = command("forget", "retract a memory and keep formation from learning it back", _forget, memory=True)
     forget.add_argument("--member", required=True)
@@ -119,6 +120,8 @@ def _show(args: argparse.Namespace) -> int:
     memory = read_memory(runtime.store, family_id, memory_id)
     print(location(runtime, family_id, memory_path(memory_id)))
     print(serialise_memory(memory).decode("utf-8"), end="")
+    for conflict in open_conflicts(runtime.store, family_id, memory):
+        print(f"{conflict.describe()}")
     return 0
 
 
@@ -128,7 +131,7 @@ def _evidence(args: argparse.Namespace) -> int:
     print(_line(view.memory))
     for line in view.lines:
         who = f" ({line.speaker})" if line.speaker else ""
-        mark = "CONTRADICTS" if line.stance == "contradicts" else line.source
+        mark = line.stance.upper() if line.stance in ("contradicts", "conflicts") else line.source
         print(f'  {line.recorded_at:%Y-%m-%d}  {mark}{who}: "{line.quote}"  [{line.ref}]')
         if line.note:
             print(f"        {line.note}")
@@ -139,13 +142,16 @@ def _evidence(args: argparse.Namespace) -> int:
 
 def _lineage(args: argparse.Namespace) -> int:
     runtime = runtime_for(args)
-    lineage = lineage_view(runtime.store, check_family_id(args.family), check_memory_id(args.memory_id))
+    family_id = check_family_id(args.family)
+    lineage = lineage_view(runtime.store, family_id, check_memory_id(args.memory_id))
     for step in lineage.steps:
         mark = "->" if step.memory.id == lineage.asked else "  "
         verified = f"  verified by {', '.join(step.verified_by)}" if step.verified_by else ""
         print(
             f"{mark} {step.memory.formed_at:%Y-%m-%d} {_line(step.memory)}  ({step.memory.authority.value}){verified}"
         )
+        for conflict in open_conflicts(runtime.store, family_id, step.memory):
+            print(f"     {conflict.describe()}")
     return 0
 
 
@@ -182,6 +188,7 @@ def _edit(args: argparse.Namespace) -> int:
         "body": args.body,
         "when_to_use": args.when,
         "valid_until": args.valid_until,
+        "clear_valid_until": True if args.clear_valid_until else None,
     }
     edit = validate(MemoryEdit, {k: v for k, v in changes.items() if v is not None}, "edit")
     family_id = check_family_id(args.family)
@@ -223,6 +230,7 @@ def _group(args: argparse.Namespace) -> int:
     result = forget_group(
         runtime.writer, family_id, selector, args.member, expected_count=args.expect, reason=args.reason
     )
-    print(f"forgot {result.preview.count} memories ({selector.describe()}); suppression rule {result.rule.id}")
+    rules = ", ".join(rule.id for rule in result.rules)
+    print(f"forgot {result.preview.count} memories ({selector.describe()}); suppression rule {rules}")
     _drain(runtime)
     return 0

@@ -1,0 +1,101 @@
+"""``family-memory family ...``: a family's settings (``family.json``).
+
+show, set-zone, add-member, set-member. Every change is a conditional replace
+of ``family.json`` (``families.py``), validated: an unknown time zone, a bad
+member id or an empty name is refused with the field named, and nothing is
+written.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from family_memory.app.commands import runtime_for
+from family_memory.domain.family import FamilySettings, MemberRole
+from family_memory.domain.ids import check_family_id
+from family_memory.families import add_member, set_member, set_time_zone, show_family
+
+_ROLES = [r.value for r in MemberRole]
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("family", help="a family's settings: time zone and members")
+    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+
+    def command(name: str, help_text: str, run: Any) -> argparse.ArgumentParser:
+        sub: argparse.ArgumentParser = actions.add_parser(name, help=help_text)
+        sub.add_argument("--family", required=True, help="the family id")
+        sub.set_defaults(run=run)
+        return sub
+
+    command("show", "time zone, members and surfaces", _show)
+
+    zone = command("set-zone", "the family's IANA time zone (dates and expiry follow it)", _set_zone)
+    zone.add_argument("time_zone", help="for example America/Los_Angeles")
+
+    add = command("add-member", "add a member", _add_member)
+    add.add_argument("member_id", help="the id their turns carry (letters, digits, - and _)")
+    add.add_argument("--name", required=True, help="full name")
+    add.add_argument("--address-as", help="how the assistant addresses them")
+    add.add_argument("--role", choices=_ROLES, default=MemberRole.ADULT.value)
+
+    change = command("set-member", "change a member's name, address-as or role", _set_member)
+    change.add_argument("member_id")
+    change.add_argument("--name")
+    change.add_argument("--address-as")
+    change.add_argument("--role", choices=_ROLES, help="child: everything about them is tagged minors")
+
+
+def lines(settings: FamilySettings) -> list[str]:
+    out = [
+        f"family {settings.family_id}",
+        f"  time zone: {settings.time_zone}",
+        f"  surfaces:  {', '.join(s.value for s in settings.surfaces)}",
+        f"  members ({len(settings.members)}):",
+    ]
+    for member in settings.members:
+        address = f", addressed as {member.address_as}" if member.address_as else ""
+        out.append(f"    {member.id:<16} {member.name} ({member.role.value}{address})")
+    return out
+
+
+def _show(args: argparse.Namespace) -> int:
+    runtime = runtime_for(args)
+    print("\n".join(lines(show_family(runtime.store, check_family_id(args.family)))))
+    return 0
+
+
+def _set_zone(args: argparse.Namespace) -> int:
+    runtime = runtime_for(args)
+    settings = set_time_zone(runtime.store, check_family_id(args.family), args.time_zone)
+    print(f"family {settings.family_id}: time zone {settings.time_zone}")
+    return 0
+
+
+def _add_member(args: argparse.Namespace) -> int:
+    runtime = runtime_for(args)
+    settings = add_member(
+        runtime.store,
+        check_family_id(args.family),
+        args.member_id,
+        args.name,
+        address_as=args.address_as,
+        role=MemberRole(args.role),
+    )
+    print("\n".join(lines(settings)))
+    return 0
+
+
+def _set_member(args: argparse.Namespace) -> int:
+    runtime = runtime_for(args)
+    settings = set_member(
+        runtime.store,
+        check_family_id(args.family),
+        args.member_id,
+        name=args.name,
+        address_as=args.address_as,
+        role=MemberRole(args.role) if args.role else None,
+    )
+    print("\n".join(lines(settings)))
+    return 0
