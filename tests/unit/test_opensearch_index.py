@@ -169,6 +169,21 @@ def test_get_reads_documents_of_the_family_only() -> None:
     assert client.calls[-1][1]["body"] == {"ids": [f"{FAMILY}.{m.id}"]}
 
 
+def test_a_search_before_the_index_exists_finds_nothing_and_never_creates_it() -> None:
+    # Reconcile's role may describe and read the index, not create it: only the indexer does.
+    client = RecordingClient({"exists": [False, False, False, False, True]})
+    index = OpenSearchIndex(client, 2)
+    assert index.semantic(FAMILY, [0.6, 0.8], SearchFilter(), 5) == []
+    assert index.keyword(FAMILY, "pills", SearchFilter(), 5) == []
+    assert index.get(FAMILY, [memory().id]) == {}
+    assert list(index.documents(FAMILY)) == []
+    assert [name for name, _ in client.calls] == ["exists"] * 4
+    # Once it exists, the search goes through (and the answer is remembered).
+    index.keyword(FAMILY, "pills", SearchFilter(), 5)
+    index.keyword(FAMILY, "pills", SearchFilter(), 5)
+    assert [name for name, _ in client.calls][4:] == ["exists", "search", "search"]
+
+
 def test_cosine_is_recovered_from_innerproduct_scores() -> None:
     assert cosine_from_score(2.0) == 1.0
     assert cosine_from_score(1.0) == 0.0

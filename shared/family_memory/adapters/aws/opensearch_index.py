@@ -177,6 +177,15 @@ class OpenSearchIndex(MemoryIndex):
                     raise IndexUnavailableError(f"creating index {self.index_name} failed: {exc}") from exc
         self._ready = True
 
+    def _readable(self) -> bool:
+        """Whether the index exists, asked by a read. A read never creates the index: the
+        functions that only search (reconcile's similar-memory finder) may describe and read
+        it but not create it, and until the indexer writes a first document there is
+        nothing to find."""
+        if not self._ready and self._call("index check", self._client.indices.exists, index=self.index_name):
+            self._ready = True
+        return self._ready
+
     # --- writes -------------------------------------------------------------------
 
     def upsert(self, family_id: str, documents: Sequence[IndexDocument], *, force: bool = False) -> None:
@@ -227,9 +236,8 @@ class OpenSearchIndex(MemoryIndex):
 
     def get(self, family_id: str, memory_ids: Iterable[str]) -> dict[str, IndexDocument]:
         ids = sorted({doc_id(family_id, i) for i in memory_ids})
-        if not ids:
+        if not ids or not self._readable():
             return {}
-        self.ensure_index()
         response = self._call(
             "mget", self._client.mget, index=self.index_name, body={"ids": ids}, _source_excludes=_SOURCE_EXCLUDES
         )
@@ -241,7 +249,8 @@ class OpenSearchIndex(MemoryIndex):
         return found
 
     def documents(self, family_id: str) -> Iterator[IndexDocument]:
-        self.ensure_index()
+        if not self._readable():
+            return
         after: list[Any] | None = None
         while True:
             body: dict[str, Any] = {
@@ -261,16 +270,16 @@ class OpenSearchIndex(MemoryIndex):
 
     def semantic(self, family_id: str, vector: Vector, search_filter: SearchFilter, k: int) -> list[Hit]:
         check_k(k)
-        self.ensure_index()
+        if not self._readable():
+            return []
         body = semantic_query(family_id, vector, search_filter, k)
         response = self._call("k-NN search", self._client.search, index=self.index_name, body=body)
         return self._hits(family_id, response, cosine=True)
 
     def keyword(self, family_id: str, text: str, search_filter: SearchFilter, k: int) -> list[Hit]:
         check_k(k)
-        if not text.strip():
+        if not text.strip() or not self._readable():
             return []
-        self.ensure_index()
         body = keyword_query(family_id, text[:2000], search_filter, k)
         response = self._call("keyword search", self._client.search, index=self.index_name, body=body)
         return self._hits(family_id, response, cosine=False)
