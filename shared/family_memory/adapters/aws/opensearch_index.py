@@ -1,5 +1,9 @@
 """The index on OpenSearch Serverless (a NextGen VECTORSEARCH collection).
 
+NextGen only: document ids are chosen here, and a Classic serverless collection
+refuses client-supplied ids ("Document ID is not supported ..."); that refusal
+fails the write with an IndexUnavailableError that names the likely cause.
+
 opensearch-py over HTTPS, every request signed with SigV4 for service
 ``aoss``. One index holds every family's documents; the family filter is added
 here, inside the adapter, to every query (as a ``term`` filter inside the k-NN
@@ -36,6 +40,30 @@ from family_memory.retrieval.index import (
 )
 
 DEFAULT_INDEX = "family-memories"
+#: What a Classic serverless collection answers to a client-supplied document id.
+_CLIENT_IDS_REFUSED = "document id is not supported"
+CLASSIC_COLLECTION_HINT = (
+    "the collection refuses client document ids, so it is probably a Classic VECTORSEARCH collection; "
+    "family-memory needs an OpenSearch Serverless NextGen collection (one in a collection group), "
+    "which accepts them (docs/retrieval.md)"
+)
+
+
+def _reason(exc: Exception) -> str:
+    """The ``reason`` OpenSearch gave in an error response (opensearch-py keeps it out of ``str``)."""
+    info = getattr(exc, "info", None)
+    error = info.get("error") if isinstance(info, dict) else None
+    reason = error.get("reason") if isinstance(error, dict) else error if isinstance(error, str) else None
+    return f": {str(reason)[:500]}" if reason else ""
+
+
+def explain(message: str) -> str:
+    """OpenSearch's message, with the likely cause added when it is one we know."""
+    if _CLIENT_IDS_REFUSED in message.casefold():
+        return f"{message}; {CLASSIC_COLLECTION_HINT}"
+    return message
+
+
 KEYWORD_FIELDS = ("family_id", "memory_id", "status", "type", "applies_to", "sensitivity", "strength", "authority")
 TEXT_FIELDS = ("about", "summary", "when_to_use", "body")
 TEXT_BOOSTS = ("about^3", "summary^2", "when_to_use", "body")
@@ -161,7 +189,7 @@ class OpenSearchIndex(MemoryIndex):
         try:
             return fn(*args, **kwargs)
         except (OSConnectionError, TransportError) as exc:
-            raise IndexUnavailableError(f"OpenSearch {what} failed: {exc}") from exc
+            raise IndexUnavailableError(explain(f"OpenSearch {what} failed: {exc}{_reason(exc)}")) from exc
 
     def ensure_index(self) -> None:
         """Create the index with its mapping if it does not exist yet."""
@@ -230,7 +258,9 @@ class OpenSearchIndex(MemoryIndex):
                 if status >= 300 and status not in tolerated:
                     failures.append(f"{action} {result.get('_id')}: {status} {result.get('error')}")
         if failures:
-            raise IndexUnavailableError(f"OpenSearch refused {len(failures)} operations: {'; '.join(failures[:3])}")
+            raise IndexUnavailableError(
+                explain(f"OpenSearch refused {len(failures)} operations: {'; '.join(failures[:3])}")
+            )
 
     # --- reads --------------------------------------------------------------------
 
