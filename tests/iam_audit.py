@@ -110,6 +110,8 @@ class Audit:
     denied: list[Denial] = field(default_factory=list)
     unmapped: list[str] = field(default_factory=list)
     calls: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    #: An error code Bedrock answers Converse with instead of a tool call (None: it answers).
+    bedrock_refusal: str | None = None
 
     @classmethod
     def of(cls, stack: Stack, **overrides: list[Statement]) -> Audit:
@@ -130,7 +132,7 @@ class Audit:
         session.events.register("before-parameter-build", partial(self._before_call, function))
         for operation in ("GetObject", "HeadObject"):
             session.events.register(f"after-call.s3.{operation}", partial(self._after_read, function))
-        session.events.register("before-call.bedrock-runtime", answer_bedrock)
+        session.events.register("before-call.bedrock-runtime", partial(answer_bedrock, self))
         return session
 
     def _before_call(self, function: str, params: dict[str, Any], model: Any, context: Any, **_: Any) -> None:
@@ -175,11 +177,17 @@ class Audit:
 # --- Bedrock and OpenSearch stand-ins ----------------------------------------------------------
 
 
-def answer_bedrock(model: Any, context: Any, **_: Any) -> tuple[AWSResponse, dict[str, Any]]:
-    """Bedrock's answers: a recorded Converse tool call, and a Titan embedding made
-    from the text's hash (deterministic, unit length, 512 numbers)."""
+def answer_bedrock(audit: Audit, model: Any, context: Any, **_: Any) -> tuple[AWSResponse, dict[str, Any]]:
+    """Bedrock's answers: a recorded Converse tool call (or ``audit.bedrock_refusal``),
+    and a Titan embedding made from the text's hash (deterministic, unit length, 512 numbers)."""
     params = context["audit_params"]
     meta = {"ResponseMetadata": {"HTTPStatusCode": 200}}
+    if model.name == "Converse" and audit.bedrock_refusal:
+        refusal = {"Code": audit.bedrock_refusal, "Message": "You don't have access to the model."}
+        return AWSResponse("https://bedrock", 403, {}, None), {
+            "Error": refusal,
+            "ResponseMetadata": {"HTTPStatusCode": 403},
+        }
     if model.name == "Converse":
         recorded = json.loads((FIXTURES / "bedrock" / "converse_record_memories.json").read_text())
         return AWSResponse("https://bedrock", 200, {}, None), {**recorded, **meta}

@@ -5,6 +5,8 @@ family's first failed in Lambda while every moto test passed)."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from botocore.exceptions import ClientError
 
@@ -68,3 +70,22 @@ def test_with_the_old_extract_policy_the_second_session_fails_loudly_and_writes_
         denied = {(d.function, d.request.action, d.request.resource.rsplit("/", 2)[-2]) for d in c.audit.denied}
         assert denied <= {("extract", "s3:GetObject", "entities"), ("extract", "s3:GetObject", "suppressions")}
         assert denied
+
+
+def test_a_model_the_role_may_not_use_is_recorded_and_alarmed_not_retried_in_silence(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with cloud(ExtractorKind="bedrock") as c:
+        c.audit.bedrock_refusal = "AccessDeniedException"
+        capsys.readouterr()
+        result = c.extract("s1", SESSION)
+        alarm = c.stack.resource("ExtractionsFailedAlarm")["Properties"]
+    assert result["status"] == "extraction_failed" and result["reason"].startswith("AccessDeniedException")
+    # The metric the handler publishes is the one the alarm watches.
+    emitted = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith('{"_aws"')]
+    failed = next(doc for doc in emitted if "ExtractionsFailed" in doc)
+    (directive,) = failed["_aws"]["CloudWatchMetrics"]
+    assert failed["ExtractionsFailed"] == [1.0]
+    assert (alarm["Namespace"], alarm["MetricName"]) == (directive["Namespace"], "ExtractionsFailed")
+    assert {d["Name"]: d["Value"] for d in alarm["Dimensions"]} == {k: failed[k] for k in directive["Dimensions"][0]}
+    assert alarm["Threshold"] == 0 and alarm["ComparisonOperator"] == "GreaterThanThreshold"
