@@ -166,3 +166,10 @@ def test_the_lifecycle_functions_wait_briefly_for_a_lease_within_their_timeout(l
         # A batch of families that are all busy must still end (reporting each as a failure)
         # with time left for the families that are not.
         assert 0 < wait <= 5 and batch * wait <= resource["Timeout"] * 2 / 3, function
+
+
+def test_every_function_in_the_template_is_audited(lived: Cloud) -> None:
+    resources = lived.stack.template["Resources"]
+    functions = {name for name, r in resources.items() if r["Type"] == "AWS::Serverless::Function"}
+    assert functions == set(FUNCTIONS.values())
+    assert set(lived.audit.calls) == set(FUNCTIONS)  # and each of them ran
