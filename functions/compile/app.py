@@ -3,14 +3,17 @@
 
 One batch may hold a burst of changes for one family; they coalesce into one
 dream. A family whose dream fails has all its messages reported as failures
-(retried, then dead-lettered); an event that is not a family key is reported
-too, so nothing is dropped silently.
+(retried, then dead-lettered), and so has a family another writer holds: the
+lease wait is short (``LEASE_WAIT_SECONDS``), so busy families cannot make a
+batch outlast its timeout. An event that is not a family key is reported too,
+so nothing is dropped silently.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.data_classes import SQSEvent
 from aws_lambda_powertools.utilities.parser.models import S3EventNotificationEventBridgeModel
 from aws_lambda_powertools.utilities.typing import LambdaContext
@@ -19,7 +22,7 @@ from pydantic import ValidationError
 from family_memory.app.bootstrap import runtime
 from family_memory.app.lifecycle import lifecycle_of, record_dream_metrics
 from family_memory.app.observability import logger, metrics, tracer
-from family_memory.domain.errors import InvalidInputError
+from family_memory.domain.errors import InvalidInputError, LeaseHeldError
 from family_memory.lifecycle.triggers import Trigger, by_family, handle, trigger_for_key
 
 
@@ -45,6 +48,12 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     for family_id, family_triggers in by_family(triggers).items():
         try:
             report = handle(lifecycle_of(rt).deps, family_id, family_triggers, now=rt.clock.now())
+        except LeaseHeldError:
+            # Another writer holds the family (LEASE_WAIT_SECONDS is short): retried by SQS.
+            logger.warning("family busy; its messages are retried later", extra={"family_id": family_id})
+            metrics.add_metric(name="FamiliesBusy", unit=MetricUnit.Count, value=1)
+            failed += messages[family_id]
+            continue
         except Exception:
             logger.exception("compile failed", extra={"family_id": family_id})
             failed += messages[family_id]

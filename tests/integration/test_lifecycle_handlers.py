@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import importlib.util
 import json
+import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -35,6 +36,7 @@ from family_memory.domain.memory import Authority, Memory, MemoryType
 from family_memory.families import save_family
 from family_memory.lifecycle.dream import dream_family
 from family_memory.lifecycle.schedule import next_local_midnight
+from iam_policy import Stack
 
 ROOT = Path(__file__).resolve().parents[2]
 EVENTS = ROOT / "tests" / "events"
@@ -264,3 +266,39 @@ def test_fan_out_without_a_queue_is_a_configuration_error(cloud: Cloud, monkeypa
     bootstrap.runtime.cache_clear()
     with pytest.raises(Exception, match="DREAM_QUEUE_URL"):
         load_handler("dream_fanout").handler(event("dream_schedule.json"), FakeLambdaContext())
+
+
+@pytest.mark.parametrize("function", ["compile", "dream_worker"])
+def test_a_family_another_writer_holds_fails_fast_and_the_rest_of_the_batch_is_dreamed(
+    cloud: Cloud, monkeypatch: pytest.MonkeyPatch, function: str
+) -> None:
+    # The wait the template gives the function (not the 60 s default that outlasted a batch).
+    logical = {"compile": "CompileFunction", "dream_worker": "DreamWorkerFunction"}[function]
+    wait = Stack({}).environment(logical)["LEASE_WAIT_SECONDS"]
+    monkeypatch.setenv("LEASE_WAIT_SECONDS", wait)
+    bootstrap.runtime.cache_clear()
+    rt = cloud.runtime()
+    for family in ("fam-busy", "fam-free"):
+        save_family(rt.store, FamilySettings(family_id=family, time_zone=LA))
+    busy_sets = [add(rt, "fam-busy", directive(summary=f"Rule {i}.")) for i in range(2)]
+    free_set = add(rt, "fam-free", directive(summary="Call Lu before booking."))
+    rt.catalog.acquire_lease("fam-busy", "a-reconcile-elsewhere", timedelta(minutes=2))
+
+    if function == "compile":
+        busy = [compile_record(f"families/fam-busy/changes/{cs.id}.json") for cs in busy_sets]
+        records = [*busy, compile_record(f"families/fam-free/changes/{free_set.id}.json")]
+    else:
+        template = event("dream_worker_sqs.json")["Records"][0]
+        busy, records = [], []
+        for family in ("fam-busy", "fam-free"):
+            record = copy.deepcopy(template)
+            record.update(messageId=f"msg-{family}", body=json.dumps({"family_id": family}))
+            records.append(record)
+            busy += [record] if family == "fam-busy" else []
+    started = time.monotonic()
+    result = load_handler(function).handler({"Records": records}, FakeLambdaContext())
+    elapsed = time.monotonic() - started
+
+    assert sorted(f["itemIdentifier"] for f in result["batchItemFailures"]) == sorted(r["messageId"] for r in busy)
+    assert elapsed < float(wait) + 5  # one short wait, not the 60 s default per busy family
+    assert rt.store.exists("fam-free", BRIEF) and not rt.store.exists("fam-busy", BRIEF)

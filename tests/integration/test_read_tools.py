@@ -13,13 +13,23 @@ import pytest
 
 from factories import FAMILY, OTHER_FAMILY, add, change_set, evidence
 from family_memory.app.bootstrap import Runtime
+from family_memory.card.operations import (
+    GroupSelector,
+    MemoryEdit,
+    edit_memory,
+    forget_group,
+    forget_memory,
+    preview_group,
+)
 from family_memory.domain.changes import Action
 from family_memory.domain.clock import FixedClock
 from family_memory.domain.family import Surface
 from family_memory.domain.ids import new_ulid
 from family_memory.domain.layout import evidence_path, session_path
 from family_memory.domain.memory import Sensitivity, Status
+from family_memory.families import save_family
 from family_memory.retrieval.tools import TOOL_NAMES, TOOL_SPECS, ReadTools, one_line, tool_config
+from formation_helpers import family as formation_family
 from retrieval_helpers import change, fact, local_runtime, remember, retrieval_of
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -235,3 +245,98 @@ def test_an_unknown_tool_is_an_error_result(runtime: Runtime) -> None:
     assert result.to_converse("t-1") == {
         "toolResult": {"toolUseId": "t-1", "content": [{"text": result.text}], "status": "error"}
     }
+
+
+# --- what the family asked to forget stays closed along the whole chain -------------------------
+
+
+def excerpt(runtime: Runtime, turns: str) -> str:
+    return tools(runtime).call("read_conversation_excerpt", {"ref": f"conv://{FAMILY}/{SESSION}#turn={turns}"})
+
+
+def family_with_lucia(runtime: Runtime) -> None:
+    save_family(runtime.store, formation_family())
+
+
+def test_a_forgotten_memorys_words_are_hidden_in_any_excerpt_that_holds_them(runtime: Runtime) -> None:
+    family_with_lucia(runtime)
+    m = fact("Maya sees Dr. Patel every six weeks.", "Maya's orthodontist")
+    runtime.writer.apply(change_set(add(m, evidence("Dr. Patel <on Elm St>, every six weeks", SESSION, "3"))))
+    assert "Elm St" in excerpt(runtime, "1-4")
+    forget_memory(runtime.writer, FAMILY, m.id, "lucia", "please forget the orthodontist")
+    runtime.drain()
+    # Whatever range is asked, the turn is shown by its number and speaker only.
+    for turns in ("3", "1-4", "2-3"):
+        text = excerpt(runtime, turns)
+        assert "Elm St" not in text and "Patel" not in text
+        assert "[turn 3, user lucia] [forgotten at the family's request]" in text.splitlines()
+    assert '[turn 1, user lucia] "Maya has braces now."' in excerpt(runtime, "1-4").splitlines()
+    # And the memory itself stays closed.
+    assert tools(runtime).run("read_memory", {"ref": f"memory://{FAMILY}/{m.id}"}).status == "error"
+
+
+def test_a_group_forget_hides_every_turn_its_memories_quoted(runtime: Runtime) -> None:
+    family_with_lucia(runtime)
+    braces = fact("Maya has braces.", "Maya's braces")
+    checkups = fact("Maya's braces are checked by Dr. Patel every six weeks.", "Braces check-ups")
+    runtime.writer.apply(
+        change_set(
+            add(braces, evidence("Maya has braces now", SESSION, "1")),
+            add(checkups, evidence("Dr. Patel <on Elm St>, every six weeks", SESSION, "3")),
+        )
+    )
+    selector = GroupSelector(topic="braces")
+    count = preview_group(runtime.writer, FAMILY, selector).count
+    assert count == 2
+    forget_group(runtime.writer, FAMILY, selector, "lucia", expected_count=count)
+    runtime.drain()
+    lines = excerpt(runtime, "1-4").splitlines()
+    assert lines[1] == "[turn 1, user lucia] [forgotten at the family's request]"
+    assert lines[2] == '[turn 2, assistant] "Noted. Who is her orthodontist?"'
+    assert lines[3] == "[turn 3, user lucia] [forgotten at the family's request]"
+    assert lines[4].startswith('[turn 4, tool] "Page says: hi')
+
+
+def test_a_short_subject_name_alone_does_not_hide_every_turn_that_mentions_it(runtime: Runtime) -> None:
+    # The forgotten memory was about "Maya"; its quote is from turn 3 only.
+    family_with_lucia(runtime)
+    m = fact("Dr. Patel sees her every six weeks.", "Maya")
+    runtime.writer.apply(change_set(add(m, evidence("every six weeks", SESSION, "3"))))
+    forget_memory(runtime.writer, FAMILY, m.id, "lucia")
+    runtime.drain()
+    lines = excerpt(runtime, "1-3").splitlines()
+    assert lines[1] == '[turn 1, user lucia] "Maya has braces now."'
+    assert lines[3] == "[turn 3, user lucia] [forgotten at the family's request]"
+
+
+def test_read_memory_refuses_every_earlier_version_of_a_forgotten_memory(runtime: Runtime) -> None:
+    family_with_lucia(runtime)
+    first = fact("Pepper needs her pills at 8.", "Pepper's pills")
+    runtime.writer.apply(change_set(add(first, evidence("Dr. Patel <on Elm St>, every six weeks", SESSION, "3"))))
+    _, second = edit_memory(runtime.writer, FAMILY, first.id, "lucia", MemoryEdit(summary="Pepper's pills: 8am."))
+    _, third = edit_memory(runtime.writer, FAMILY, second.id, "lucia", MemoryEdit(summary="Pepper's pills: 8 and 8."))
+    # While the newest version stands, the history is open (the lineage is the record).
+    opened = tools(runtime).call("read_memory", {"ref": f"memory://{FAMILY}/{first.id}"})
+    assert "status: superseded" in opened and "Pepper needs her pills at 8." in opened
+    forget_memory(runtime.writer, FAMILY, third.id, "lucia")
+    runtime.drain()
+    for version in (first, second, third):
+        result = tools(runtime).run("read_memory", {"ref": f"memory://{FAMILY}/{version.id}"})
+        assert result.status == "error" and "forgotten at the family's request" in result.text
+        assert "pills" not in result.text
+
+
+def test_read_memory_hides_an_evidence_quote_that_holds_forgotten_words(runtime: Runtime) -> None:
+    # One turn supported two memories; the family forgot one of them.
+    family_with_lucia(runtime)
+    kept = fact("Maya's orthodontist is Dr. Patel.", "Maya's orthodontist")
+    gone = fact("Dr. Patel's office is on Elm Street.", "Dr. Patel's office")
+    quote = "Dr. Patel <on Elm St>, every six weeks"
+    runtime.writer.apply(change_set(add(kept, evidence(quote, SESSION, "3")), add(gone, evidence(quote, SESSION, "3"))))
+    forget_memory(runtime.writer, FAMILY, gone.id, "lucia")
+    runtime.drain()
+    text = tools(runtime).call("read_memory", {"ref": f"memory://{FAMILY}/{kept.id}"})
+    assert (
+        f"conv://{FAMILY}/{SESSION}#turn=3 recorded 2026-11-01T18:30:00Z: [forgotten at the family's request]" in text
+    )
+    assert "Elm St" not in text.split("</memory_file>")[1]

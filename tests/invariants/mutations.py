@@ -895,7 +895,7 @@ MUTATIONS: list[Mutation] = [
     m(
         "7.evidence-quote-not-escaped",
         "7: evidence quotes are escaped, one line each, where read_memory returns them",
-        [(TOOLS, ': {one_line(record.quote)}" for record in shown', ': {record.quote}" for record in shown')],
+        [(TOOLS, "else one_line(record.quote))", "else record.quote)")],
         [T_TOOLS, T_INV],
     ),
     m(
@@ -1077,6 +1077,24 @@ MUTATIONS: list[Mutation] = [
         "9.read-memory-opens-forgotten",
         "9: a forgotten memory cannot be opened by the agent",
         [(TOOLS, "if memory.status is Status.RETRACTED:", "if False:")],
+        [T_TOOLS],
+    ),
+    m(
+        "9.read-memory-opens-forgotten-ancestor",
+        "9: nor can an earlier version of a memory the family later forgot",
+        [(TOOLS, "if replaced_by_forgotten(self.store, self.family_id, memory):", "if False:")],
+        [T_TOOLS],
+    ),
+    m(
+        "9.excerpt-serves-forgotten-turn",
+        "9: the excerpt tool does not serve a turn holding forgotten words",
+        [(TOOLS, "if forgotten.covers(turn.text):", "if False:")],
+        [T_TOOLS],
+    ),
+    m(
+        "9.evidence-serves-forgotten-quote",
+        "9: read_memory does not serve an evidence quote holding forgotten words",
+        [(TOOLS, "(FORGOTTEN if forgotten.covers(record.quote) else", "(FORGOTTEN if False else")],
         [T_TOOLS],
     ),
 ]

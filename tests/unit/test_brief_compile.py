@@ -151,6 +151,113 @@ def test_topic_index_counts_memories_per_subject_and_per_entity() -> None:
     ]
 
 
+def pepper_and_rosa() -> tuple[Entity, Entity]:
+    pepper = Entity(
+        id=new_ulid(), type=EntityKind.PET, name="Pepper", aliases=["our dog"], relationship="dog", created_at=NOW
+    )
+    rosa = Entity(
+        id=new_ulid(),
+        type=EntityKind.PERSON,
+        name="Rosa",
+        aliases=["Abuela Rosa"],
+        relationship="grandmother",
+        created_at=NOW,
+    )
+    return pepper, rosa
+
+
+def test_the_topic_index_counts_each_subject_once_whether_a_memory_names_it_or_applies_to_it() -> None:
+    pepper, rosa = pepper_and_rosa()
+    memories = [
+        memory(
+            type=MemoryType.RELATIONSHIP, about="Pepper", summary="Pepper is the family's dog.", applies_to=[pepper.id]
+        ),
+        memory(about="Baths (Pepper)", summary="Pepper hates baths.", applies_to=[pepper.id]),
+        memory(about="pepper ", summary="Pepper needs her pills at 8."),  # names the dog without applying to it
+        memory(about="Our dog", summary="Our dog sleeps in the kitchen.", applies_to=[pepper.id]),  # an alias
+        memory(
+            type=MemoryType.RELATIONSHIP,
+            about="Rosa",
+            summary="Abuela Rosa is the children's grandmother.",
+            applies_to=[rosa.id],
+        ),
+    ]
+    brief = compile_brief(memories, SETTINGS, [pepper, rosa])
+    assert [line.text for line in brief.topics] == [
+        "Pepper (dog): 4 memories",
+        "Baths (Pepper): 1 memory",
+        "Rosa (grandmother): 1 memory",
+    ]
+
+
+def test_a_name_two_entities_share_stays_a_subject_of_its_own() -> None:
+    pepper, _ = pepper_and_rosa()
+    other = Entity(id=new_ulid(), type=EntityKind.PERSON, name="Pepper", relationship="neighbour", created_at=NOW)
+    memories = [
+        memory(about="Pepper's walks", summary="Pepper is walked at 7.", applies_to=[pepper.id]),
+        memory(about="Pepper's garden", summary="Pepper, our neighbour, grows tomatoes.", applies_to=[other.id]),
+        memory(about="Pepper", summary="Pepper came by."),  # which Pepper? not guessed
+    ]
+    topics = [line.text for line in compile_brief(memories, SETTINGS, [pepper, other]).topics]
+    assert "Pepper: 1 memory" in topics and "Pepper (neighbour): 1 memory" in topics
+
+
+def test_identity_keeps_the_memory_line_and_drops_the_bare_entity_line_that_says_the_same() -> None:
+    pepper, rosa = pepper_and_rosa()
+    is_dog = memory(
+        type=MemoryType.RELATIONSHIP, about="Pepper", summary="Pepper is the family's dog.", applies_to=[pepper.id]
+    )
+    grandmother = memory(
+        type=MemoryType.RELATIONSHIP,
+        about="Rosa",
+        summary="Abuela Rosa is the children's grandmother; she visits on Sundays.",
+        applies_to=[rosa.id],
+    )
+    brief = compile_brief([is_dog, grandmother], SETTINGS, [pepper, rosa])
+    texts = [line.text for line in brief.identity]
+    assert texts[:2] == ['Lucía Rivera (adult): address as "Lu"', "Maya Rivera (child)"]
+    assert sorted(texts[2:]) == [
+        "Abuela Rosa is the children's grandmother; she visits on Sundays.",
+        "Pepper is the family's dog.",
+    ]
+    assert all(line.ref for line in brief.identity[2:])
+
+
+def test_an_entity_line_that_adds_something_stays_beside_the_memory_line() -> None:
+    pepper, rosa = pepper_and_rosa()
+    is_dog = memory(
+        type=MemoryType.RELATIONSHIP, about="Pepper", summary="Pepper is the family's dog.", applies_to=[pepper.id]
+    )
+    # Another memory says "our dog", so the entity line shows it; the identity memory does not.
+    kitchen = memory(about="Sleeping", summary="Our dog sleeps in the kitchen.", applies_to=[pepper.id])
+    visits = memory(
+        type=MemoryType.RELATIONSHIP, about="Sunday visits", summary="Rosa visits on Sundays.", applies_to=[rosa.id]
+    )
+    grandmother = memory(about="Rosa", summary="Rosa is the children's grandmother.", applies_to=[rosa.id])
+    texts = [
+        line.text for line in compile_brief([is_dog, kitchen, visits, grandmother], SETTINGS, [pepper, rosa]).identity
+    ]
+    assert "Pepper (dog); also called our dog" in texts and "Pepper is the family's dog." in texts
+    assert "Rosa (grandmother)" in texts and "Rosa visits on Sundays." in texts  # it does not say grandmother
+
+
+def test_an_entity_line_returns_when_the_budget_cuts_the_memory_line_that_said_it() -> None:
+    pepper, _ = pepper_and_rosa()
+    is_dog = memory(
+        type=MemoryType.RELATIONSHIP, about="Pepper", summary="Pepper is the family's dog.", applies_to=[pepper.id]
+    )
+    weightier = [
+        memory(
+            type=MemoryType.IDENTITY, pin=True, about=f"Fact {i}", summary=f"Pinned identity fact {i}: " + "x " * 120
+        )
+        for i in range(30)
+    ]
+    brief = compile_brief([is_dog, *weightier], SETTINGS, [pepper])
+    texts = [line.text for line in brief.identity]
+    assert "Pepper is the family's dog." not in texts and "Pepper (dog)" in texts
+    assert section_tokens(brief, Section.IDENTITY) <= SECTION_BUDGETS[Section.IDENTITY]
+
+
 def test_last_conversation_is_a_short_summary_and_the_household_variant_leaves_it_out() -> None:
     talk = LastConversation("sess-9", NOW, "Planned the party.\nLu will call the bakery.")
     brief = compile_brief([], SETTINGS, last_conversation=talk)

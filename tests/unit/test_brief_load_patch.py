@@ -294,6 +294,22 @@ def test_forgetting_the_memory_that_stated_a_relationship_hides_it_at_once(tmp_p
     assert "grandmother" not in render_brief(world.brief()) and "Abuela" not in render_brief(world.brief())
 
 
+def test_forgetting_the_memory_that_said_an_entitys_line_brings_the_line_back_at_once(
+    tmp_path: Path, clock: FixedClock
+) -> None:
+    rosa = person("Rosa", "grandmother")
+    said = memory(
+        type=MemoryType.RELATIONSHIP, about="Rosa", summary="Rosa is the kids' grandmother.", applies_to=[rosa.id]
+    )
+    visits = memory(about="Sunday visits", summary="Rosa, their grandmother, visits on Sundays.", applies_to=[rosa.id])
+    world = World(tmp_path, clock, [said, visits], [rosa], settings=RIVERAS)
+    assert world.texts(Section.IDENTITY) == ["Lucía Rivera (adult)", "Rosa is the kids' grandmother."]
+    assert topics(world) == ["Rosa (grandmother): 2 memories", "Sunday visits: 1 memory"]
+    forget_memory(world.writer, FAMILY, said.id, "lucia")
+    assert world.texts(Section.IDENTITY) == ["Lucía Rivera (adult)", "Rosa (grandmother)"]
+    assert world.brief() == world.compiled()
+
+
 def test_a_supersede_by_formation_keeps_the_topic_count_and_replaces_the_line(
     tmp_path: Path, clock: FixedClock
 ) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from opensearchpy.exceptions import ConnectionError as OSConnectionError
+from opensearchpy.exceptions import RequestError
 
 from factories import FAMILY, OTHER_FAMILY, memory
 from family_memory.adapters.aws.opensearch_index import (
@@ -167,6 +168,59 @@ def test_get_reads_documents_of_the_family_only() -> None:
     got = OpenSearchIndex(client, 1).get(FAMILY, [m.id])
     assert got == {m.id: document}
     assert client.calls[-1][1]["body"] == {"ids": [f"{FAMILY}.{m.id}"]}
+
+
+def test_a_search_before_the_index_exists_finds_nothing_and_never_creates_it() -> None:
+    # Reconcile's role may describe and read the index, not create it: only the indexer does.
+    client = RecordingClient({"exists": [False, False, False, False, True]})
+    index = OpenSearchIndex(client, 2)
+    assert index.semantic(FAMILY, [0.6, 0.8], SearchFilter(), 5) == []
+    assert index.keyword(FAMILY, "pills", SearchFilter(), 5) == []
+    assert index.get(FAMILY, [memory().id]) == {}
+    assert list(index.documents(FAMILY)) == []
+    assert [name for name, _ in client.calls] == ["exists"] * 4
+    # Once it exists, the search goes through (and the answer is remembered).
+    index.keyword(FAMILY, "pills", SearchFilter(), 5)
+    index.keyword(FAMILY, "pills", SearchFilter(), 5)
+    assert [name for name, _ in client.calls][4:] == ["exists", "search", "search"]
+
+
+REFUSED_ID = "Document ID is not supported in create/index operation request"
+
+
+def test_a_collection_refusing_client_document_ids_is_named_as_the_likely_cause() -> None:
+    # A Classic serverless collection answers each bulk item with OpenSearch's own error.
+    refused = {
+        "errors": True,
+        "items": [
+            {
+                "index": {
+                    "_id": "x",
+                    "status": 400,
+                    "error": {"type": "illegal_argument_exception", "reason": REFUSED_ID},
+                }
+            }
+        ],
+    }
+    index = OpenSearchIndex(RecordingClient({"exists": [True], "bulk": [refused]}), 2)
+    document = document_from_memory(FAMILY, memory(), "test", [0.6, 0.8])
+    with pytest.raises(IndexUnavailableError) as caught:
+        index.upsert(FAMILY, [document])
+    message = str(caught.value)
+    assert REFUSED_ID in message and "Classic" in message and "NextGen collection" in message
+
+
+def test_a_whole_bulk_request_refused_for_its_ids_names_the_cause_too() -> None:
+    error = RequestError(400, "illegal_argument_exception", {"error": {"reason": REFUSED_ID}})
+    index = OpenSearchIndex(RecordingClient({"exists": [True], "bulk": [error]}), 2)
+    with pytest.raises(IndexUnavailableError, match="NextGen collection"):
+        index.delete(FAMILY, [memory().id])
+    # Any other refusal is reported as OpenSearch gave it, without a guess.
+    other = RequestError(400, "mapper_parsing_exception", {"error": {"reason": "failed to parse"}})
+    index = OpenSearchIndex(RecordingClient({"exists": [True], "bulk": [other]}), 2)
+    with pytest.raises(IndexUnavailableError) as caught:
+        index.delete(FAMILY, [memory().id])
+    assert "failed to parse" in str(caught.value) and "NextGen" not in str(caught.value)
 
 
 def test_cosine_is_recovered_from_innerproduct_scores() -> None:

@@ -109,7 +109,12 @@ def build_local(settings: Settings, clock: Clock | None = None) -> Runtime:
     return runtime
 
 
-def build_aws(settings: Settings, clock: Clock | None = None, *, session: Any = None) -> Runtime:
+def build_aws(
+    settings: Settings, clock: Clock | None = None, *, session: Any = None, search_client: Any = None
+) -> Runtime:
+    """The AWS runtime. ``session``: the boto3 session every client is made from;
+    ``search_client``: an opensearch-py client to use instead of one signed for the
+    configured endpoint (tests pass a recording stand-in)."""
     import boto3
 
     from family_memory.adapters.aws.dynamo_catalog import DynamoCatalog
@@ -125,13 +130,15 @@ def build_aws(settings: Settings, clock: Clock | None = None, *, session: Any = 
     catalog = DynamoCatalog(session.client("dynamodb"), settings.table, clock=clock)
     runtime = Runtime(settings, clock, store, catalog, _writer(settings, store, catalog, clock))
     if settings.opensearch_endpoint:
-        runtime.retrieval = _aws_retrieval(settings, session, store, catalog, clock)
+        runtime.retrieval = _aws_retrieval(settings, session, store, catalog, clock, search_client)
     install_aws_lifecycle(runtime, session)
     wire_aws_formation(runtime, session)
     return runtime
 
 
-def _aws_retrieval(settings: Settings, session: Any, store: Store, catalog: Catalog, clock: Clock) -> Retrieval:
+def _aws_retrieval(
+    settings: Settings, session: Any, store: Store, catalog: Catalog, clock: Clock, client: Any = None
+) -> Retrieval:
     from family_memory.adapters.aws.bedrock_embedder import BedrockTitanEmbedder, bedrock_runtime_client
     from family_memory.adapters.aws.dynamo_embedding_cache import DynamoEmbeddingCache
     from family_memory.adapters.aws.opensearch_index import OpenSearchIndex, opensearch_client
@@ -141,7 +148,8 @@ def _aws_retrieval(settings: Settings, session: Any, store: Store, catalog: Cata
     else:
         embedder = BedrockTitanEmbedder(bedrock_runtime_client(session, settings.region))
     region = settings.region or session.region_name
-    client = opensearch_client(str(settings.opensearch_endpoint), region, session)
+    if client is None:
+        client = opensearch_client(str(settings.opensearch_endpoint), region, session)
     return build_retrieval(
         store,
         catalog,

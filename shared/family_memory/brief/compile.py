@@ -29,7 +29,7 @@ from __future__ import annotations
 import itertools
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 
@@ -146,7 +146,11 @@ def _is_word(char: str) -> bool:
 
 
 def _contains(normalised: str, phrase: str) -> bool:
-    wanted = normalise_for_match(phrase)
+    return _holds(normalised, normalise_for_match(phrase))
+
+
+def _holds(normalised: str, wanted: str) -> bool:
+    """Whether ``normalised`` holds ``wanted`` (both in comparison form) as whole words."""
     if not wanted:
         return False
     start = normalised.find(wanted)
@@ -261,29 +265,53 @@ def _fold(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
+def _entities_by_name(memories: Sequence[MemoryFacts], entities: dict[str, Entity]) -> dict[str, set[str]]:
+    """The entities the memories apply to, by each of their names (folded)."""
+    by_name: dict[str, set[str]] = {}
+    for entity_id in sorted({e for memory in memories for e in memory.applies_to if e in entities}):
+        entity = entities[entity_id]
+        for name in (entity.name, *entity.aliases):
+            by_name.setdefault(_fold(name), set()).add(entity_id)
+    return by_name
+
+
 def topic_lines(
     memories: Sequence[MemoryFacts], entities: dict[str, Entity], said: SaidAbout | None = None
 ) -> list[BriefLine]:
-    """One line per subject (``about``) and per entity the (briefable) memories apply
-    to, with how many memories each has; most memories first, then by name. ``said``:
-    ``said_about(memories)`` when the caller has it already."""
+    """One line per subject the (briefable) memories are about, with how many memories
+    each has; most memories first, then by name. A subject is an entity the memories
+    apply to, or an ``about`` (compared case- and space-insensitively). A memory whose
+    ``about`` is an entity's name or alias is counted under that entity, not again
+    under its ``about``: "Pepper (dog): 2 memories", never also "Pepper: 1 memory".
+    ``said``: ``said_about(memories)`` when the caller has it already."""
     said = said_about(memories) if said is None else said
+    by_name = _entities_by_name(memories, entities)
     counts: dict[tuple[str, str], int] = {}
     labels: dict[tuple[str, str], str] = {}
+
+    def count_entity(entity_id: str) -> None:
+        key = ("entity", entity_id)
+        counts[key] = counts.get(key, 0) + 1
+        if key not in labels:
+            entity = entities[entity_id]
+            labels[key] = f"{entity.name} ({qualifier(entity, said)})"
+
     for memory in memories:
-        key = ("about", _fold(memory.about))
+        applies = {entity_id for entity_id in memory.applies_to if entity_id in entities}
+        for entity_id in applies:
+            count_entity(entity_id)
+        about = _fold(memory.about)
+        named = by_name.get(about)
+        if named is not None and named & applies:
+            continue  # its about is the name of an entity it applies to: counted once, above
+        if named is not None and len(named) == 1:
+            count_entity(next(iter(named)))
+            continue
+        key = ("about", about)
         counts[key] = counts.get(key, 0) + 1
         label = labels.get(key)
         if label is None or memory.about < label:
             labels[key] = memory.about
-        for entity_id in set(memory.applies_to):
-            entity = entities.get(entity_id)
-            if entity is None:
-                continue
-            key = ("entity", entity_id)
-            counts[key] = counts.get(key, 0) + 1
-            if key not in labels:
-                labels[key] = f"{entity.name} ({qualifier(entity, said)})"
     ordered = sorted(counts, key=lambda k: (-counts[k], labels[k].casefold(), labels[k], k))
     return [
         BriefLine(text=clip(f"{labels[k]}: {counts[k]} {'memory' if counts[k] == 1 else 'memories'}")) for k in ordered
@@ -291,18 +319,103 @@ def topic_lines(
 
 
 def identity_frame(
-    settings: FamilySettings, entities: Sequence[Entity], said: SaidAbout
+    settings: FamilySettings, entities: Sequence[Entity], said: SaidAbout, said_by_memory: Iterable[str] = ()
 ) -> tuple[list[BriefLine], list[BriefLine]]:
     """The identity lines not drawn from a memory, as (every member then the pets,
     the other people); the identity memories' lines go between the two. A pet or a
-    person outside family.json is listed only when a briefable memory applies to it."""
+    person outside family.json is listed only when a briefable memory applies to it,
+    and not when it is in ``said_by_memory`` (an identity memory's line says it all)."""
     by_member = {e.member_id: e for e in entities if e.member_id and e.type is EntityKind.PERSON}
     members = {m.id for m in settings.members}
+    skipped = set(said_by_memory)
     head = [member_line(member, by_member.get(member.id), said) for member in settings.members]
-    outside = [e for e in entities if not (e.member_id and e.member_id in members) and e.id in said]
+    outside = [
+        e for e in entities if not (e.member_id and e.member_id in members) and e.id in said and e.id not in skipped
+    ]
     head += [entity_line(e, said) for e in outside if e.type is EntityKind.PET]
     people = [entity_line(e, said) for e in outside if e.type is EntityKind.PERSON]
     return head, people
+
+
+def _phrases_of_entity_line(entity: Entity, said: SaidAbout) -> list[str]:
+    """What the entity's bare line says, in comparison form: name, qualifier, aliases shown."""
+    phrases = [entity.name, qualifier(entity, said), *_aliases(entity, said, entity.name)]
+    return [normalise_for_match(phrase) for phrase in phrases]
+
+
+def entity_lines_said(
+    identity_memories: Iterable[MemoryFacts], settings: FamilySettings, entities: Sequence[Entity], said: SaidAbout
+) -> dict[str, list[str]]:
+    """For each pet or person outside family.json whose identity line one of the identity
+    memories says in its own words (``about`` or ``summary``: the entity's name, its
+    qualifier and every alias the line shows), the ids of those memories, in the order
+    given. "Pepper is the family's dog." says "Pepper (dog)"; "Dr. Jones's office moved
+    to Elm Street." does not say "Dr. Jones (person)". Members keep their line: it says
+    how to address them, which no memory line does."""
+    members = {m.id for m in settings.members}
+    outside = {e.id: e for e in entities if not (e.member_id and e.member_id in members)}
+    phrases: dict[str, list[str]] = {}
+    covers: dict[str, list[str]] = {}
+    for memory in identity_memories:
+        words: tuple[str, str] | None = None
+        for entity_id in sorted(set(memory.applies_to)):
+            entity = outside.get(entity_id)
+            if entity is None:
+                continue
+            if entity_id not in phrases:
+                phrases[entity_id] = _phrases_of_entity_line(entity, said)
+            words = words or (comparable(memory.about), comparable(memory.summary))
+            if all(any(_holds(text, phrase) for text in words) for phrase in phrases[entity_id]):
+                covers.setdefault(entity_id, []).append(memory.id)
+    return covers
+
+
+class _Replayable(Iterable[BriefLine]):
+    """Lines drawn from ``source`` only as far as some pass has gone, replayed for the next."""
+
+    def __init__(self, source: Iterable[BriefLine]) -> None:
+        self._source = iter(source)
+        self._drawn: list[BriefLine] = []
+
+    def __iter__(self) -> Iterator[BriefLine]:
+        position = 0
+        while True:
+            if position == len(self._drawn):
+                line = next(self._source, None)
+                if line is None:
+                    return
+                self._drawn.append(line)
+            yield self._drawn[position]
+            position += 1
+
+
+def identity_section(
+    settings: FamilySettings,
+    entities: Sequence[Entity],
+    said: SaidAbout,
+    memory_lines: Iterable[BriefLine],
+    facts: Mapping[str, MemoryFacts],
+) -> tuple[BriefLine, ...]:
+    """The identity section, fitted to its budget: members and pets, the identity
+    memories' lines (in the order given, drawn lazily), other people. A pet or person
+    whose bare line a kept memory line says (``entity_lines_said``; ``facts`` gives each
+    line's memory) gets no line of its own; if the budget cuts that memory line, the
+    entity's line comes back."""
+    budget = SECTION_BUDGETS[Section.IDENTITY]
+    lines = _Replayable(memory_lines)
+    # The memory lines kept are a prefix of them, never longer than what fits on its own:
+    # only those can say an entity's line.
+    reachable = [facts[i] for i in (line.memory_id for line in fit(lines, budget)) if i is not None and i in facts]
+    covers = entity_lines_said(reachable, settings, entities, said)
+    dropped = set(covers)
+    while True:
+        head, people = identity_frame(settings, entities, said, dropped)
+        kept_lines = fit(itertools.chain(head, lines, people), budget)
+        kept = {line.memory_id for line in kept_lines if line.memory_id}
+        still = {entity_id for entity_id in dropped if kept & set(covers[entity_id])}
+        if still == dropped:
+            return kept_lines
+        dropped = still
 
 
 def order_entities(entities: Iterable[Entity]) -> list[Entity]:
@@ -406,15 +519,17 @@ def compile_brief(
     directives.sort(key=weight_key)
     by_id = {e.id: e for e in ordered_entities}
     said = said_about(active)
-    head, people = identity_frame(settings, ordered_entities, said)
 
     brief = Brief(
         family_id=family_id,
         time_zone=settings.time_zone,
         # Lazily: fit stops at the budget, so lines past it are never built.
-        identity=fit(
-            itertools.chain(head, (memory_line(m, family_id) for m in identity), people),
-            SECTION_BUDGETS[Section.IDENTITY],
+        identity=identity_section(
+            settings,
+            ordered_entities,
+            said,
+            (memory_line(m, family_id) for m in identity),
+            {m.id: m for m in identity},
         ),
         directives=fit((memory_line(m, family_id) for m in directives), SECTION_BUDGETS[Section.DIRECTIVES]),
         topics=fit(topic_lines(active, by_id, said), SECTION_BUDGETS[Section.TOPICS]),

@@ -36,7 +36,7 @@ from family_memory.brief.compile import (
     enforce_cap,
     fit,
     forgotten_subjects,
-    identity_frame,
+    identity_section,
     memory_line,
     names_any,
     order_entities,
@@ -124,8 +124,10 @@ class BriefPatcher:
         active = [row for row in rows if briefable(row)]
         entities = order_entities(read_entities(self.store, family_id))
         said = said_about(active)
-        head, people = identity_frame(load_family(self.store, family_id), entities, said)
-        sections[Section.IDENTITY] = [*head, *(line for line in sections[Section.IDENTITY] if line.ref), *people]
+        settings = load_family(self.store, family_id)
+        memory_lines = [line for line in sections[Section.IDENTITY] if line.ref]
+        by_id = {row.id: row for row in active}
+        sections[Section.IDENTITY] = list(identity_section(settings, entities, said, memory_lines, by_id))
         sections[Section.TOPICS] = topic_lines(active, {e.id: e for e in entities}, said)
         forgotten = forgotten_subjects(rows, self._rules(record), entities)
         sections[Section.LAST_CONVERSATION] = [

@@ -20,6 +20,11 @@ The chain of references (product post section 7) is open to the agent end to
 end: a brief line or lookup line carries ``memory://``, ``read_memory`` returns
 the file and its evidence records with their ``conv://`` references, and
 ``read_conversation_excerpt`` returns the turns those name.
+
+What the family asked to forget is closed along the whole chain (``forgotten.py``):
+``read_memory`` refuses a retracted memory and every earlier version of one, shows an
+evidence quote holding forgotten words as ``[forgotten at the family's request]``, and
+``read_conversation_excerpt`` shows such a turn the same way, whatever range is asked.
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ from family_memory.domain.refs import MAX_REF_LENGTH, ConvRef, MemoryRef
 from family_memory.domain.transcript import parse_transcript
 from family_memory.ports.store import Store
 from family_memory.retrieval.age import age_in_words
+from family_memory.retrieval.forgotten import FORGOTTEN, ForgottenWords, replaced_by_forgotten
 from family_memory.retrieval.lookup import MAX_QUERY_CHARS, TurnLookup, escape, line_for
 
 SEARCH_DEFAULT_LIMIT = 5
@@ -241,6 +247,9 @@ class ReadTools:
         if memory.status is Status.RETRACTED:
             # The family asked to forget it: it stays on file for the record, not for the agent.
             raise NotFoundError(f"memory {parsed.memory_id} was forgotten at the family's request")
+        if replaced_by_forgotten(self.store, self.family_id, memory):
+            # An earlier wording of a claim the family later asked to forget.
+            raise NotFoundError(f"memory {parsed.memory_id} was forgotten at the family's request")
         text = document.data.decode("utf-8").strip()
         return f'<memory_file ref="{parsed}">\n{escape(text)}\n</memory_file>\n' + self._evidence_block(parsed)
 
@@ -255,8 +264,11 @@ class ReadTools:
         except InvalidInputError:
             return f'<memory_evidence ref="{ref}">\n(the evidence ledger could not be read)\n</memory_evidence>'
         shown = records[-MAX_EVIDENCE_SHOWN:]
+        forgotten = ForgottenWords.load(self.store, self.family_id) if shown else ForgottenWords(())
         lines = [
-            f"- {record.ref} recorded {format_utc(record.recorded_at)}: {one_line(record.quote)}" for record in shown
+            f"- {record.ref} recorded {format_utc(record.recorded_at)}: "
+            + (FORGOTTEN if forgotten.covers(record.quote) else one_line(record.quote))
+            for record in shown
         ]
         if len(records) > len(shown):
             lines.insert(0, f"({len(records) - len(shown)} earlier records not shown)")
@@ -281,11 +293,16 @@ class ReadTools:
                 f"conversation {parsed.session_id} has {len(transcript.turns)} turns; "
                 f"turn {parsed.last_turn} does not exist"
             )
+        forgotten = ForgottenWords.load(self.store, self.family_id)
         lines = []
         for n in parsed.turns:
             turn = transcript.turns[n - 1]
             speaker = turn.role.value + (f" {turn.member_id}" if turn.member_id else "")
             when = f" at {turn.at:%Y-%m-%d %H:%M}Z" if turn.at else ""
+            if forgotten.covers(turn.text):
+                # The turn holds words the family asked to forget: kept on file, not shown.
+                lines.append(f"[turn {n}, {speaker}{when}] {FORGOTTEN}")
+                continue
             lines.append(f"[turn {n}, {speaker}{when}] {one_line(turn.text)}")
         started = f"{transcript.started_at:%Y-%m-%d}"
         return (

@@ -1,5 +1,9 @@
 """The index on OpenSearch Serverless (a NextGen VECTORSEARCH collection).
 
+NextGen only: document ids are chosen here, and a Classic serverless collection
+refuses client-supplied ids ("Document ID is not supported ..."); that refusal
+fails the write with an IndexUnavailableError that names the likely cause.
+
 opensearch-py over HTTPS, every request signed with SigV4 for service
 ``aoss``. One index holds every family's documents; the family filter is added
 here, inside the adapter, to every query (as a ``term`` filter inside the k-NN
@@ -36,6 +40,30 @@ from family_memory.retrieval.index import (
 )
 
 DEFAULT_INDEX = "family-memories"
+#: What a Classic serverless collection answers to a client-supplied document id.
+_CLIENT_IDS_REFUSED = "document id is not supported"
+CLASSIC_COLLECTION_HINT = (
+    "the collection refuses client document ids, so it is probably a Classic VECTORSEARCH collection; "
+    "family-memory needs an OpenSearch Serverless NextGen collection (one in a collection group), "
+    "which accepts them (docs/retrieval.md)"
+)
+
+
+def _reason(exc: Exception) -> str:
+    """The ``reason`` OpenSearch gave in an error response (opensearch-py keeps it out of ``str``)."""
+    info = getattr(exc, "info", None)
+    error = info.get("error") if isinstance(info, dict) else None
+    reason = error.get("reason") if isinstance(error, dict) else error if isinstance(error, str) else None
+    return f": {str(reason)[:500]}" if reason else ""
+
+
+def explain(message: str) -> str:
+    """OpenSearch's message, with the likely cause added when it is one we know."""
+    if _CLIENT_IDS_REFUSED in message.casefold():
+        return f"{message}; {CLASSIC_COLLECTION_HINT}"
+    return message
+
+
 KEYWORD_FIELDS = ("family_id", "memory_id", "status", "type", "applies_to", "sensitivity", "strength", "authority")
 TEXT_FIELDS = ("about", "summary", "when_to_use", "body")
 TEXT_BOOSTS = ("about^3", "summary^2", "when_to_use", "body")
@@ -161,7 +189,7 @@ class OpenSearchIndex(MemoryIndex):
         try:
             return fn(*args, **kwargs)
         except (OSConnectionError, TransportError) as exc:
-            raise IndexUnavailableError(f"OpenSearch {what} failed: {exc}") from exc
+            raise IndexUnavailableError(explain(f"OpenSearch {what} failed: {exc}{_reason(exc)}")) from exc
 
     def ensure_index(self) -> None:
         """Create the index with its mapping if it does not exist yet."""
@@ -176,6 +204,15 @@ class OpenSearchIndex(MemoryIndex):
                 if "resource_already_exists" not in str(exc):
                     raise IndexUnavailableError(f"creating index {self.index_name} failed: {exc}") from exc
         self._ready = True
+
+    def _readable(self) -> bool:
+        """Whether the index exists, asked by a read. A read never creates the index: the
+        functions that only search (reconcile's similar-memory finder) may describe and read
+        it but not create it, and until the indexer writes a first document there is
+        nothing to find."""
+        if not self._ready and self._call("index check", self._client.indices.exists, index=self.index_name):
+            self._ready = True
+        return self._ready
 
     # --- writes -------------------------------------------------------------------
 
@@ -221,15 +258,16 @@ class OpenSearchIndex(MemoryIndex):
                 if status >= 300 and status not in tolerated:
                     failures.append(f"{action} {result.get('_id')}: {status} {result.get('error')}")
         if failures:
-            raise IndexUnavailableError(f"OpenSearch refused {len(failures)} operations: {'; '.join(failures[:3])}")
+            raise IndexUnavailableError(
+                explain(f"OpenSearch refused {len(failures)} operations: {'; '.join(failures[:3])}")
+            )
 
     # --- reads --------------------------------------------------------------------
 
     def get(self, family_id: str, memory_ids: Iterable[str]) -> dict[str, IndexDocument]:
         ids = sorted({doc_id(family_id, i) for i in memory_ids})
-        if not ids:
+        if not ids or not self._readable():
             return {}
-        self.ensure_index()
         response = self._call(
             "mget", self._client.mget, index=self.index_name, body={"ids": ids}, _source_excludes=_SOURCE_EXCLUDES
         )
@@ -241,7 +279,8 @@ class OpenSearchIndex(MemoryIndex):
         return found
 
     def documents(self, family_id: str) -> Iterator[IndexDocument]:
-        self.ensure_index()
+        if not self._readable():
+            return
         after: list[Any] | None = None
         while True:
             body: dict[str, Any] = {
@@ -261,16 +300,16 @@ class OpenSearchIndex(MemoryIndex):
 
     def semantic(self, family_id: str, vector: Vector, search_filter: SearchFilter, k: int) -> list[Hit]:
         check_k(k)
-        self.ensure_index()
+        if not self._readable():
+            return []
         body = semantic_query(family_id, vector, search_filter, k)
         response = self._call("k-NN search", self._client.search, index=self.index_name, body=body)
         return self._hits(family_id, response, cosine=True)
 
     def keyword(self, family_id: str, text: str, search_filter: SearchFilter, k: int) -> list[Hit]:
         check_k(k)
-        if not text.strip():
+        if not text.strip() or not self._readable():
             return []
-        self.ensure_index()
         body = keyword_query(family_id, text[:2000], search_filter, k)
         response = self._call("keyword search", self._client.search, index=self.index_name, body=body)
         return self._hits(family_id, response, cosine=False)

@@ -1,0 +1,91 @@
+"""The IAM audit of extraction on its own: Bedrock through a foundation model id and
+through a cross-region inference profile, and the bug the audit was written for (the
+extract role could not read ``entities/`` or ``suppressions/``, so every session after a
+family's first failed in Lambda while every moto test passed)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from botocore.exceptions import ClientError
+
+import family_memory.app.observability  # noqa: F401 - X-Ray's recorder opens a socket at import: before sockets are off
+from conftest import TEST_BUCKET
+from iam_audit import cloud, forget
+from iam_policy import ACCOUNT, REGION, Statement
+
+SESSION = ["Our dog Pepper hates baths.", "We love Thai food."]
+NEXT_SESSION = ["Pepper loves baths now."]
+
+
+@pytest.mark.parametrize(
+    "model",
+    ["anthropic.claude-3-5-haiku-20241022-v1:0", "us.anthropic.claude-3-5-haiku-20241022-v1:0"],
+    ids=["foundation-model", "inference-profile"],
+)
+def test_bedrock_extraction_is_allowed_for_a_model_and_through_an_inference_profile(model: str) -> None:
+    with cloud(ExtractorKind="bedrock", BedrockModelId=model) as c:
+        result = c.extract("s1", SESSION)
+        assert result["status"] == "extracted"
+        assert [str(denial) for denial in c.audit.denied] == []
+        used = {grant.sid for grant in c.audit.used["extract"] if grant.action == "bedrock:InvokeModel"}
+    through_profile = {"ModelsReachedThroughThatInferenceProfileOnly"} if model.startswith("us.") else set()
+    assert used == {"ExtractWithBedrockModel", *through_profile}
+
+
+def _statement(sid: str, action: str, resources: list[str]) -> Statement:
+    return Statement.parse({"Sid": sid, "Effect": "Allow", "Action": action, "Resource": resources}, sid)
+
+
+#: The extract role as it was: sessions, candidates and family.json only.
+BEFORE_THE_FIX = [
+    _statement(
+        "ReadSessionsAndFamilySettings",
+        "s3:GetObject",
+        [f"arn:aws:s3:::{TEST_BUCKET}/families/*/{part}" for part in ("sessions/*", "candidates/*", "family.json")],
+    ),
+    _statement(
+        "WriteCandidatesAndNewFamilySettings",
+        "s3:PutObject",
+        [f"arn:aws:s3:::{TEST_BUCKET}/families/*/{part}" for part in ("candidates/*", "family.json")],
+    ),
+    _statement("MissingKeysAnswer404Not403", "s3:ListBucket", [f"arn:aws:s3:::{TEST_BUCKET}"]),
+    _statement("QueueReconciliation", "sqs:SendMessage", [f"arn:aws:sqs:{REGION}:{ACCOUNT}:ReconcileQueue.fifo"]),
+]
+
+
+def test_with_the_old_extract_policy_the_second_session_fails_loudly_and_writes_nothing() -> None:
+    with cloud(ExtractorKind="offline") as c:
+        c.audit.statements["extract"] = BEFORE_THE_FIX
+        # A family's first session reads no entity and no forget rule: it passed.
+        assert c.extract("s1", SESSION)["status"] == "extracted"
+        c.reconcile()
+        forget(c, "Thai")
+        with pytest.raises(ClientError, match="AccessDenied"):
+            c.extract("s2", NEXT_SESSION)
+        # The invocation fails, so Lambda retries it and then sends it to the dead-letter
+        # queue and its alarm; no candidates file claims the session and nothing is queued.
+        assert c.keys("candidates/s2") == [] and c.receive("ReconcileQueue") == []
+        denied = {(d.function, d.request.action, d.request.resource.rsplit("/", 2)[-2]) for d in c.audit.denied}
+        assert denied <= {("extract", "s3:GetObject", "entities"), ("extract", "s3:GetObject", "suppressions")}
+        assert denied
+
+
+def test_a_model_the_role_may_not_use_is_recorded_and_alarmed_not_retried_in_silence(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with cloud(ExtractorKind="bedrock") as c:
+        c.audit.bedrock_refusal = "AccessDeniedException"
+        capsys.readouterr()
+        result = c.extract("s1", SESSION)
+        alarm = c.stack.resource("ExtractionsFailedAlarm")["Properties"]
+    assert result["status"] == "extraction_failed" and result["reason"].startswith("AccessDeniedException")
+    # The metric the handler publishes is the one the alarm watches.
+    emitted = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith('{"_aws"')]
+    failed = next(doc for doc in emitted if "ExtractionsFailed" in doc)
+    (directive,) = failed["_aws"]["CloudWatchMetrics"]
+    assert failed["ExtractionsFailed"] == [1.0]
+    assert (alarm["Namespace"], alarm["MetricName"]) == (directive["Namespace"], "ExtractionsFailed")
+    assert {d["Name"]: d["Value"] for d in alarm["Dimensions"]} == {k: failed[k] for k in directive["Dimensions"][0]}
+    assert alarm["Threshold"] == 0 and alarm["ComparisonOperator"] == "GreaterThanThreshold"
