@@ -310,9 +310,13 @@ class _Vocabulary:
         self._lengths[: len(self._words)] = [len(w) for w in self.df]
         self._histograms = np.zeros((capacity, _HISTOGRAM_BUCKETS), dtype=np.int16)
         if self._words:
-            codes = np.frombuffer("".join(self.df).encode("utf-32-le"), dtype=np.uint32) & (_HISTOGRAM_BUCKETS - 1)
+            text = "".join(self.df).encode("utf-32-le", "surrogatepass")
+            codes = (np.frombuffer(text, dtype=np.uint32) & (_HISTOGRAM_BUCKETS - 1)).astype(np.intp)
             owners = np.repeat(np.arange(len(self._words)), self._lengths[: len(self._words)])
-            np.add.at(self._histograms, (owners, codes.astype(np.intp)), 1)
+            np.add.at(self._histograms, (owners, codes), 1)
+        #: Which buckets each word uses at all, one bit each: a cheap first cut.
+        self._letters = np.zeros(capacity, dtype=np.uint32)
+        self._letters[: len(self._words)] = _letter_bits(self._histograms[: len(self._words)])
         self._expansions: dict[str, tuple[str, ...]] = {}
 
     def __contains__(self, word: str) -> bool:
@@ -359,10 +363,13 @@ class _Vocabulary:
                 lengths[:slot] = self._lengths[:slot]
                 histograms = np.zeros((grown, _HISTOGRAM_BUCKETS), dtype=np.int16)
                 histograms[:slot] = self._histograms[:slot]
-                self._lengths, self._histograms = lengths, histograms
+                letters = np.zeros(grown, dtype=np.uint32)
+                letters[:slot] = self._letters[:slot]
+                self._lengths, self._histograms, self._letters = lengths, histograms, letters
         self._slot[word] = slot
         self._lengths[slot] = len(word)
         self._histograms[slot] = _histogram(word)
+        self._letters[slot] = _letter_bits(self._histograms[slot : slot + 1])[0]
         self._expansions.clear()
 
     def near(self, word: str, budget: int) -> tuple[str, ...]:
@@ -377,9 +384,15 @@ class _Vocabulary:
             if cached is not None:
                 return cached
             used = len(self._words)
-            candidates = np.flatnonzero(np.abs(self._lengths[:used] - len(word)) <= budget)
+            histogram = _histogram(word)
+            letters = _letter_bits(histogram[None, :])[0]
+            # Each letter one word has and the other lacks costs at least one edit.
+            possible = np.abs(self._lengths[:used] - len(word)) <= budget
+            possible &= np.bitwise_count(self._letters[:used] & ~letters) <= budget
+            possible &= np.bitwise_count(letters & ~self._letters[:used]) <= budget
+            candidates = np.flatnonzero(possible)
             if len(candidates):
-                excess = self._histograms[candidates] - _histogram(word)
+                excess = self._histograms[candidates] - histogram
                 more = np.clip(excess, 0, None).sum(axis=1)
                 fewer = np.clip(-excess, 0, None).sum(axis=1)
                 candidates = candidates[np.maximum(more, fewer) <= budget]
@@ -397,6 +410,14 @@ class _Vocabulary:
                 self._expansions.clear()
             self._expansions[word] = expansion
             return expansion
+
+
+def _letter_bits(histograms: Any) -> Any:
+    """One bit per histogram bucket a word uses."""
+    import numpy as np
+
+    weights = np.left_shift(np.uint32(1), np.arange(_HISTOGRAM_BUCKETS, dtype=np.uint32))
+    return ((histograms > 0).astype(np.uint32) * weights).sum(axis=1, dtype=np.uint32)
 
 
 def _histogram(word: str) -> Any:
@@ -608,6 +629,7 @@ class EmbeddedIndex(MemoryIndex):
         self._local = threading.local()
         self._snapshots: OrderedDict[str, _Snapshot] = OrderedDict()
         self._snapshot_lock = threading.Lock()
+        self._loading: dict[str, threading.Lock] = {}
         self._cached_families = cached_families
         #: Full reads of a family into memory (tests and benchmarks watch it).
         self.loads = 0
@@ -875,7 +897,13 @@ class EmbeddedIndex(MemoryIndex):
             if snapshot is not None and snapshot.version == version:
                 self._snapshots.move_to_end(family_id)
                 return snapshot
-        return self._load(family_id, db)
+            loading = self._loading.setdefault(family_id, threading.Lock())
+        with loading:  # the keyword and semantic searches of one lookup read the family once
+            with self._snapshot_lock:
+                snapshot = self._snapshots.get(family_id)
+            if snapshot is not None and snapshot.version == self._version(db):
+                return snapshot
+            return self._load(family_id, db)
 
     def _load(self, family_id: str, db: sqlite3.Connection) -> _Snapshot:
         """Read the whole family into memory (after another process wrote it, or on first use)."""
