@@ -192,7 +192,8 @@ def test_each_line_gives_summary_age_in_words_and_reference_inside_a_candidates_
     assert lines[0] == LOOKUP_OPEN and lines[-1] == LOOKUP_CLOSE
     assert "candidates to weigh, not facts to repeat" in lines[1]
     assert lines[2] == (
-        f"- Coach Alvarez runs &lt;b&gt;Saturday&lt;/b&gt; practice. (remembered 3 weeks ago) memory://{FAMILY}/{m.id}"
+        '- "Coach Alvarez runs \\u003cb\\u003eSaturday\\u003c/b\\u003e practice." '
+        f"(remembered 3 weeks ago) memory://{FAMILY}/{m.id}"
     )
 
 

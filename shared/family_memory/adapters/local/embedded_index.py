@@ -385,7 +385,7 @@ class _Vocabulary:
                 return cached
             used = len(self._words)
             histogram = _histogram(word)
-            letters = _letter_bits(histogram[None, :])[0]
+            letters = np.uint32(sum(1 << bucket for bucket in {ord(ch) & (_HISTOGRAM_BUCKETS - 1) for ch in word}))
             # Each letter one word has and the other lacks costs at least one edit.
             possible = np.abs(self._lengths[:used] - len(word)) <= budget
             possible &= np.bitwise_count(self._letters[:used] & ~letters) <= budget
@@ -423,8 +423,10 @@ def _letter_bits(histograms: Any) -> Any:
 def _histogram(word: str) -> Any:
     import numpy as np
 
-    codes = np.frombuffer(word.encode("utf-32-le", "surrogatepass"), dtype=np.uint32) & (_HISTOGRAM_BUCKETS - 1)
-    return np.bincount(codes.astype(np.intp), minlength=_HISTOGRAM_BUCKETS).astype(np.int16)
+    counts = [0] * _HISTOGRAM_BUCKETS
+    for ch in word:
+        counts[ord(ch) & (_HISTOGRAM_BUCKETS - 1)] += 1
+    return np.array(counts, dtype=np.int16)
 
 
 class _Columns:

@@ -14,9 +14,10 @@ as a real one does (about 2,400 distinct words at 1,000 memories, 8,400 at
 search has to look through that vocabulary for every message word it does not
 hold. Document vectors are random unit vectors, because an exact scan costs the
 same whatever the values (embedding 50,000 texts first would take minutes and
-measure nothing more). The messages (400 distinct ones, so no cache answers a
-repeated one) name family members with a typo; their query vectors are real
-MiniLM embeddings.
+measure nothing more). The messages (1,500 distinct ones, more than one size's
+timed lookups, so no cached expansion answers a repeated one) name family
+members, one of them with a typo; their query vectors are real MiniLM
+embeddings.
 
 "First lookup after a write" times a lookup right after a one-memory upsert
 (the index carries its in-memory snapshot forward in the writer); "reads the
@@ -203,7 +204,7 @@ def misspell(rng: random.Random, word: str) -> str:
     return word[:at] + word[at + 1] + word[at] + word[at + 2 :]
 
 
-def bench_messages(count: int = 400, seed: int = 13) -> list[str]:
+def bench_messages(count: int = 1500, seed: int = 13) -> list[str]:
     """Distinct messages: a family question naming a family member, and another with a typo."""
     rng = random.Random(seed)
     messages: list[str] = []
