@@ -14,10 +14,10 @@ as a real one does (about 2,400 distinct words at 1,000 memories, 8,400 at
 search has to look through that vocabulary for every message word it does not
 hold. Document vectors are random unit vectors, because an exact scan costs the
 same whatever the values (embedding 50,000 texts first would take minutes and
-measure nothing more). The messages (1,500 distinct ones, more than one size's
-timed lookups, so no cached expansion answers a repeated one) name family
-members, one of them with a typo; their query vectors are real MiniLM
-embeddings.
+measure nothing more). The messages (1,380 distinct ones at 300 runs, more
+than one size's timed lookups, so no cached expansion answers a repeated one)
+name family members, one of them with a typo; their query vectors are real
+MiniLM embeddings.
 
 "First lookup after a write" times a lookup right after a one-memory upsert
 (the index carries its in-memory snapshot forward in the writer); "reads the
@@ -306,7 +306,9 @@ def _retrieval(args: argparse.Namespace) -> int:
 
     print("\n".join(machine()))
     embedder = MiniLMEmbedder()
-    messages = bench_messages()
+    # Enough distinct messages that no size's lookups repeat one (a repeated message's
+    # misspellings would come from the expansion cache).
+    messages = bench_messages(4 * (args.runs + 20) + 100)
     query_vectors = embedder.embed(messages)
     sizes = [int(s) for s in str(args.sizes).split(",") if s]
     print(f"turn-level lookup on the embedded index, one family; {args.runs} timed lookups per row")
