@@ -795,10 +795,9 @@ class EmbeddedIndex(MemoryIndex):
         if base is not None and delta is not None and delta.changes and base.version == before:
             try:
                 snapshot = delta.apply(base, before + 1)
-            except BaseException:
+            except Exception:  # the cache must never fail a write: the next search reads the file
+                log.exception("could not carry the index snapshot forward", extra={"family_id": family_id})
                 self._forget(family_id)
-                db.execute("ROLLBACK")
-                raise
         try:
             db.execute("COMMIT")
         except BaseException:
