@@ -328,7 +328,6 @@ def vocabulary_size(home: Path) -> int:
 def _measure(
     home: Path, size: int, embedder: Embedder, messages: list[str], query_vectors: list[list[float]], runs: int
 ) -> None:
-    import numpy as np
 
     index, catalog, built = build_family(home, size, embedder.dimension)
     start = time.perf_counter()
@@ -367,32 +366,10 @@ def _measure(
     print(f"  keyword engine alone (k=20)   {percentiles(timed(keyword_engine, runs))}")
 
     # One memory written (a new one, with new words), then the next lookup; 40 times.
-    rng = random.Random(size)
+    fresh, _ = synthetic_family(40, embedder.dimension, seed=size + 1)
     loads_before = index.loads
     writes, after = [], []
-    for n in range(40):
-        about, summary, when_to_use = synthetic_memory(rng)
-        vector = np.random.default_rng(n).standard_normal(embedder.dimension).astype(np.float32)
-        vector /= np.linalg.norm(vector)
-        document = IndexDocument(
-            family_id=FAMILY,
-            memory_id=new_ulid(),
-            type=MemoryType.FACT,
-            about=about,
-            summary=summary,
-            when_to_use=when_to_use,
-            body=summary,
-            strength=Strength.SOFT,
-            authority=Authority.USER_EXPLICIT,
-            sensitivity=Sensitivity.NORMAL,
-            status=Status.ACTIVE,
-            valid_until=None,
-            formed_at=NOW,
-            revision=1,
-            embedding_model="bench/random",
-            text_hash=content_hash("bench/random", summary),
-            embedding=vector.tolist(),
-        )
+    for document in fresh:
         start = time.perf_counter()
         index.upsert(FAMILY, [document])
         writes.append(time.perf_counter() - start)
