@@ -607,7 +607,7 @@ class _Delta:
             rows=base.rows,
             masks=OrderedDict(),
         )
-        for search_filter, mask in base.masks.items():
+        for search_filter, mask in list(base.masks.items()):  # a reader may be adding one
             carried = np.zeros(count, dtype=bool)
             carried[: base.count] = mask
             carried[removed_rows] = False
