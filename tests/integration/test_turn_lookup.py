@@ -197,7 +197,9 @@ def test_a_memory_edited_a_moment_ago_is_shown_as_the_catalog_has_it(runtime: Ru
 
 
 def test_the_block_is_capped_at_five_items_and_three_hundred_tokens(runtime: Runtime) -> None:
-    remember(runtime, *[fact(f"Soccer practice detail number {n} for the soccer team.", "Soccer") for n in range(12)])
+    # Short summaries: five lines (each a quoted summary, its age and a reference whose
+    # random ULID takes 15 to 20 tokens) fit in 300 tokens whatever the ids.
+    remember(runtime, *[fact(f"Soccer practice, note {n}.", "Soccer") for n in range(12)])
     result = retrieval_of(runtime).lookup.lookup(FAMILY, "soccer practice")
     assert len(result.items) == 5 and result.tokens <= 300
     assert result.tokens == count_tokens(result.block)
