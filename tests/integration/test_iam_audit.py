@@ -137,6 +137,7 @@ def test_the_search_collection_grants_each_role_only_what_it_uses(lived: Cloud) 
     assert used == {
         ("IndexerFunctionRole", "aoss:DescribeIndex"),
         ("IndexerFunctionRole", "aoss:CreateIndex"),
+        ("IndexerFunctionRole", "aoss:ReadDocument"),
         ("IndexerFunctionRole", "aoss:WriteDocument"),
         ("ReconcileFunctionRole", "aoss:DescribeIndex"),
         ("ReconcileFunctionRole", "aoss:ReadDocument"),
