@@ -5,8 +5,8 @@ VECTORSEARCH collection refuses it), searches that honour the filters, sort and
 shows a write about 10 s later), each write after its own delay so that writes and
 deletes can appear out of order. Time is the engine's own ``now``, moved by ``advance``.
 
-The unit tests drive the adapter through it and the IAM audit's stand-in collection keeps
-its documents in it. It is a model, not OpenSearch: word matching is a plain count of
+The unit tests drive the adapter through it (``RecordingClient``, opensearch-py's surface)
+and the IAM audit's stand-in collection keeps its documents in it. It is a model, not OpenSearch: word matching is a plain count of
 query words found in the text fields (no analysis, no fuzziness)."""
 
 from __future__ import annotations
@@ -148,6 +148,46 @@ class Engine:
                 hit["sort"] = [source[k] for k, _ in keys]
             hits.append(hit)
         return {"hits": {"hits": hits}}
+
+
+class RecordingClient:
+    """opensearch-py's surface as the adapter uses it, answered by an ``Engine`` and
+    recording each request; ``failures`` queues an exception for a request by name."""
+
+    def __init__(self, engine: Engine | None = None, failures: dict[str, list[Exception]] | None = None) -> None:
+        self.engine = engine or Engine()
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+        self.failures = failures or {}
+        self.indices = self
+
+    def _record(self, name: str, kwargs: dict[str, Any]) -> None:
+        self.calls.append((name, kwargs))
+        queued = self.failures.get(name)
+        if queued:
+            raise queued.pop(0)
+
+    def exists(self, **kw: Any) -> bool:
+        self._record("exists", kw)
+        return self.engine.exists
+
+    def create(self, **kw: Any) -> Any:
+        self._record("create", kw)
+        return self.engine.create(kw["body"])
+
+    def get_mapping(self, **kw: Any) -> Any:
+        self._record("get_mapping", kw)
+        return self.engine.get_mapping(kw["index"])
+
+    def bulk(self, **kw: Any) -> Any:
+        self._record("bulk", kw)
+        return self.engine.bulk(kw["body"])
+
+    def search(self, **kw: Any) -> Any:
+        self._record("search", kw)
+        return self.engine.search(kw["body"])
+
+    def names(self) -> list[str]:
+        return [name for name, _ in self.calls]
 
 
 def _sort_key(source: dict[str, Any], keys: list[tuple[str, str]]) -> tuple[Any, ...]:

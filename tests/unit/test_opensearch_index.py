@@ -32,51 +32,11 @@ from family_memory.retrieval.documents import IndexDocument, document_from_memor
 from family_memory.retrieval.index import IndexUnavailableError, SearchFilter
 from family_memory.retrieval.indexer import IndexReport
 from family_memory.retrieval.query_words import MAX_QUERY_WORDS, query_words
-from opensearch_engine import ID_REFUSED, Engine
+from opensearch_engine import ID_REFUSED, Engine, RecordingClient
 
 TODAY = date(2026, 11, 30)
 FAMILY_TERM = {"term": {"family_id": FAMILY}}
 MODEL = "test-model"
-
-
-class RecordingClient:
-    """opensearch-py's surface as the adapter uses it, answered by an ``Engine`` and
-    recording each request; ``failures`` queues an exception for a request by name."""
-
-    def __init__(self, engine: Engine | None = None, failures: dict[str, list[Exception]] | None = None) -> None:
-        self.engine = engine or Engine()
-        self.calls: list[tuple[str, dict[str, Any]]] = []
-        self.failures = failures or {}
-        self.indices = self
-
-    def _record(self, name: str, kwargs: dict[str, Any]) -> None:
-        self.calls.append((name, kwargs))
-        queued = self.failures.get(name)
-        if queued:
-            raise queued.pop(0)
-
-    def exists(self, **kw: Any) -> bool:
-        self._record("exists", kw)
-        return self.engine.exists
-
-    def create(self, **kw: Any) -> Any:
-        self._record("create", kw)
-        return self.engine.create(kw["body"])
-
-    def get_mapping(self, **kw: Any) -> Any:
-        self._record("get_mapping", kw)
-        return self.engine.get_mapping(kw["index"])
-
-    def bulk(self, **kw: Any) -> Any:
-        self._record("bulk", kw)
-        return self.engine.bulk(kw["body"])
-
-    def search(self, **kw: Any) -> Any:
-        self._record("search", kw)
-        return self.engine.search(kw["body"])
-
-    def names(self) -> list[str]:
-        return [name for name, _ in self.calls]
 
 
 def subject(delay: float = 0.0, dimension: int = 2, **kw: Any) -> tuple[OpenSearchIndex, Engine, RecordingClient]:

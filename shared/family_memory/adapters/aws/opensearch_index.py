@@ -388,7 +388,8 @@ class OpenSearchIndex(MemoryIndex):
 
     def delete(self, family_id: str, memory_ids: Iterable[str]) -> None:
         """Every copy the search finds; one written in the last seconds may not be visible yet."""
-        wanted = list(memory_ids)
+        check_family_id(family_id)
+        wanted = [check_memory_id(i) for i in memory_ids]
         if not wanted or not self._readable():
             return
         self._delete_copies([c for copies in self._copies(family_id, wanted).values() for c in copies])
@@ -419,6 +420,7 @@ class OpenSearchIndex(MemoryIndex):
 
     def _scan(self, family_id: str, memory_ids: Iterable[str] | None, source: Any) -> Iterator[dict[str, Any]]:
         """Every hit of ``copies_query``, a memory's copies never split between two pages."""
+        check_family_id(family_id)
         if not self._readable():
             return
         wanted = None if memory_ids is None else set(memory_ids)
@@ -454,6 +456,7 @@ class OpenSearchIndex(MemoryIndex):
         return found
 
     def get(self, family_id: str, memory_ids: Iterable[str]) -> dict[str, IndexDocument]:
+        check_family_id(family_id)
         wanted = sorted({check_memory_id(i) for i in memory_ids})
         if not wanted:
             return {}
@@ -478,9 +481,9 @@ class OpenSearchIndex(MemoryIndex):
 
     def semantic(self, family_id: str, vector: Vector, search_filter: SearchFilter, k: int) -> list[Hit]:
         check_k(k)
+        body = semantic_query(family_id, vector, search_filter, k)
         if not self._readable():
             return []
-        body = semantic_query(family_id, vector, search_filter, k)
         response = self._call("k-NN search", self._client.search, index=self.index_name, body=body)
         return self._hits(family_id, response, k, cosine=True)
 
