@@ -252,18 +252,19 @@ def doomed_copies(existing: Sequence[Copy], revision: int, *, written: bool, for
 
     Why indexer events alone never delete every copy, whatever the interleaving and
     whatever each search missed: each unforced upsert deletes only copies strictly worse
-    than another copy, the one it just wrote (all it deletes are older) or the best one
-    it saw (which it keeps). The best copy ever written has no better copy, so no
-    unforced upsert deletes it; it stays until the memory's file is gone (``delete``)
-    or a rebuild replaces it. Two upserts racing on the same revision both write (each
-    search missed the other's copy); the next event keeps the smaller id and deletes
-    the rest, and two skippers that both see the pair pick the same copy to keep.
+    than another copy: the one it wrote (its deletes are sent only after that write
+    succeeded, and all it deletes are older) or the best one it saw (which it keeps).
+    The best copy ever written has no better copy, so no unforced upsert deletes it;
+    it stays until the memory's file is gone (``delete``) or a rebuild replaces it.
+    Two upserts racing on the same revision both write (each search missed the other's
+    copy); the next event keeps the smaller id and deletes the rest, and two skippers
+    that both see the pair pick the same copy to keep.
 
     A forced upsert writes before it deletes, so it never leaves a memory without its
     own copy. The one sequence that can lose every copy is a rebuild racing an event of
     the same memory inside the visibility window: the event's search shows a copy the
-    rebuild is deleting and ranks it above the rebuild's copy, which it deletes. The
-    rebuild's equivalence report then names the memory missing and the next event or
+    rebuild is deleting and ranks it above the rebuild's copy, which it deletes.
+    ``rebuild-index --check-only`` then names the memory missing and the next event or
     rebuild writes it again; turn-level lookups confirm every hit against the catalog.
     """
     if written:
