@@ -139,14 +139,16 @@ def build_aws(
 def _aws_retrieval(
     settings: Settings, session: Any, store: Store, catalog: Catalog, clock: Clock, client: Any = None
 ) -> Retrieval:
-    from family_memory.adapters.aws.bedrock_embedder import BedrockTitanEmbedder, bedrock_runtime_client
+    from family_memory.adapters.aws.bedrock_embedder import BedrockTitanEmbedder, bedrock_runtime_client, turn_embedder
     from family_memory.adapters.aws.dynamo_embedding_cache import DynamoEmbeddingCache
     from family_memory.adapters.aws.opensearch_index import OpenSearchIndex, opensearch_client
 
+    turns: Embedder | None = None
     if settings.embedder not in (None, "bedrock"):
         embedder = local_embedder(settings.embedder)
     else:
         embedder = BedrockTitanEmbedder(bedrock_runtime_client(session, settings.region))
+        turns = turn_embedder(session, settings.region)
     region = settings.region or session.region_name
     if client is None:
         client = opensearch_client(str(settings.opensearch_endpoint), region, session)
@@ -158,6 +160,7 @@ def _aws_retrieval(
         embedder,
         DynamoEmbeddingCache(session.client("dynamodb"), str(settings.table)),
         _lookup_settings(settings),
+        turn_embedder=turns,
     )
 
 
