@@ -52,6 +52,13 @@ class Runtime:
             total += delivered
 
 
+def retrieval_for(runtime: Runtime) -> Retrieval:
+    """The runtime's retrieval (index, lookup, read tools); an error naming the missing setting without it."""
+    if runtime.retrieval is None:
+        raise InvalidInputError("retrieval is not configured (aws mode needs OPENSEARCH_ENDPOINT)")
+    return runtime.retrieval
+
+
 def _writer(settings: Settings, store: Store, catalog: Catalog, clock: Clock) -> FamilyWriter:
     return FamilyWriter(
         store,
