@@ -46,6 +46,7 @@ from family_memory.card.operations import (
     preview_group,
 )
 from family_memory.card.views import evidence_view, lineage_view, list_memories, open_conflicts, read_memory
+from family_memory.domain.clock import format_utc
 from family_memory.domain.errors import (
     ConflictError,
     InvalidInputError,
@@ -370,7 +371,7 @@ def build_api(runtime: Runtime) -> APIGatewayHttpResolver:
     def evidence(family_id: str, memory_id: str) -> Response[str]:
         family_id, memory_id = check_family_id(family_id), check_memory_id(memory_id)
         view = evidence_view(runtime.store, family_id, memory_id)
-        lines = [{**asdict(line), "recorded_at": line.recorded_at.isoformat()} for line in view.lines]
+        lines = [{**asdict(line), "recorded_at": format_utc(line.recorded_at)} for line in view.lines]
         return json_response(HTTPStatus.OK, {"memory": memory_json(family_id, view.memory), "evidence": lines})
 
     @app.get("/families/<family_id>/memories/<memory_id>/lineage")
