@@ -5,10 +5,7 @@ Session end on AWS only stores the transcript: its S3 event starts extraction.""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -19,18 +16,9 @@ from family_memory.app.bootstrap import Runtime, build_aws
 from family_memory.app.settings import load_settings
 from family_memory.domain.clock import FixedClock
 from formation_helpers import FAMILY, FRIDAY_MORNING, session_json
-from iam_audit import LambdaContext
+from iam_audit import LambdaContext, load_handler
 
-ROOT = Path(__file__).resolve().parents[2]
 OTHER = "fam-okafor"
-
-
-def load_api_handler() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("api_handler_under_test", ROOT / "functions" / "api" / "app.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture
@@ -38,7 +26,7 @@ def invoke(aws: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
     monkeypatch.setenv("POWERTOOLS_TRACE_DISABLED", "true")
     settings = load_settings({}, backend="aws", bucket=TEST_BUCKET, table=TEST_TABLE, region=TEST_REGION)
     rt: Runtime = build_aws(settings, FixedClock(FRIDAY_MORNING), session=aws)
-    module = load_api_handler()
+    module = load_handler("api")
     monkeypatch.setattr(module, "runtime", lambda: rt)
 
     def call(method: str, path: str, body: Any = None, **kw: Any) -> dict[str, Any]:
