@@ -324,3 +324,31 @@ def test_an_unexpected_error_is_500_without_internals(rt: Runtime, monkeypatch: 
 
 def test_an_unknown_route_is_404(rt: Runtime) -> None:
     assert error_of(call(rt, "GET", "/nowhere")) == (404, "no_route", "no route for GET /nowhere")
+
+
+# --- replaying a request changes nothing (DESIGN invariant 4) ------------------------------
+
+
+def test_an_add_retried_with_its_id_adds_one_memory(rt: Runtime, family: dict[str, str]) -> None:
+    memory_id = new_ulid()
+    body = {"id": memory_id, "member_id": "lucia", "type": "preference", "about": "tea", "summary": "Green tea."}
+    first, again = (call(rt, "POST", f"/families/{FAMILY}/memories", body) for _ in range(2))
+    assert first["statusCode"] == again["statusCode"] == 201
+    assert payload(first)["memory"]["id"] == payload(again)["memory"]["id"] == memory_id
+    rows = payload(call(rt, "GET", f"/families/{FAMILY}/memories"))["memories"]
+    assert [r["id"] for r in rows].count(memory_id) == 1 and len(rows) == 3
+    other = call(rt, "POST", f"/families/{FAMILY}/memories", {**body, "summary": "Black coffee."})
+    status, code, message = error_of(other)
+    assert (status, code) == (409, "conflict") and "a new memory needs a new id" in message
+
+
+def test_an_edit_or_a_group_forget_retried_changes_nothing(rt: Runtime, family: dict[str, str]) -> None:
+    edit = {"member_id": "lucia", "summary": "We love Thai and Lao food."}
+    assert call(rt, "PATCH", f"/families/{FAMILY}/memories/{family['thai']}", edit)["statusCode"] == 200
+    status, code, _ = error_of(call(rt, "PATCH", f"/families/{FAMILY}/memories/{family['thai']}", edit))
+    assert (status, code) == (409, "conflict")
+    group = {"member_id": "lucia", "topic": "red-eyes", "confirm": True, "expected_count": 1}
+    assert call(rt, "POST", f"/families/{FAMILY}/forget-group", group)["statusCode"] == 200
+    assert error_of(call(rt, "POST", f"/families/{FAMILY}/forget-group", group))[:2] == (409, "conflict")
+    statuses = sorted(r["status"] for r in payload(call(rt, "GET", f"/families/{FAMILY}/memories"))["memories"])
+    assert statuses == ["active", "retracted", "superseded"]

@@ -392,8 +392,11 @@ def build_api(runtime: Runtime) -> APIGatewayHttpResolver:
     def add(family_id: str) -> Response[str]:
         family_id = check_family_id(family_id)
         member_id, rest = acting(body_object())
+        memory_id = rest.pop("id", None)  # chosen by the caller: a retry with it adds nothing
+        if memory_id is not None and not isinstance(memory_id, str):
+            raise InvalidInputError("id: a memory id (ULID) as a string")
         draft = validate(MemoryDraft, rest, "body")
-        memory = add_memory(runtime.writer, family_id, member_id, draft)
+        memory = add_memory(runtime.writer, family_id, member_id, draft, memory_id=memory_id)
         runtime.drain()
         return json_response(HTTPStatus.CREATED, {"memory": memory_json(family_id, memory)})
 
