@@ -35,16 +35,7 @@ from family_memory.app.observability import logger
 from family_memory.app.sessions import SessionEnd, end_session
 from family_memory.brief.model import BRIEF_TOKEN_CAP, Brief
 from family_memory.brief.render import prompt_block, section_usage
-from family_memory.card.operations import (
-    GroupSelector,
-    MemoryDraft,
-    MemoryEdit,
-    add_memory,
-    edit_memory,
-    forget_group,
-    forget_memory,
-    preview_group,
-)
+from family_memory.card import operations as card
 from family_memory.card.views import evidence_view, lineage_view, list_memories, open_conflicts, read_memory
 from family_memory.domain.clock import format_utc
 from family_memory.domain.errors import (
@@ -395,8 +386,8 @@ def build_api(runtime: Runtime) -> APIGatewayHttpResolver:
         memory_id = rest.pop("id", None)  # chosen by the caller: a retry with it adds nothing
         if memory_id is not None and not isinstance(memory_id, str):
             raise InvalidInputError("id: a memory id (ULID) as a string")
-        draft = validate(MemoryDraft, rest, "body")
-        memory = add_memory(runtime.writer, family_id, member_id, draft, memory_id=memory_id)
+        draft = validate(card.MemoryDraft, rest, "body")
+        memory = card.add_memory(runtime.writer, family_id, member_id, draft, memory_id=memory_id)
         runtime.drain()
         return json_response(HTTPStatus.CREATED, {"memory": memory_json(family_id, memory)})
 
@@ -404,8 +395,8 @@ def build_api(runtime: Runtime) -> APIGatewayHttpResolver:
     def edit(family_id: str, memory_id: str) -> Response[str]:
         family_id, memory_id = check_family_id(family_id), check_memory_id(memory_id)
         member_id, rest = acting(body_object())
-        changes = validate(MemoryEdit, rest, "body")
-        old, new = edit_memory(runtime.writer, family_id, memory_id, member_id, changes)
+        changes = validate(card.MemoryEdit, rest, "body")
+        old, new = card.edit_memory(runtime.writer, family_id, memory_id, member_id, changes)
         runtime.drain()
         return json_response(
             HTTPStatus.OK, {"superseded": memory_json(family_id, old), "memory": memory_json(family_id, new)}
@@ -415,7 +406,7 @@ def build_api(runtime: Runtime) -> APIGatewayHttpResolver:
     def forget(family_id: str, memory_id: str) -> Response[str]:
         family_id, memory_id = check_family_id(family_id), check_memory_id(memory_id)
         request = validate(ForgetRequest, body_object(), "body")
-        memory, rule = forget_memory(runtime.writer, family_id, memory_id, request.member_id, request.reason)
+        memory, rule = card.forget_memory(runtime.writer, family_id, memory_id, request.member_id, request.reason)
         runtime.drain()
         return json_response(
             HTTPStatus.OK,
@@ -431,12 +422,12 @@ def build_api(runtime: Runtime) -> APIGatewayHttpResolver:
         family_id = check_family_id(family_id)
         request = validate(GroupRequest, body_object(), "body")
         selector = validate(
-            GroupSelector,
+            card.GroupSelector,
             {"entity": request.entity, "topic": request.topic, "memory_type": request.type},
             "body",
         )
         if not request.confirm:
-            preview = preview_group(runtime.writer, family_id, selector)
+            preview = card.preview_group(runtime.writer, family_id, selector)
             return json_response(
                 HTTPStatus.OK,
                 {
@@ -449,7 +440,7 @@ def build_api(runtime: Runtime) -> APIGatewayHttpResolver:
             )
         if request.expected_count is None:
             raise InvalidInputError("expected_count: required with confirm (the count the preview showed)")
-        result = forget_group(
+        result = card.forget_group(
             runtime.writer,
             family_id,
             selector,
