@@ -42,6 +42,7 @@ from botocore.exceptions import ClientError
 from botocore.response import StreamingBody
 from opensearchpy.exceptions import AuthorizationException
 
+from api_helpers import api_event, payload
 from conftest import FIXTURES, TEST_BUCKET, TEST_TABLE, serialise_moto_requests
 from family_memory.adapters.aws.dynamo_catalog import table_definition
 from family_memory.adapters.aws.s3_store import S3Store
@@ -76,6 +77,7 @@ FUNCTIONS = {
     "dream_worker": "DreamWorkerFunction",
     "dream_fanout": "DreamFanoutFunction",
     "indexer": "IndexerFunction",
+    "api": "ApiFunction",
 }
 IDEMPOTENCY_TABLE = "family-memory-idempotency"
 COLLECTION_ID = "a1b2c3d4e5f6g7h8i9j0"
@@ -422,18 +424,25 @@ class Cloud:
         settings = load_settings({}, backend="aws", bucket=TEST_BUCKET, table=TEST_TABLE, region=REGION)
         return build_aws(settings, self.clock, session=self.admin)
 
-    def put_session(self, session_id: str, texts: list[str]) -> str:
-        key = f"families/{FAMILY}/sessions/{session_id}.json"
+    def transcript(self, session_id: str, texts: list[str], *, also: tuple[str, str] | None = None) -> bytes:
+        """A finished session: ``texts`` are Lucía's turns; ``also`` adds a turn (member, text) after them."""
         started = self.clock.now() - timedelta(minutes=20)
+        turns = [{"n": n, "role": "user", "member_id": "lucia", "text": t} for n, t in enumerate(texts, 1)]
+        if also is not None:
+            turns.append({"n": len(turns) + 1, "role": "user", "member_id": also[0], "text": also[1]})
         body = {
             "family_id": FAMILY,
             "session_id": session_id,
             "surface": "chat",
             "started_at": started.isoformat().replace("+00:00", "Z"),
             "time_zone": LA,
-            "turns": [{"n": n, "role": "user", "member_id": "lucia", "text": t} for n, t in enumerate(texts, 1)],
+            "turns": turns,
         }
-        self.admin.client("s3").put_object(Bucket=TEST_BUCKET, Key=key, Body=json.dumps(body).encode())
+        return json.dumps(body).encode()
+
+    def put_session(self, session_id: str, texts: list[str]) -> str:
+        key = f"families/{FAMILY}/sessions/{session_id}.json"
+        self.admin.client("s3").put_object(Bucket=TEST_BUCKET, Key=key, Body=self.transcript(session_id, texts))
         return key
 
     def keys(self, prefix: str) -> list[str]:
@@ -466,6 +475,20 @@ class Cloud:
 
     def index(self, keys: list[str]) -> list[Any]:
         return [self.invoke("indexer", object_created(key)) for key in keys]
+
+    def api(self, method: str, path: str, body: Any = None, **kw: Any) -> Any:
+        """One request to the HTTP API, as API Gateway delivers it; returns the JSON body
+        (the response itself is in ``results["api"]``)."""
+        response = self.invoke("api", api_event(method, path, body, **kw))
+        assert response["statusCode"] < 300, f"{method} {path}: {response['statusCode']} {response['body']}"
+        return payload(response)
+
+    def end_session(self, session_id: str, texts: list[str], *, also: tuple[str, str] | None = None) -> Any:
+        """Session end through the API; then extract, as the session's S3 event would start it."""
+        data = self.transcript(session_id, texts, also=also)
+        ended = self.api("POST", f"/families/{FAMILY}/sessions", raw_body=data)
+        assert ended["stored"] and ended["formation"] == "started", ended
+        return self.invoke("extract", object_created(f"families/{FAMILY}/sessions/{session_id}.json"))
 
 
 @contextlib.contextmanager
@@ -503,13 +526,15 @@ class DyingS3Store(S3Store):
 
 
 def forget(c: Cloud, words: str, *, crash: bool = False) -> str:
-    """The family forgets, from the memory card, the memory whose summary holds ``words``.
-    ``crash``: the card's process dies after recording its intent and before writing a
+    """The family forgets, from the memory card (the API function), the memory whose summary
+    holds ``words``. ``crash``: the card's process dies after recording its intent and before writing a
     file, so whichever function takes the family's lease next completes the forget."""
     rt = c.admin_runtime()
     row = next(r for r in rt.catalog.all_rows(FAMILY) if words in r.summary)
     if not crash:
-        forget_memory(rt.writer, FAMILY, row.id, "lucia", "not true any more")
+        body = {"member_id": "lucia", "reason": "not true any more"}
+        forgotten = c.api("POST", f"/families/{FAMILY}/memories/{row.id}/forget", body)
+        assert forgotten["memory"]["status"] == "retracted", forgotten
         return row.id
     dying = FamilyWriter(DyingS3Store(c.admin.client("s3"), TEST_BUCKET), rt.catalog, c.clock)
     with contextlib.suppress(Crash):

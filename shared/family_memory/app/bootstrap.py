@@ -19,6 +19,7 @@ from family_memory.domain.errors import InvalidInputError
 from family_memory.ports.catalog import Catalog
 from family_memory.ports.store import Store
 from family_memory.retrieval.embedding import Embedder
+from family_memory.retrieval.index import IndexUnavailableError
 from family_memory.retrieval.lookup import LookupSettings
 from family_memory.retrieval.service import MEMORY_FILE_KEYS, Retrieval, build_retrieval
 from family_memory.writes.protocol import FamilyWriter
@@ -50,6 +51,14 @@ class Runtime:
             if not delivered:
                 return total
             total += delivered
+
+
+def retrieval_for(runtime: Runtime) -> Retrieval:
+    """The runtime's retrieval (index, lookup, read tools). Without it, search is unavailable
+    (IndexUnavailableError, naming the missing setting): the request was fine, the deployment is not."""
+    if runtime.retrieval is None:
+        raise IndexUnavailableError("retrieval is not configured (aws mode needs OPENSEARCH_ENDPOINT)")
+    return runtime.retrieval
 
 
 def _writer(settings: Settings, store: Store, catalog: Catalog, clock: Clock) -> FamilyWriter:
