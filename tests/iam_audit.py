@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import importlib.util
 import io
 import json
 import random
@@ -31,8 +30,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from hashlib import sha256
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import boto3
@@ -43,8 +40,7 @@ from botocore.response import StreamingBody
 from opensearchpy.exceptions import AuthorizationException
 
 from api_helpers import api_event, payload
-from conftest import FIXTURES, TEST_BUCKET, TEST_TABLE, serialise_moto_requests
-from family_memory.adapters.aws.dynamo_catalog import table_definition
+from conftest import FIXTURES, TEST_BUCKET, TEST_TABLE, fake_credentials, serialise_moto_requests, with_bucket_and_table
 from family_memory.adapters.aws.s3_store import S3Store
 from family_memory.app.bootstrap import Runtime, build_aws
 from family_memory.app.settings import load_settings
@@ -66,9 +62,8 @@ from iam_policy import (
     queue_arn,
     requests_for,
 )
+from lambda_harness import LambdaContext, event, load_handler
 
-ROOT = Path(__file__).resolve().parents[1]
-EVENTS = ROOT / "tests" / "events"
 #: The handlers under audit: functions/<name>/app.py and the template's logical id.
 FUNCTIONS = {
     "extract": "ExtractFunction",
@@ -315,33 +310,6 @@ class SearchClient:
 # --- running the handlers ---------------------------------------------------------------------
 
 
-@dataclass
-class LambdaContext:
-    function_name: str
-    memory_limit_in_mb: int = 512
-    aws_request_id: str = "c6af9ac6-7b61-11e6-9a41-93e812345678"
-
-    @property
-    def invoked_function_arn(self) -> str:
-        return f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:{self.function_name}"
-
-    def get_remaining_time_in_millis(self) -> int:
-        return 300_000
-
-
-def load_handler(function: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"audited_{function}", ROOT / "functions" / function / "app.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def event(name: str) -> dict[str, Any]:
-    loaded: dict[str, Any] = json.loads((EVENTS / name).read_text())
-    return loaded
-
-
 def object_created(key: str) -> dict[str, Any]:
     """EventBridge's "Object Created" event for ``key`` in the memory bucket."""
     created = event("s3_session_object_created.json")
@@ -497,20 +465,10 @@ def cloud(**parameters: str) -> Iterator[Cloud]:
     from moto import mock_aws
 
     with pytest.MonkeyPatch.context() as monkeypatch:
-        for name, value in {
-            "AWS_ACCESS_KEY_ID": "testing",
-            "AWS_SECRET_ACCESS_KEY": "testing",
-            "AWS_SESSION_TOKEN": "testing",
-            "AWS_DEFAULT_REGION": REGION,
-            "AWS_REGION": REGION,
-            "POWERTOOLS_TRACE_DISABLED": "true",
-        }.items():
-            monkeypatch.setenv(name, value)
+        fake_credentials(monkeypatch, POWERTOOLS_TRACE_DISABLED="true")
         serialise_moto_requests()
         with mock_aws():
-            admin = boto3.session.Session(region_name=REGION)
-            admin.client("s3").create_bucket(Bucket=TEST_BUCKET)
-            admin.client("dynamodb").create_table(**table_definition(TEST_TABLE))
+            admin = with_bucket_and_table()
             yield Cloud(admin, parameters, monkeypatch)
 
 

@@ -16,7 +16,7 @@ from family_memory.app.bootstrap import Runtime, build_aws
 from family_memory.app.settings import load_settings
 from family_memory.domain.clock import FixedClock
 from formation_helpers import FAMILY, FRIDAY_MORNING, session_json
-from iam_audit import LambdaContext, load_handler
+from lambda_harness import LambdaContext, load_handler
 
 OTHER = "fam-okafor"
 
