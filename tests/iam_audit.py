@@ -63,6 +63,7 @@ from iam_policy import (
     requests_for,
 )
 from lambda_harness import LambdaContext, event, load_handler
+from opensearch_engine import Engine
 
 #: The handlers under audit: functions/<name>/app.py and the template's logical id.
 FUNCTIONS = {
@@ -208,9 +209,7 @@ class SearchCollection:
     the collection (IAM), then the data access policy for the function's role."""
 
     audit: Audit
-    index_exists: bool = False
-    documents: dict[str, dict[str, Any]] = field(default_factory=dict)
-    versions: dict[str, int] = field(default_factory=dict)
+    engine: Engine = field(default_factory=Engine)
     used_rules: set[tuple[str, str, str]] = field(default_factory=set)
 
     def __post_init__(self) -> None:
@@ -257,54 +256,28 @@ class SearchClient:
 
     def exists(self, *, index: str) -> bool:
         self.collection.authorise(self.function, "aoss:DescribeIndex", index)
-        return self.collection.index_exists
+        return self.collection.engine.exists
+
+    def get_mapping(self, *, index: str) -> dict[str, Any]:
+        self.collection.authorise(self.function, "aoss:DescribeIndex", index)
+        return self.collection.engine.get_mapping(index)
 
     def create(self, *, index: str, body: dict[str, Any]) -> dict[str, Any]:
         self.collection.authorise(self.function, "aoss:CreateIndex", index)
-        self.collection.index_exists = True
-        return {"acknowledged": True}
+        return self.collection.engine.create(body)
 
     def bulk(self, *, body: list[dict[str, Any]]) -> dict[str, Any]:
-        operations = iter(body)
-        items = []
-        for operation in operations:
-            ((action, meta),) = operation.items()
+        lines = iter(body)
+        for line in lines:
+            ((action, meta),) = line.items()
             self.collection.authorise(self.function, "aoss:WriteDocument", meta["_index"])
-            if action == "delete":
-                found = self.collection.documents.pop(meta["_id"], None)
-                self.collection.versions.pop(meta["_id"], None)
-                items.append({"delete": {"_id": meta["_id"], "status": 200 if found else 404}})
-                continue
-            source = next(operations)
-            held = self.collection.versions.get(meta["_id"], 0)
-            if meta["version"] < held:
-                items.append({"index": {"_id": meta["_id"], "status": 409}})
-                continue
-            self.collection.documents[meta["_id"]] = source
-            self.collection.versions[meta["_id"]] = meta["version"]
-            items.append({"index": {"_id": meta["_id"], "status": 201}})
-        return {"errors": any(i[next(iter(i))]["status"] >= 300 for i in items), "items": items}
-
-    def mget(self, *, index: str, body: dict[str, Any], **_: Any) -> dict[str, Any]:
-        self.collection.authorise(self.function, "aoss:ReadDocument", index)
-        docs = self.collection.documents
-        return {"docs": [{"_id": i, "found": i in docs, "_source": docs.get(i, {})} for i in body["ids"]]}
+            if action == "index":
+                next(lines)  # the document
+        return self.collection.engine.bulk(body)
 
     def search(self, *, index: str, body: dict[str, Any]) -> dict[str, Any]:
         self.collection.authorise(self.function, "aoss:ReadDocument", index)
-        query = body["query"]
-        knn = "knn" in query
-        clauses = query["knn"]["embedding"]["filter"]["bool"]["filter"] if knn else query["bool"]["filter"]
-        family = clauses[0]["term"]["family_id"]
-        found = sorted(
-            (source for source in self.collection.documents.values() if source["family_id"] == family),
-            key=lambda source: source["memory_id"],
-        )
-        hits = [
-            {"_source": {k: v for k, v in s.items() if k != "embedding"}, "_score": 1.5, "sort": [s["memory_id"]]}
-            for s in found
-        ]
-        return {"hits": {"hits": hits[: body.get("size", 10)] if "search_after" not in body else []}}
+        return self.collection.engine.search(body)
 
 
 # --- running the handlers ---------------------------------------------------------------------

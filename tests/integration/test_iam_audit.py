@@ -40,7 +40,7 @@ from family_memory.formation.similar import IndexWithRecentCatalog
 from family_memory.formation.suppression_rules import CLAIMS_ONLY
 from family_memory.retrieval.similar import IndexSimilarMemories
 from iam_audit import FAMILY, FUNCTIONS, TEST_BUCKET, Cloud, cloud, event, forget, sqs_event
-from iam_policy import Grant, every_grant
+from iam_policy import ACCOUNT, Grant, Stack, every_grant
 
 FIRST_SESSION = [
     "Our dog Pepper hates baths.",
@@ -164,12 +164,25 @@ def test_the_search_collection_grants_each_role_only_what_it_uses(lived: Cloud) 
     assert used == {
         ("IndexerFunctionRole", "aoss:DescribeIndex"),
         ("IndexerFunctionRole", "aoss:CreateIndex"),
+        ("IndexerFunctionRole", "aoss:ReadDocument"),
         ("IndexerFunctionRole", "aoss:WriteDocument"),
         ("ReconcileFunctionRole", "aoss:DescribeIndex"),
         ("ReconcileFunctionRole", "aoss:ReadDocument"),
         ("ApiFunctionRole", "aoss:DescribeIndex"),
         ("ApiFunctionRole", "aoss:ReadDocument"),
     }
+
+
+def test_the_optional_index_admin_may_do_what_the_indexer_does_and_is_absent_by_default(lived: Cloud) -> None:
+    # rebuild-index runs the indexer's index calls (exists, mapping, create, search, bulk), so the
+    # operator's rule grants what the audit saw the indexer's role use, on the same index.
+    admin = f"arn:aws:iam::{ACCOUNT}:role/family-memory-operator"
+    assert not [rule for rule in lived.collection.rules if admin in rule.principals]
+    granted = Stack(lived.stack.names, {**lived.stack.parameters, "IndexAdminPrincipalArn": admin})
+    (rule,) = [rule for rule in granted.data_access_rules() if admin in rule.principals]
+    (indexer,) = [rule for rule in lived.collection.rules if rule.source.endswith("/indexer")]
+    used = {p for _, role, p in lived.collection.used_rules if role.endswith("/IndexerFunctionRole")}
+    assert set(rule.permissions) == used and rule.resources == indexer.resources
 
 
 def test_the_scenario_walks_every_path_it_claims_to_audit(lived: Cloud) -> None:

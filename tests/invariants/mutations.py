@@ -653,6 +653,24 @@ MUTATIONS: list[Mutation] = [
         [(IDX_EMB, "if stored[1] > document.revision and not force:", "if False:")],
         [T_INDEX, "tests/integration/test_indexer.py"],
     ),
+    m(
+        "4.opensearch-older-revision-written",
+        "4: a late, older event writes no second OpenSearch document beside a newer one",
+        [
+            (
+                IDX_OS,
+                "if force or all(c.revision < document.revision for c in existing.get(memory_id, []))",
+                "if True",
+            )
+        ],
+        [T_OS],
+    ),
+    m(
+        "4.opensearch-cleanup-keeps-the-worst-copy",
+        "4: racing OpenSearch upserts never delete every copy of a memory (each keeps the best copy it saw)",
+        [(IDX_OS, "keep = min(existing, key=lambda c: c.rank)", "keep = max(existing, key=lambda c: c.rank)")],
+        [T_OS],
+    ),
     # --- 5. Crash at any step ----------------------------------------------------------------
     m(
         "5.no-recovery-on-open",

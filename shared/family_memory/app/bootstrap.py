@@ -165,7 +165,7 @@ def _aws_retrieval(
         store,
         catalog,
         clock,
-        OpenSearchIndex(client, embedder.dimension, settings.opensearch_index),
+        OpenSearchIndex(client, embedder.dimension, settings.opensearch_index, embedder.model_id),
         embedder,
         DynamoEmbeddingCache(session.client("dynamodb"), str(settings.table)),
         _lookup_settings(settings),
