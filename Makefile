@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PIP_INSTALL := $(BIN)/pip install --disable-pip-version-check -q -c requirements/constraints.txt
 
-.PHONY: install demo test test-fast lint typecheck template mutations ci bench clean
+.PHONY: install demo serve test test-fast lint typecheck template mutations ci bench clean
 
 $(BIN)/family-memory: pyproject.toml requirements/constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -17,6 +17,9 @@ install: $(BIN)/family-memory
 
 demo: install  ## the walk-through on the embedded local default
 	$(BIN)/family-memory walkthrough
+
+serve: install  ## the HTTP API on this machine (docs/api.md)
+	$(BIN)/family-memory serve
 
 test: install  ## every test (unit, contract on both adapter sets, integration under moto)
 	$(BIN)/python -m pytest

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-import boto3  # noqa: F401 - urllib3 probes IPv6 with a socket at import; do it before sockets are off
+import boto3
 import pytest
 
 import family_memory.app.observability  # noqa: F401 - X-Ray's recorder opens a UDP socket at import
@@ -56,24 +56,33 @@ def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
     """moto's in-process AWS with the project's bucket and table created."""
     from moto import mock_aws
 
+    fake_credentials(monkeypatch)
+    serialise_moto_requests()
+    with mock_aws():
+        yield with_bucket_and_table()
+
+
+def fake_credentials(monkeypatch: pytest.MonkeyPatch, **more: str) -> None:
+    """Credentials and region for moto (never real ones), plus any ``more`` variables."""
     for name, value in {
         "AWS_ACCESS_KEY_ID": "testing",
         "AWS_SECRET_ACCESS_KEY": "testing",
         "AWS_SESSION_TOKEN": "testing",
         "AWS_DEFAULT_REGION": TEST_REGION,
         "AWS_REGION": TEST_REGION,
+        **more,
     }.items():
         monkeypatch.setenv(name, value)
-    serialise_moto_requests()
-    with mock_aws():
-        import boto3
 
-        from family_memory.adapters.aws.dynamo_catalog import table_definition
 
-        session = boto3.session.Session(region_name=TEST_REGION)
-        session.client("s3").create_bucket(Bucket=TEST_BUCKET)
-        session.client("dynamodb").create_table(**table_definition(TEST_TABLE))
-        yield session
+def with_bucket_and_table() -> boto3.session.Session:
+    """A boto3 session on moto with the project's bucket and table created (inside ``mock_aws``)."""
+    from family_memory.adapters.aws.dynamo_catalog import table_definition
+
+    session = boto3.session.Session(region_name=TEST_REGION)
+    session.client("s3").create_bucket(Bucket=TEST_BUCKET)
+    session.client("dynamodb").create_table(**table_definition(TEST_TABLE))
+    return session
 
 
 @dataclass

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import importlib.util
 import io
 import json
 import random
@@ -31,8 +30,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from hashlib import sha256
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import boto3
@@ -42,8 +39,8 @@ from botocore.exceptions import ClientError
 from botocore.response import StreamingBody
 from opensearchpy.exceptions import AuthorizationException
 
-from conftest import FIXTURES, TEST_BUCKET, TEST_TABLE, serialise_moto_requests
-from family_memory.adapters.aws.dynamo_catalog import table_definition
+from api_helpers import api_event, payload
+from conftest import FIXTURES, TEST_BUCKET, TEST_TABLE, fake_credentials, serialise_moto_requests, with_bucket_and_table
 from family_memory.adapters.aws.s3_store import S3Store
 from family_memory.app.bootstrap import Runtime, build_aws
 from family_memory.app.settings import load_settings
@@ -65,9 +62,9 @@ from iam_policy import (
     queue_arn,
     requests_for,
 )
+from lambda_harness import LambdaContext, event, load_handler
+from opensearch_engine import Engine
 
-ROOT = Path(__file__).resolve().parents[1]
-EVENTS = ROOT / "tests" / "events"
 #: The handlers under audit: functions/<name>/app.py and the template's logical id.
 FUNCTIONS = {
     "extract": "ExtractFunction",
@@ -76,6 +73,7 @@ FUNCTIONS = {
     "dream_worker": "DreamWorkerFunction",
     "dream_fanout": "DreamFanoutFunction",
     "indexer": "IndexerFunction",
+    "api": "ApiFunction",
 }
 IDEMPOTENCY_TABLE = "family-memory-idempotency"
 COLLECTION_ID = "a1b2c3d4e5f6g7h8i9j0"
@@ -211,9 +209,7 @@ class SearchCollection:
     the collection (IAM), then the data access policy for the function's role."""
 
     audit: Audit
-    index_exists: bool = False
-    documents: dict[str, dict[str, Any]] = field(default_factory=dict)
-    versions: dict[str, int] = field(default_factory=dict)
+    engine: Engine = field(default_factory=Engine)
     used_rules: set[tuple[str, str, str]] = field(default_factory=set)
 
     def __post_init__(self) -> None:
@@ -260,84 +256,31 @@ class SearchClient:
 
     def exists(self, *, index: str) -> bool:
         self.collection.authorise(self.function, "aoss:DescribeIndex", index)
-        return self.collection.index_exists
+        return self.collection.engine.exists
+
+    def get_mapping(self, *, index: str) -> dict[str, Any]:
+        self.collection.authorise(self.function, "aoss:DescribeIndex", index)
+        return self.collection.engine.get_mapping(index)
 
     def create(self, *, index: str, body: dict[str, Any]) -> dict[str, Any]:
         self.collection.authorise(self.function, "aoss:CreateIndex", index)
-        self.collection.index_exists = True
-        return {"acknowledged": True}
+        return self.collection.engine.create(body)
 
     def bulk(self, *, body: list[dict[str, Any]]) -> dict[str, Any]:
-        operations = iter(body)
-        items = []
-        for operation in operations:
-            ((action, meta),) = operation.items()
+        lines = iter(body)
+        for line in lines:
+            ((action, meta),) = line.items()
             self.collection.authorise(self.function, "aoss:WriteDocument", meta["_index"])
-            if action == "delete":
-                found = self.collection.documents.pop(meta["_id"], None)
-                self.collection.versions.pop(meta["_id"], None)
-                items.append({"delete": {"_id": meta["_id"], "status": 200 if found else 404}})
-                continue
-            source = next(operations)
-            held = self.collection.versions.get(meta["_id"], 0)
-            if meta["version"] < held:
-                items.append({"index": {"_id": meta["_id"], "status": 409}})
-                continue
-            self.collection.documents[meta["_id"]] = source
-            self.collection.versions[meta["_id"]] = meta["version"]
-            items.append({"index": {"_id": meta["_id"], "status": 201}})
-        return {"errors": any(i[next(iter(i))]["status"] >= 300 for i in items), "items": items}
-
-    def mget(self, *, index: str, body: dict[str, Any], **_: Any) -> dict[str, Any]:
-        self.collection.authorise(self.function, "aoss:ReadDocument", index)
-        docs = self.collection.documents
-        return {"docs": [{"_id": i, "found": i in docs, "_source": docs.get(i, {})} for i in body["ids"]]}
+            if action == "index":
+                next(lines)  # the document
+        return self.collection.engine.bulk(body)
 
     def search(self, *, index: str, body: dict[str, Any]) -> dict[str, Any]:
         self.collection.authorise(self.function, "aoss:ReadDocument", index)
-        query = body["query"]
-        knn = "knn" in query
-        clauses = query["knn"]["embedding"]["filter"]["bool"]["filter"] if knn else query["bool"]["filter"]
-        family = clauses[0]["term"]["family_id"]
-        found = sorted(
-            (source for source in self.collection.documents.values() if source["family_id"] == family),
-            key=lambda source: source["memory_id"],
-        )
-        hits = [
-            {"_source": {k: v for k, v in s.items() if k != "embedding"}, "_score": 1.5, "sort": [s["memory_id"]]}
-            for s in found
-        ]
-        return {"hits": {"hits": hits[: body.get("size", 10)] if "search_after" not in body else []}}
+        return self.collection.engine.search(body)
 
 
 # --- running the handlers ---------------------------------------------------------------------
-
-
-@dataclass
-class LambdaContext:
-    function_name: str
-    memory_limit_in_mb: int = 512
-    aws_request_id: str = "c6af9ac6-7b61-11e6-9a41-93e812345678"
-
-    @property
-    def invoked_function_arn(self) -> str:
-        return f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:{self.function_name}"
-
-    def get_remaining_time_in_millis(self) -> int:
-        return 300_000
-
-
-def load_handler(function: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"audited_{function}", ROOT / "functions" / function / "app.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def event(name: str) -> dict[str, Any]:
-    loaded: dict[str, Any] = json.loads((EVENTS / name).read_text())
-    return loaded
 
 
 def object_created(key: str) -> dict[str, Any]:
@@ -422,18 +365,25 @@ class Cloud:
         settings = load_settings({}, backend="aws", bucket=TEST_BUCKET, table=TEST_TABLE, region=REGION)
         return build_aws(settings, self.clock, session=self.admin)
 
-    def put_session(self, session_id: str, texts: list[str]) -> str:
-        key = f"families/{FAMILY}/sessions/{session_id}.json"
+    def transcript(self, session_id: str, texts: list[str], *, also: tuple[str, str] | None = None) -> bytes:
+        """A finished session: ``texts`` are Lucía's turns; ``also`` adds a turn (member, text) after them."""
         started = self.clock.now() - timedelta(minutes=20)
+        turns = [{"n": n, "role": "user", "member_id": "lucia", "text": t} for n, t in enumerate(texts, 1)]
+        if also is not None:
+            turns.append({"n": len(turns) + 1, "role": "user", "member_id": also[0], "text": also[1]})
         body = {
             "family_id": FAMILY,
             "session_id": session_id,
             "surface": "chat",
             "started_at": started.isoformat().replace("+00:00", "Z"),
             "time_zone": LA,
-            "turns": [{"n": n, "role": "user", "member_id": "lucia", "text": t} for n, t in enumerate(texts, 1)],
+            "turns": turns,
         }
-        self.admin.client("s3").put_object(Bucket=TEST_BUCKET, Key=key, Body=json.dumps(body).encode())
+        return json.dumps(body).encode()
+
+    def put_session(self, session_id: str, texts: list[str]) -> str:
+        key = f"families/{FAMILY}/sessions/{session_id}.json"
+        self.admin.client("s3").put_object(Bucket=TEST_BUCKET, Key=key, Body=self.transcript(session_id, texts))
         return key
 
     def keys(self, prefix: str) -> list[str]:
@@ -467,6 +417,20 @@ class Cloud:
     def index(self, keys: list[str]) -> list[Any]:
         return [self.invoke("indexer", object_created(key)) for key in keys]
 
+    def api(self, method: str, path: str, body: Any = None, **kw: Any) -> Any:
+        """One request to the HTTP API, as API Gateway delivers it; returns the JSON body
+        (the response itself is in ``results["api"]``)."""
+        response = self.invoke("api", api_event(method, path, body, **kw))
+        assert response["statusCode"] < 300, f"{method} {path}: {response['statusCode']} {response['body']}"
+        return payload(response)
+
+    def end_session(self, session_id: str, texts: list[str], *, also: tuple[str, str] | None = None) -> Any:
+        """Session end through the API; then extract, as the session's S3 event would start it."""
+        data = self.transcript(session_id, texts, also=also)
+        ended = self.api("POST", f"/families/{FAMILY}/sessions", raw_body=data)
+        assert ended["stored"] and ended["formation"] == "started", ended
+        return self.invoke("extract", object_created(f"families/{FAMILY}/sessions/{session_id}.json"))
+
 
 @contextlib.contextmanager
 def cloud(**parameters: str) -> Iterator[Cloud]:
@@ -474,20 +438,10 @@ def cloud(**parameters: str) -> Iterator[Cloud]:
     from moto import mock_aws
 
     with pytest.MonkeyPatch.context() as monkeypatch:
-        for name, value in {
-            "AWS_ACCESS_KEY_ID": "testing",
-            "AWS_SECRET_ACCESS_KEY": "testing",
-            "AWS_SESSION_TOKEN": "testing",
-            "AWS_DEFAULT_REGION": REGION,
-            "AWS_REGION": REGION,
-            "POWERTOOLS_TRACE_DISABLED": "true",
-        }.items():
-            monkeypatch.setenv(name, value)
+        fake_credentials(monkeypatch, POWERTOOLS_TRACE_DISABLED="true")
         serialise_moto_requests()
         with mock_aws():
-            admin = boto3.session.Session(region_name=REGION)
-            admin.client("s3").create_bucket(Bucket=TEST_BUCKET)
-            admin.client("dynamodb").create_table(**table_definition(TEST_TABLE))
+            admin = with_bucket_and_table()
             yield Cloud(admin, parameters, monkeypatch)
 
 
@@ -503,13 +457,15 @@ class DyingS3Store(S3Store):
 
 
 def forget(c: Cloud, words: str, *, crash: bool = False) -> str:
-    """The family forgets, from the memory card, the memory whose summary holds ``words``.
-    ``crash``: the card's process dies after recording its intent and before writing a
+    """The family forgets, from the memory card (the API function), the memory whose summary
+    holds ``words``. ``crash``: the card's process dies after recording its intent and before writing a
     file, so whichever function takes the family's lease next completes the forget."""
     rt = c.admin_runtime()
     row = next(r for r in rt.catalog.all_rows(FAMILY) if words in r.summary)
     if not crash:
-        forget_memory(rt.writer, FAMILY, row.id, "lucia", "not true any more")
+        body = {"member_id": "lucia", "reason": "not true any more"}
+        forgotten = c.api("POST", f"/families/{FAMILY}/memories/{row.id}/forget", body)
+        assert forgotten["memory"]["status"] == "retracted", forgotten
         return row.id
     dying = FamilyWriter(DyingS3Store(c.admin.client("s3"), TEST_BUCKET), rt.catalog, c.clock)
     with contextlib.suppress(Crash):

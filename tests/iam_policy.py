@@ -129,6 +129,8 @@ class Stack:
         if fn.name == "Equals":
             left, right = self.resolve(fn.value)
             return str(left) == str(right)
+        if fn.name == "And":
+            return all(self.resolve(fn.value))
         if fn.name == "Not":
             return not self.resolve(fn.value)[0]
         if fn.name == "Condition":

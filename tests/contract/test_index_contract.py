@@ -6,8 +6,9 @@ real collection uses a fresh index and deletes it afterwards."""
 from __future__ import annotations
 
 import os
+import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import date
 from pathlib import Path
 
@@ -35,6 +36,15 @@ class Subject:
         if self._settle:
             self.index.wait_until_searchable(family_id, ids)  # type: ignore[attr-defined]
 
+    def eventually(self, check: Callable[[], bool], timeout: float = 60.0) -> bool:
+        """``check()``, once for the embedded index (its writes are read at once); against a
+        real collection, retried until it holds or ``timeout`` passes (a write reaches
+        search about 10 s later, a delete too)."""
+        deadline = time.monotonic() + (timeout if self._settle else 0.0)
+        while not check() and time.monotonic() < deadline:
+            time.sleep(1.0)
+        return check()
+
 
 @pytest.fixture(params=["embedded", "opensearch"])
 def subject(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Subject]:
@@ -51,7 +61,7 @@ def subject(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Subject]
 
     client = opensearch_client(ENDPOINT, os.environ["AWS_REGION"])
     name = f"family-memories-contract-{uuid.uuid4().hex[:8]}"
-    index = OpenSearchIndex(client, embedder.dimension, name)
+    index = OpenSearchIndex(client, embedder.dimension, name, embedder.model_id)
     try:
         yield Subject(index, settle=True)
     finally:
@@ -170,12 +180,14 @@ def test_an_older_revision_never_replaces_a_newer_one_unless_forced(subject: Sub
     m = memory(summary="Revision one.")
     newer = m.evolve(revision=3, summary="Revision three.")
     subject.index.upsert(FAMILY, [doc(m=newer)])
-    subject.index.upsert(FAMILY, [doc(m=m)])
+    subject.index.upsert(FAMILY, [doc(m=m)])  # a late event (a real collection may not show revision 3 yet)
     subject.settle(FAMILY, [m.id])
     assert subject.index.get(FAMILY, [m.id])[m.id].revision == 3
     subject.index.upsert(FAMILY, [doc(m=newer)])  # the same revision again is fine (a duplicate event)
+    assert subject.index.get(FAMILY, [m.id])[m.id].revision == 3
     subject.index.upsert(FAMILY, [doc(m=m)], force=True)  # a rebuild from the files wins
-    assert subject.index.get(FAMILY, [m.id])[m.id].revision == 1
+    assert subject.eventually(lambda: subject.index.revisions(FAMILY) == {m.id: 1})
+    assert subject.eventually(lambda: subject.index.duplicates(FAMILY) == {})  # one document per memory
 
 
 def test_delete_removes_documents_and_ignores_absent_ones(subject: Subject) -> None:
@@ -183,7 +195,9 @@ def test_delete_removes_documents_and_ignores_absent_ones(subject: Subject) -> N
     subject.index.upsert(FAMILY, [kept, gone])
     subject.settle(FAMILY, [kept.memory_id, gone.memory_id])
     subject.index.delete(FAMILY, [gone.memory_id, new_ulid()])
-    assert set(subject.index.get(FAMILY, [kept.memory_id, gone.memory_id])) == {kept.memory_id}
+    assert subject.eventually(
+        lambda: set(subject.index.get(FAMILY, [kept.memory_id, gone.memory_id])) == {kept.memory_id}
+    )
 
 
 def test_a_family_with_no_documents_finds_nothing(subject: Subject) -> None:

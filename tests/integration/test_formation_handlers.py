@@ -5,14 +5,12 @@ failures; Powertools idempotency on redelivery."""
 from __future__ import annotations
 
 import copy
-import importlib.util
 import io
 import json
 import logging
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -30,31 +28,10 @@ from family_memory.domain.okf import parse_memory
 from family_memory.formation.queue import ReconcileRequest
 from family_memory.formation.service import read_document
 from formation_helpers import FAMILY, FRIDAY_MORNING, session_json
+from lambda_harness import EVENTS, LambdaContext, load_handler
 
-ROOT = Path(__file__).resolve().parents[2]
-EVENTS = Path(__file__).resolve().parents[1] / "events"
 IDEMPOTENCY_TABLE = "family-memory-test-idempotency"
 SESSION = "sess-2026-11-27-lucia"
-
-
-@dataclass
-class FakeContext:
-    function_name: str = "reconcile"
-    memory_limit_in_mb: int = 512
-    invoked_function_arn: str = "arn:aws:lambda:us-east-1:123456789012:function:reconcile"
-    aws_request_id: str = "c6af9ac6-7b61-11e6-9a41-93e812345678"
-
-    @staticmethod
-    def get_remaining_time_in_millis() -> int:
-        return 300_000
-
-
-def load_handler(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"function_{name}", ROOT / "functions" / name / "app.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @dataclass
@@ -133,13 +110,13 @@ def test_from_session_upload_to_memory_files_sidecars_and_catalog_rows(stack: St
             ("user", "lucia", "Never book flights before 7am."),
         ]
     )
-    result = stack.extract.handler(event, FakeContext(function_name="extract"))
+    result = stack.extract.handler(event, LambdaContext("extract"))
     assert result["status"] == "extracted" and result["accepted"] == 3 and result["enqueued"]
 
     batch = stack.receive()
     [record] = batch["Records"]
     assert record["attributes"]["MessageGroupId"] == FAMILY
-    assert stack.reconcile.handler(batch, FakeContext()) == {"batchItemFailures": []}
+    assert stack.reconcile.handler(batch, LambdaContext("reconcile")) == {"batchItemFailures": []}
 
     store = S3Store(stack.session.client("s3"), TEST_BUCKET)
     catalog = DynamoCatalog(stack.session.client("dynamodb"), TEST_TABLE)
@@ -160,12 +137,12 @@ def test_from_session_upload_to_memory_files_sidecars_and_catalog_rows(stack: St
 
 
 def test_a_redelivered_message_changes_nothing(stack: Stack) -> None:
-    stack.extract.handler(stack.put_session([("user", "lucia", "We love Thai food.")]), FakeContext())
+    stack.extract.handler(stack.put_session([("user", "lucia", "We love Thai food.")]), LambdaContext("reconcile"))
     batch = stack.receive()
-    first = stack.reconcile.handler(batch, FakeContext())
+    first = stack.reconcile.handler(batch, LambdaContext("reconcile"))
     store = S3Store(stack.session.client("s3"), TEST_BUCKET)
     before = {p: store.read(FAMILY, p).tag for p in store.list(FAMILY)}
-    assert stack.reconcile.handler(batch, FakeContext()) == first == {"batchItemFailures": []}
+    assert stack.reconcile.handler(batch, LambdaContext("reconcile")) == first == {"batchItemFailures": []}
     assert {p: store.read(FAMILY, p).tag for p in store.list(FAMILY)} == before
     items = stack.session.client("dynamodb").scan(TableName=IDEMPOTENCY_TABLE)["Items"]
     assert [item["status"]["S"] for item in items] == ["COMPLETED"]
@@ -173,19 +150,19 @@ def test_a_redelivered_message_changes_nothing(stack: Stack) -> None:
 
 def test_the_same_session_event_twice_extracts_once_and_queues_once(stack: Stack) -> None:
     event = stack.put_session([("user", "lucia", "We love Thai food.")])
-    assert stack.extract.handler(event, FakeContext())["status"] == "extracted"
-    assert stack.extract.handler(event, FakeContext())["status"] == "reused"
+    assert stack.extract.handler(event, LambdaContext("reconcile"))["status"] == "extracted"
+    assert stack.extract.handler(event, LambdaContext("reconcile"))["status"] == "reused"
     assert len(stack.receive()["Records"]) == 1  # FIFO deduplication on (family, session, content hash)
 
 
 def test_a_failed_record_fails_the_rest_of_its_family_but_not_other_families(stack: Stack) -> None:
-    stack.extract.handler(stack.put_session([("user", "lucia", "We love Thai food.")]), FakeContext())
+    stack.extract.handler(stack.put_session([("user", "lucia", "We love Thai food.")]), LambdaContext("reconcile"))
     stack.extract.handler(
-        stack.put_session([("user", "ada", "We love jollof rice.")], "sess-9", "fam-okafor"), FakeContext()
+        stack.put_session([("user", "ada", "We love jollof rice.")], "sess-9", "fam-okafor"), LambdaContext("reconcile")
     )
     good, other = sorted(stack.receive()["Records"], key=lambda r: r["attributes"]["MessageGroupId"] != FAMILY)
     broken = copy.deepcopy(good) | {"messageId": str(uuid.uuid4()), "body": '{"family_id": "fam-rivera"}'}
-    response = stack.reconcile.handler({"Records": [broken, good, other]}, FakeContext())
+    response = stack.reconcile.handler({"Records": [broken, good, other]}, LambdaContext("reconcile"))
     # The broken record fails, and so does the one behind it in the same family (order is kept);
     # the other family's record is reconciled.
     assert {item["itemIdentifier"] for item in response["batchItemFailures"]} == {
@@ -195,7 +172,7 @@ def test_a_failed_record_fails_the_rest_of_its_family_but_not_other_families(sta
     catalog = DynamoCatalog(stack.session.client("dynamodb"), TEST_TABLE)
     assert [row.summary for row in catalog.all_rows("fam-okafor")] == ["The family loves jollof rice."]
     assert list(catalog.all_rows(FAMILY)) == []
-    assert stack.reconcile.handler({"Records": [good]}, FakeContext()) == {"batchItemFailures": []}
+    assert stack.reconcile.handler({"Records": [good]}, LambdaContext("reconcile")) == {"batchItemFailures": []}
     assert [row.summary for row in catalog.all_rows(FAMILY)] == ["The family loves Thai food."]
 
 
@@ -204,7 +181,7 @@ def test_a_malformed_session_is_refused_and_not_retried(stack: Stack) -> None:
     stack.s3.put_object(Bucket=TEST_BUCKET, Key=key, Body=b"{}")
     event = json.loads((EVENTS / "s3_session_object_created.json").read_text())
     event["detail"]["object"]["key"] = key
-    result = stack.extract.handler(event, FakeContext())
+    result = stack.extract.handler(event, LambdaContext("reconcile"))
     assert result["status"] == "refused" and "family_id" in result["reason"]
     assert stack.receive()["Records"] == []
 
@@ -227,8 +204,8 @@ def test_every_log_line_of_a_run_carries_the_family_and_session(stack: Stack) ->
     previous, level = handler.setStream(buffer), logger.log_level
     logger.setLevel("INFO")
     try:
-        stack.extract.handler(stack.put_session([("user", "lucia", "We love Thai food.")]), FakeContext())
-        stack.reconcile.handler(stack.receive(), FakeContext())
+        stack.extract.handler(stack.put_session([("user", "lucia", "We love Thai food.")]), LambdaContext("reconcile"))
+        stack.reconcile.handler(stack.receive(), LambdaContext("reconcile"))
     finally:
         handler.setStream(previous)
         logger.setLevel(level)
@@ -266,9 +243,9 @@ def test_a_session_bedrock_refuses_is_recorded_as_extraction_failed_and_not_retr
             service_message="Input is too long for requested model.",
             http_status_code=400,
         )
-        result = stack.extract.handler(event, FakeContext(function_name="extract"))
+        result = stack.extract.handler(event, LambdaContext("extract"))
         # A redelivery of the event does not call the model again (the stub has nothing more to give).
-        again = stack.extract.handler(event, FakeContext(function_name="extract"))
+        again = stack.extract.handler(event, LambdaContext("extract"))
         stub.assert_no_pending_responses()
     assert result["status"] == again["status"] == "extraction_failed"
     assert "Input is too long" in result["reason"]
@@ -286,5 +263,5 @@ def test_a_bedrock_server_error_fails_the_invocation_so_the_event_is_retried(sta
     with stub:
         stub.add_client_error("converse", service_error_code="InternalServerException", http_status_code=500)
         with pytest.raises(ExtractionUnavailableError):
-            stack.extract.handler(event, FakeContext(function_name="extract"))
+            stack.extract.handler(event, LambdaContext("extract"))
     assert read_document(S3Store(stack.session.client("s3"), TEST_BUCKET), FAMILY, SESSION) is None

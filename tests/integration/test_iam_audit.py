@@ -5,10 +5,13 @@ function uses (``iam_audit.py`` is the harness; ``iam_policy.py`` the evaluator)
 The scenario walks the realistic paths, each through the function that does it in AWS:
 
 1. a first session is extracted and reconciled; compile; the indexer creates the index
-   and indexes the memory files;
-2. the family forgets a memory from the card; a second forget crashes after recording
-   its intent (the next function to take the lease completes it);
-3. the next day a second session is extracted (it reads the entities and the forget
+   and indexes the memory files; through the API function the agent's backend reads the
+   brief, a turn's lookup and each read tool, and the family lists the card, opens a
+   memory's evidence and adds a memory about someone new;
+2. the family forgets a memory from the card (the API function); a second forget crashes
+   after recording its intent (the next function to take the lease completes it);
+3. the next day a second session ends through the API (a new speaker joins family.json)
+   and is extracted (it reads the entities and the forget
    rules: the grants the extract role lacked; one rule was written by an earlier release,
    without ``claims_only``, so extract reads its memory file to set the subject aside) and reconciled (it completes the crashed
    forget, searches the index, supersedes a memory and patches the brief at once); the
@@ -37,7 +40,7 @@ from family_memory.formation.similar import IndexWithRecentCatalog
 from family_memory.formation.suppression_rules import CLAIMS_ONLY
 from family_memory.retrieval.similar import IndexSimilarMemories
 from iam_audit import FAMILY, FUNCTIONS, TEST_BUCKET, Cloud, cloud, event, forget, sqs_event
-from iam_policy import Grant, every_grant
+from iam_policy import ACCOUNT, Grant, Stack, every_grant
 
 FIRST_SESSION = [
     "Our dog Pepper hates baths.",
@@ -55,13 +58,14 @@ def live(c: Cloud) -> None:
     c.reconcile()
     c.compile([*c.keys("changes/"), f"families/{FAMILY}/candidates/s1.json"])
     c.index(c.keys("memories/"))
+    through_the_api(c)
     thai = forget(c, "Thai")
     forget(c, "flights", crash=True)
     as_written_before_claims_only(c, thai)
 
     c.clock.set(datetime(2026, 12, 1, 17, 0, tzinfo=UTC))  # 09:00 the next day in Los Angeles
     changes, memories = set(c.keys("changes/")), set(c.keys("memories/"))
-    c.extract("s2", SECOND_SESSION)
+    c.end_session("s2", SECOND_SESSION, also=("marco", "Thank you."))
     request = c.receive("ReconcileQueue")
     c.reconcile(request)
     c.reconcile(request)  # SQS delivers at least once
@@ -78,6 +82,29 @@ def live(c: Cloud) -> None:
     with pytest.raises(BatchProcessingError):
         c.reconcile([json.dumps(missing)])
     c.index([f"families/{FAMILY}/memories/{new_ulid()}.md"])
+
+
+def through_the_api(c: Cloud) -> None:
+    """The agent's backend: the brief, a turn's lookup, each read tool, and the family's
+    card (its list, a memory's evidence, a memory added about someone new)."""
+    family = f"/families/{FAMILY}"
+    assert c.api("GET", f"{family}/brief")["compiled"] is True
+    found = c.api("POST", f"{family}/context", {"message": "Does Pepper like baths?"})["items"]
+    pepper = next(item for item in found if "Pepper" in item["summary"])
+    search = c.api("POST", f"{family}/tools/search_memory", {"query": "Pepper baths"})
+    read = c.api("POST", f"{family}/tools/read_memory", {"ref": pepper["ref"]})
+    excerpt = c.api("POST", f"{family}/tools/read_conversation_excerpt", {"ref": f"conv://{FAMILY}/s1#turn=1"})
+    assert [r["status"] for r in (search, read, excerpt)] == ["success"] * 3, (search, read, excerpt)
+    assert c.api("GET", f"{family}/memories")["memories"]
+    assert c.api("GET", f"{family}/memories/{pepper['memory_id']}/evidence")["evidence"]
+    added = {
+        "member_id": "lucia",
+        "type": "preference",
+        "about": "Grandma Rosa's visits",
+        "summary": "Grandma Rosa sleeps in the guest room.",
+        "applies_to": ["Grandma Rosa"],
+    }
+    assert c.api("POST", f"{family}/memories", added)["memory"]["applies_to"]
 
 
 def as_written_before_claims_only(c: Cloud, memory_id: str) -> None:
@@ -137,10 +164,25 @@ def test_the_search_collection_grants_each_role_only_what_it_uses(lived: Cloud) 
     assert used == {
         ("IndexerFunctionRole", "aoss:DescribeIndex"),
         ("IndexerFunctionRole", "aoss:CreateIndex"),
+        ("IndexerFunctionRole", "aoss:ReadDocument"),
         ("IndexerFunctionRole", "aoss:WriteDocument"),
         ("ReconcileFunctionRole", "aoss:DescribeIndex"),
         ("ReconcileFunctionRole", "aoss:ReadDocument"),
+        ("ApiFunctionRole", "aoss:DescribeIndex"),
+        ("ApiFunctionRole", "aoss:ReadDocument"),
     }
+
+
+def test_the_optional_index_admin_may_do_what_the_indexer_does_and_is_absent_by_default(lived: Cloud) -> None:
+    # rebuild-index runs the indexer's index calls (exists, mapping, create, search, bulk), so the
+    # operator's rule grants what the audit saw the indexer's role use, on the same index.
+    admin = f"arn:aws:iam::{ACCOUNT}:role/family-memory-operator"
+    assert not [rule for rule in lived.collection.rules if admin in rule.principals]
+    granted = Stack(lived.stack.names, {**lived.stack.parameters, "IndexAdminPrincipalArn": admin})
+    (rule,) = [rule for rule in granted.data_access_rules() if admin in rule.principals]
+    (indexer,) = [rule for rule in lived.collection.rules if rule.source.endswith("/indexer")]
+    used = {p for _, role, p in lived.collection.used_rules if role.endswith("/IndexerFunctionRole")}
+    assert set(rule.permissions) == used and rule.resources == indexer.resources
 
 
 def test_the_scenario_walks_every_path_it_claims_to_audit(lived: Cloud) -> None:
@@ -161,6 +203,11 @@ def test_the_scenario_walks_every_path_it_claims_to_audit(lived: Cloud) -> None:
     assert results["dream_fanout"] == [{"families": 1, "due": 1, "enqueued": 1}]
     assert results["dream_worker"] == [{"batchItemFailures": []}]
     assert {r["outcome"] for r in results["indexer"]} == {"indexed", "ignored", "removed"}
+    assert [r["statusCode"] for r in results["api"]] == [200] * 7 + [201, 200, 201]
+    assert any(call.startswith("s3.PutObject") and "/sessions/s2.json" in call for call in calls["api"])
+    assert any(call.startswith("s3.PutObject") and call.endswith("/family.json") for call in calls["api"])
+    assert any(call.startswith("s3.PutObject") and call.endswith("/brief.json") for call in calls["api"])
+    assert any(call.startswith("bedrock-runtime.InvokeModel") for call in calls["api"])
 
 
 def test_reconcile_finds_similar_memories_through_the_index_the_indexer_writes(lived: Cloud) -> None:

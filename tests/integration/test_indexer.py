@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from factories import FAMILY
+from family_memory.adapters.aws.opensearch_index import OpenSearchIndex
 from family_memory.adapters.local.events import object_created_event
 from family_memory.app.bootstrap import Runtime
 from family_memory.domain.changes import Action
@@ -18,7 +19,8 @@ from family_memory.domain.clock import FixedClock
 from family_memory.domain.errors import InvalidInputError
 from family_memory.domain.layout import evidence_path, memory_path
 from family_memory.domain.memory import Status
-from family_memory.retrieval.indexer import IndexOutcome
+from family_memory.retrieval.indexer import Indexer, IndexOutcome
+from opensearch_engine import Engine, RecordingClient
 from retrieval_helpers import change, fact, local_runtime, remember, retrieval_of
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -121,3 +123,25 @@ def test_rebuild_removes_documents_without_files_and_reports_differences_first(r
     assert report.extra == [dropped.id] and report.different == {kept.id: ["summary", "revision", "text_hash"]}
     assert indexer.rebuild(FAMILY).consistent
     assert set(retrieval_of(runtime).index.revisions(FAMILY)) == {kept.id}
+
+
+def test_a_stale_copy_in_an_index_with_engine_ids_is_reported_and_a_rebuild_removes_it(runtime: Runtime) -> None:
+    # OpenSearch chooses document ids: a late event whose search missed the newer copy
+    # (NextGen shows writes ~10 s later) leaves a second document for the memory.
+    m = fact("Coach Alvarez runs Saturday practice.", "Coach")
+    remember(runtime, m)
+    newer = change(runtime, m, summary="Coach Alvarez runs Sunday practice now.")
+    retrieval = retrieval_of(runtime)
+    engine = Engine(visibility_delay=10.0)
+    index = OpenSearchIndex(RecordingClient(engine), retrieval.embedder.dimension, "i", retrieval.embedder.model_id)
+    indexer = Indexer(runtime.store, index, retrieval.embeddings)
+    index.upsert(FAMILY, [indexer._document(FAMILY, newer)])
+    index.upsert(FAMILY, [indexer._document(FAMILY, m)])
+    engine.settle()
+    report = indexer.check(FAMILY)
+    assert report.duplicated == {m.id: 2} and not report.consistent
+    assert report.different == {} and report.missing == report.extra == []  # reads keep the newest copy
+    assert any("duplicated" in line for line in report.lines())
+    indexer.rebuild(FAMILY)
+    engine.settle()
+    assert indexer.check(FAMILY).consistent and [c["revision"] for c in engine.copies(m.id)] == [2]

@@ -4,10 +4,8 @@ real-shaped EventBridge "Object Created" event from tests/events/."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import aws_xray_sdk.core  # noqa: F401 - its recorder opens a UDP socket at import: do it at collection, before sockets are off
@@ -25,17 +23,8 @@ from family_memory.domain.layout import evidence_path
 from family_memory.retrieval.index import SearchFilter
 from family_memory.retrieval.service import build_retrieval
 from family_memory.writes.protocol import FamilyWriter
+from lambda_harness import EVENTS, LambdaContext, load_handler
 from retrieval_helpers import hashed
-
-ROOT = Path(__file__).resolve().parents[2]
-EVENTS = ROOT / "tests" / "events"
-
-
-class Context:
-    function_name = "indexer"
-    memory_limit_in_mb = 512
-    invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:indexer"
-    aws_request_id = "c6af9ac6-7b61-11e6-9a41-93e812345678"
 
 
 @pytest.fixture(autouse=True)
@@ -43,14 +32,6 @@ def lambda_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     # No X-Ray daemon in tests.
     monkeypatch.setenv("POWERTOOLS_TRACE_DISABLED", "true")
     monkeypatch.setenv("POWERTOOLS_SERVICE_NAME", "family-memory")
-
-
-def load_handler() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("indexer_app", ROOT / "functions" / "indexer" / "app.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture
@@ -73,11 +54,11 @@ def event_for(path: str) -> dict[str, Any]:
 def test_the_handler_indexes_the_memory_file_named_by_the_event(
     lambda_runtime: Runtime, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    app = load_handler()
+    app = load_handler("indexer")
     monkeypatch.setattr(app, "runtime", lambda: lambda_runtime)
     m = memory(summary="Coach Alvarez runs Saturday practice.")
     lambda_runtime.writer.apply(change_set(add(m)))
-    result = app.handler(event_for(f"memories/{m.id}.md"), Context())
+    result = app.handler(event_for(f"memories/{m.id}.md"), LambdaContext("indexer"))
     assert result == {"key": f"families/{FAMILY}/memories/{m.id}.md", "outcome": "indexed"}
     assert lambda_runtime.retrieval is not None
     hits = lambda_runtime.retrieval.index.keyword(FAMILY, "Alvarez", SearchFilter(), 5)
@@ -89,18 +70,18 @@ def test_the_handler_indexes_the_memory_file_named_by_the_event(
 
 
 def test_the_handler_ignores_evidence_sidecars(lambda_runtime: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:
-    app = load_handler()
+    app = load_handler("indexer")
     monkeypatch.setattr(app, "runtime", lambda: lambda_runtime)
     m = memory()
-    assert app.handler(event_for(evidence_path(m.id)), Context())["outcome"] == "ignored"
+    assert app.handler(event_for(evidence_path(m.id)), LambdaContext("indexer"))["outcome"] == "ignored"
 
 
 def test_a_malformed_event_is_refused_before_anything_is_read(
     lambda_runtime: Runtime, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    app = load_handler()
+    app = load_handler("indexer")
     monkeypatch.setattr(app, "runtime", lambda: lambda_runtime)
     event = event_for("memories/x.md")
     del event["detail"]["object"]
     with pytest.raises(ValidationError):
-        app.handler(event, Context())
+        app.handler(event, LambdaContext("indexer"))

@@ -4,15 +4,12 @@ dream worker and a new brief, partial batch failures, and the compile on ``chang
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
 import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -37,34 +34,9 @@ from family_memory.families import save_family
 from family_memory.lifecycle.dream import dream_family
 from family_memory.lifecycle.schedule import next_local_midnight
 from iam_policy import Stack
+from lambda_harness import LambdaContext, event, load_handler
 
-ROOT = Path(__file__).resolve().parents[2]
-EVENTS = ROOT / "tests" / "events"
 LA = "America/Los_Angeles"
-
-
-@dataclass
-class FakeLambdaContext:
-    function_name: str = "family-memory-test"
-    memory_limit_in_mb: int = 512
-    invoked_function_arn: str = "arn:aws:lambda:us-east-1:123456789012:function:family-memory-test"
-    aws_request_id: str = "c6af9ac6-7b61-11e6-9a41-93e812345678"
-
-    def get_remaining_time_in_millis(self) -> int:
-        return 30_000
-
-
-def load_handler(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"functions_{name}_app", ROOT / "functions" / name / "app.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def event(name: str) -> dict[str, Any]:
-    loaded: dict[str, Any] = json.loads((EVENTS / name).read_text())
-    return loaded
 
 
 @dataclass
@@ -172,13 +144,13 @@ def test_hourly_fan_out_goes_through_sqs_to_the_worker_and_the_new_brief(
     )
     save_family(rt.store, FamilySettings(family_id="fam-new"))
 
-    fanout = load_handler("dream_fanout").handler(event("dream_schedule.json"), FakeLambdaContext())
+    fanout = load_handler("dream_fanout").handler(event("dream_schedule.json"), LambdaContext())
     assert fanout == {"families": 3, "due": 2, "enqueued": 2}
 
     messages = receive_all(cloud)
     assert sorted(json.loads(m["Body"])["family_id"] for m in messages) == ["fam-new", "fam-rivera"]
     capsys.readouterr()
-    result = load_handler("dream_worker").handler(sqs_event(messages), FakeLambdaContext())
+    result = load_handler("dream_worker").handler(sqs_event(messages), LambdaContext())
     assert result == {"batchItemFailures": []}
     emitted = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith('{"_aws"')]
     dreamed = next(doc for doc in emitted if "FamiliesDreamed" in doc)
@@ -195,7 +167,7 @@ def test_hourly_fan_out_goes_through_sqs_to_the_worker_and_the_new_brief(
     assert deps.ledger.get("fam-rivera").last_dream_date == today  # type: ignore[union-attr]
     assert rt.store.exists("fam-new", BRIEF)
     # An hour later nobody is due: each family dreamed for its current date.
-    again = load_handler("dream_fanout").handler(event("dream_schedule.json"), FakeLambdaContext())
+    again = load_handler("dream_fanout").handler(event("dream_schedule.json"), LambdaContext())
     assert again["due"] == 0 and receive_all(cloud) == []
 
 
@@ -208,7 +180,7 @@ def test_worker_reports_only_the_failed_message_of_a_batch(cloud: Cloud) -> None
     worse_record = copy.deepcopy(good["Records"][0])
     worse_record.update(messageId="bad-2", body="not json at all")
     batch = {"Records": [good["Records"][0], bad_record, worse_record]}
-    result = load_handler("dream_worker").handler(batch, FakeLambdaContext())
+    result = load_handler("dream_worker").handler(batch, LambdaContext())
     assert sorted(f["itemIdentifier"] for f in result["batchItemFailures"]) == ["bad-1", "bad-2"]
     assert rt.store.exists("fam-rivera", BRIEF)
 
@@ -243,7 +215,7 @@ def test_compile_dreams_each_family_in_a_batch_once_and_notes_conversations(clou
     records += [compile_record(f"families/fam-rivera/changes/{cs.id}.json") for cs in sets]
     records += [garbage, compile_record("families/fam-rivera/brief.json")]
 
-    result = load_handler("compile").handler({"Records": records}, FakeLambdaContext())
+    result = load_handler("compile").handler({"Records": records}, LambdaContext())
 
     assert result == {"batchItemFailures": [{"itemIdentifier": garbage["messageId"]}]}
     brief = parse_brief(rt.store.read("fam-rivera", BRIEF).data)
@@ -257,7 +229,7 @@ def test_compile_reports_every_message_of_a_family_whose_dream_failed(cloud: Clo
     rt = cloud.runtime()
     rt.store.put("fam-broken", "family.json", b"{not json")
     records = [compile_record(f"families/fam-broken/changes/{new_ulid()}.json") for _ in range(2)]
-    result = load_handler("compile").handler({"Records": records}, FakeLambdaContext())
+    result = load_handler("compile").handler({"Records": records}, LambdaContext())
     assert sorted(f["itemIdentifier"] for f in result["batchItemFailures"]) == sorted(r["messageId"] for r in records)
 
 
@@ -265,7 +237,7 @@ def test_fan_out_without_a_queue_is_a_configuration_error(cloud: Cloud, monkeypa
     monkeypatch.delenv("DREAM_QUEUE_URL")
     bootstrap.runtime.cache_clear()
     with pytest.raises(Exception, match="DREAM_QUEUE_URL"):
-        load_handler("dream_fanout").handler(event("dream_schedule.json"), FakeLambdaContext())
+        load_handler("dream_fanout").handler(event("dream_schedule.json"), LambdaContext())
 
 
 @pytest.mark.parametrize("function", ["compile", "dream_worker"])
@@ -296,7 +268,7 @@ def test_a_family_another_writer_holds_fails_fast_and_the_rest_of_the_batch_is_d
             records.append(record)
             busy += [record] if family == "fam-busy" else []
     started = time.monotonic()
-    result = load_handler(function).handler({"Records": records}, FakeLambdaContext())
+    result = load_handler(function).handler({"Records": records}, LambdaContext())
     elapsed = time.monotonic() - started
 
     assert sorted(f["itemIdentifier"] for f in result["batchItemFailures"]) == sorted(r["messageId"] for r in busy)

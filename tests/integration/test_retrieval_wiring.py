@@ -13,6 +13,7 @@ import pytest
 
 from conftest import TEST_BUCKET, TEST_TABLE
 from factories import FAMILY, OTHER_FAMILY
+from family_memory.adapters.aws.bedrock_embedder import TURN_DEADLINE, TURN_READ_TIMEOUT
 from family_memory.adapters.aws.dynamo_embedding_cache import DynamoEmbeddingCache
 from family_memory.app.bootstrap import build_aws
 from family_memory.app.cli import main
@@ -69,6 +70,11 @@ def test_aws_mode_with_an_endpoint_wires_opensearch_and_titan(aws: Any) -> None:
     assert retrieval is not None
     assert type(retrieval.index).__name__ == "OpenSearchIndex" and retrieval.index.dimension == 512
     assert retrieval.embedder.model_id == "bedrock/amazon.titan-embed-text-v2:0/512"
+    # Turns embed with the same model behind a short deadline; the indexer keeps its patience.
+    turns = retrieval.lookup.embedder
+    assert turns is not retrieval.embedder and turns.model_id == retrieval.embedder.model_id
+    assert getattr(turns, "_deadline", None) == TURN_DEADLINE and getattr(retrieval.embedder, "_deadline", 0) is None
+    assert turns._client.meta.config.read_timeout == TURN_READ_TIMEOUT  # type: ignore[attr-defined]
 
 
 def run_cli(home: Path, *argv: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:

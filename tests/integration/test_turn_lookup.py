@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from factories import FAMILY, OTHER_FAMILY
-from family_memory.adapters.local.embedded_index import STOPWORDS, stem, words
+from family_memory.adapters.local.embedded_index import stem
 from family_memory.app.bootstrap import Runtime
 from family_memory.app.lifecycle import lifecycle_of
 from family_memory.brief.render import render_brief
@@ -24,6 +24,7 @@ from family_memory.domain.tokens import count_tokens
 from family_memory.lifecycle.dream import compile_family
 from family_memory.retrieval.embedding import Embedder, EmbeddingUnavailableError, Vector
 from family_memory.retrieval.lookup import LOOKUP_CLOSE, LOOKUP_OPEN
+from family_memory.retrieval.query_words import STOPWORDS, words
 from retrieval_helpers import change, fact, local_runtime, remember, retrieval_of, set_zone
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)

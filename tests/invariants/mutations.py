@@ -78,6 +78,7 @@ PATCH = "shared/family_memory/brief/patch.py"
 APP_LIFECYCLE = "shared/family_memory/app/lifecycle.py"
 LOOKUP = "shared/family_memory/retrieval/lookup.py"
 TOOLS = "shared/family_memory/retrieval/tools.py"
+API = "shared/family_memory/app/api.py"
 EXTRACTOR = "shared/family_memory/adapters/aws/bedrock_extractor.py"
 
 T_STORE = "tests/contract/test_store_contract.py"
@@ -98,6 +99,7 @@ T_PROPS = "tests/unit/test_brief_properties.py"
 T_PROPS_FULL = f"{T_PROPS}::test_five_thousand_long_unicode_memories_fill_every_budget_without_exceeding_it"
 T_LOADPATCH = "tests/unit/test_brief_load_patch.py"
 T_LOOKUP = "tests/integration/test_turn_lookup.py"
+T_API = "tests/unit/test_api_routes.py"
 T_TOOLS = "tests/integration/test_read_tools.py"
 T_BEDROCK = "tests/integration/test_bedrock_extractor.py"
 T_INV = "tests/invariants"
@@ -115,7 +117,7 @@ MUTATIONS: list[Mutation] = [
                 'return self._families / (check_family_id(family_id) and "all")',
             )
         ],
-        [T_STORE, T_INV],
+        [T_STORE, T_INV, T_API],
     ),
     m(
         "1.s3-key-without-family",
@@ -247,6 +249,12 @@ MUTATIONS: list[Mutation] = [
         "1: a session posted for one family cannot be stored under another",
         [(INTAKE, "if family_id is not None and family_id != transcript.family_id:", "if False:")],
         [T_INTAKE],
+    ),
+    m(
+        "1.api-session-ignores-path-family",
+        "1: a session posted to one family's API path cannot be stored under another",
+        [(API, "ended = end_session(runtime, data, family_id=family_id)", "ended = end_session(runtime, data)")],
+        [T_API],
     ),
     m(
         "1.supplied-candidates-ignore-route-family",
@@ -644,6 +652,24 @@ MUTATIONS: list[Mutation] = [
         "4: a late, older index event never replaces a newer document",
         [(IDX_EMB, "if stored[1] > document.revision and not force:", "if False:")],
         [T_INDEX, "tests/integration/test_indexer.py"],
+    ),
+    m(
+        "4.opensearch-older-revision-written",
+        "4: a late, older event writes no second OpenSearch document beside a newer one",
+        [
+            (
+                IDX_OS,
+                "if force or all(c.revision < document.revision for c in existing.get(memory_id, []))",
+                "if True",
+            )
+        ],
+        [T_OS],
+    ),
+    m(
+        "4.opensearch-cleanup-keeps-the-worst-copy",
+        "4: racing OpenSearch upserts never delete every copy of a memory (each keeps the best copy it saw)",
+        [(IDX_OS, "keep = min(existing, key=lambda c: c.rank)", "keep = max(existing, key=lambda c: c.rank)")],
+        [T_OS],
     ),
     # --- 5. Crash at any step ----------------------------------------------------------------
     m(

@@ -86,3 +86,42 @@ def test_an_answer_without_a_512_vector_is_an_error(client: object) -> None:
 def test_empty_text_is_refused_before_any_call(client: object) -> None:
     with Stubber(client), pytest.raises(InvalidInputError, match="empty"):
         BedrockTitanEmbedder(client).embed_one("   ")
+
+
+class FakeClock:
+    """Time that passes only when the embedder sleeps or a call is made."""
+
+    def __init__(self, per_call: float) -> None:
+        self.now, self.per_call = 0.0, per_call
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+    def monotonic(self) -> float:
+        self.now += self.per_call / 2  # read before and after each call: half a call each time
+        return self.now
+
+
+def test_a_deadline_stops_the_retries_before_a_wait_would_pass_it(client: object) -> None:
+    clock = FakeClock(per_call=0.3)
+    embedder = BedrockTitanEmbedder(
+        client, attempts=6, base_delay=0.2, deadline=1.0, sleep=clock.sleep, monotonic=clock.monotonic
+    )
+    with Stubber(client) as stub:
+        for _ in range(6):
+            stub.add_client_error("invoke_model", "ThrottlingException", "Rate exceeded", 429)
+        with pytest.raises(EmbeddingUnavailableError, match=r"1 s deadline"):
+            embedder.embed_one("text")
+        tried = 6 - len(stub._queue)  # type: ignore[attr-defined]
+    assert 1 < tried < 6 and clock.now <= 1.0 + 0.3
+
+
+def test_without_a_deadline_every_attempt_is_made(client: object) -> None:
+    clock = FakeClock(per_call=0.3)
+    embedder = BedrockTitanEmbedder(client, attempts=4, sleep=clock.sleep, monotonic=clock.monotonic)
+    with Stubber(client) as stub:
+        for _ in range(4):
+            stub.add_client_error("invoke_model", "ThrottlingException", "Rate exceeded", 429)
+        with pytest.raises(EmbeddingUnavailableError, match="ThrottlingException"):
+            embedder.embed_one("text")
+        stub.assert_no_pending_responses()

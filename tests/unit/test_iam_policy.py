@@ -138,7 +138,7 @@ def test_the_template_resolves_per_parameters_and_conditions() -> None:
     own = Stack({"SearchCollection": "abc", "ReconcileQueue": "https://sqs.us-east-1.amazonaws.com/1/q.fifo"})
     assert own.environment("IndexerFunction")["OPENSEARCH_ENDPOINT"] == "https://abc.us-east-1.aoss.amazonaws.com"
     assert own.environment("ExtractFunction")["RECONCILE_QUEUE_URL"] == "https://sqs.us-east-1.amazonaws.com/1/q.fifo"
-    assert {rule.source.split("/")[-1] for rule in own.data_access_rules()} == {"indexer", "reconcile"}
+    assert {rule.source.split("/")[-1] for rule in own.data_access_rules()} == {"indexer", "reconcile", "api"}
     existing = Stack({}, {"OpenSearchEndpoint": "https://existing.example"})
     assert existing.environment("ReconcileFunction")["OPENSEARCH_ENDPOINT"] == "https://existing.example"
     assert existing.data_access_rules() == []  # the stack creates no policy for a collection it does not own

@@ -183,7 +183,7 @@ def test_every_function_that_settles_change_sets_can_patch_the_brief() -> None:
     # Settling a change set writes changes/{id}.json: a function allowed to do that runs a
     # writer, and every writer has the brief patcher (app/lifecycle.py) listening.
     settling = [f for f in functions() if allowed(f, "s3:PutObject", f"{FAMILY_KEYS}/changes/{MEMORY_ID}.json")]
-    assert sorted(settling) == ["CompileFunction", "DreamWorkerFunction", "ReconcileFunction"]
+    assert sorted(settling) == ["ApiFunction", "CompileFunction", "DreamWorkerFunction", "ReconcileFunction"]
     for function in settling:
         missing = [(action, key) for action, key in PATCHER_NEEDS if not allowed(function, action, key)]
         assert missing == [], f"{function} cannot {missing}"

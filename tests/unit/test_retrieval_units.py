@@ -111,3 +111,20 @@ def test_the_minilm_model_loads_from_installed_packages_only() -> None:
     from family_memory.adapters.local.minilm_embedder import model_file, tokenizer_file
 
     assert model_file().is_file() and tokenizer_file().name == "tokenizer.json"
+
+
+def test_a_model_or_tokenizer_file_other_than_the_measured_one_is_refused(tmp_path: Path) -> None:
+    from family_memory.adapters.local.minilm_embedder import (
+        MODEL_SHA256,
+        TOKENIZER_SHA256,
+        model_file,
+        tokenizer_file,
+        verified,
+    )
+
+    assert verified(model_file(), MODEL_SHA256) == model_file()
+    assert verified(tokenizer_file(), TOKENIZER_SHA256) == tokenizer_file()
+    changed = tmp_path / "tokenizer.json"
+    changed.write_bytes(tokenizer_file().read_bytes().replace(b"[PAD]", b"[PAX]", 1))
+    with pytest.raises(RuntimeError, match="not the file all-MiniLM-L6-v2-int8 was measured with"):
+        verified(changed, TOKENIZER_SHA256)

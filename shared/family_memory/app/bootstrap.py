@@ -19,6 +19,7 @@ from family_memory.domain.errors import InvalidInputError
 from family_memory.ports.catalog import Catalog
 from family_memory.ports.store import Store
 from family_memory.retrieval.embedding import Embedder
+from family_memory.retrieval.index import IndexUnavailableError
 from family_memory.retrieval.lookup import LookupSettings
 from family_memory.retrieval.service import MEMORY_FILE_KEYS, Retrieval, build_retrieval
 from family_memory.writes.protocol import FamilyWriter
@@ -50,6 +51,14 @@ class Runtime:
             if not delivered:
                 return total
             total += delivered
+
+
+def retrieval_for(runtime: Runtime) -> Retrieval:
+    """The runtime's retrieval (index, lookup, read tools). Without it, search is unavailable
+    (IndexUnavailableError, naming the missing setting): the request was fine, the deployment is not."""
+    if runtime.retrieval is None:
+        raise IndexUnavailableError("retrieval is not configured (aws mode needs OPENSEARCH_ENDPOINT)")
+    return runtime.retrieval
 
 
 def _writer(settings: Settings, store: Store, catalog: Catalog, clock: Clock) -> FamilyWriter:
@@ -139,14 +148,16 @@ def build_aws(
 def _aws_retrieval(
     settings: Settings, session: Any, store: Store, catalog: Catalog, clock: Clock, client: Any = None
 ) -> Retrieval:
-    from family_memory.adapters.aws.bedrock_embedder import BedrockTitanEmbedder, bedrock_runtime_client
+    from family_memory.adapters.aws.bedrock_embedder import BedrockTitanEmbedder, bedrock_runtime_client, turn_embedder
     from family_memory.adapters.aws.dynamo_embedding_cache import DynamoEmbeddingCache
     from family_memory.adapters.aws.opensearch_index import OpenSearchIndex, opensearch_client
 
+    turns: Embedder | None = None
     if settings.embedder not in (None, "bedrock"):
         embedder = local_embedder(settings.embedder)
     else:
         embedder = BedrockTitanEmbedder(bedrock_runtime_client(session, settings.region))
+        turns = turn_embedder(session, settings.region)
     region = settings.region or session.region_name
     if client is None:
         client = opensearch_client(str(settings.opensearch_endpoint), region, session)
@@ -154,10 +165,11 @@ def _aws_retrieval(
         store,
         catalog,
         clock,
-        OpenSearchIndex(client, embedder.dimension, settings.opensearch_index),
+        OpenSearchIndex(client, embedder.dimension, settings.opensearch_index, embedder.model_id),
         embedder,
         DynamoEmbeddingCache(session.client("dynamodb"), str(settings.table)),
         _lookup_settings(settings),
+        turn_embedder=turns,
     )
 
 

@@ -26,6 +26,7 @@ COMMAND_MODULES = (
     "family_memory.app.commands.formation",
     "family_memory.app.commands.memories",
     "family_memory.app.commands.family",
+    "family_memory.app.commands.serve",
 )
 
 

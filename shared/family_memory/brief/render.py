@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from family_memory.brief.model import SECTION_ORDER, Brief, BriefLine, Section
+from family_memory.brief.model import SECTION_BUDGETS, SECTION_ORDER, Brief, BriefLine, Section
 from family_memory.domain.family import Surface
 from family_memory.domain.literal import one_line
 from family_memory.domain.tokens import count_tokens
@@ -84,6 +84,24 @@ def brief_tokens(brief: Brief, surface: Surface = Surface.CHAT) -> int:
 
 def section_tokens(brief: Brief, section: Section) -> int:
     return count_tokens(render_lines(brief.lines(section)))
+
+
+@dataclass(frozen=True, slots=True)
+class SectionUsage:
+    """How much of its fixed budget one section of the brief uses."""
+
+    section: Section
+    tokens: int
+    budget: int
+    lines: int
+
+
+def section_usage(brief: Brief, surface: Surface = Surface.CHAT) -> list[SectionUsage]:
+    """Each section shown on ``surface``, in order, with its tokens against its budget."""
+    return [
+        SectionUsage(section, section_tokens(brief, section), SECTION_BUDGETS[section], len(brief.lines(section)))
+        for section in sections_for(surface)
+    ]
 
 
 _COMMON = (

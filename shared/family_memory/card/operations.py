@@ -47,7 +47,7 @@ from family_memory.domain.clock import local_date
 from family_memory.domain.errors import ConflictError, InvalidInputError, NotFoundError, PayloadTooLargeError
 from family_memory.domain.evidence import EvidenceRecord
 from family_memory.domain.family import FamilySettings
-from family_memory.domain.ids import check_member_id, new_ulid
+from family_memory.domain.ids import check_member_id, check_memory_id, new_ulid
 from family_memory.domain.layout import FAMILY_SETTINGS
 from family_memory.domain.memory import (
     Attestation,
@@ -301,14 +301,27 @@ def _apply_with_rules(
     return change_ids
 
 
-def add_memory(writer: FamilyWriter, family_id: str, member_id: str, draft: MemoryDraft) -> Memory:
+def add_memory(
+    writer: FamilyWriter, family_id: str, member_id: str, draft: MemoryDraft, *, memory_id: str | None = None
+) -> Memory:
     """A new explicit memory from ``member_id``; its change record's action is ADD.
     The family must exist and know the member; ``valid_until`` must be after the
-    family's local date (InvalidInputError / NotFoundError otherwise, nothing written)."""
+    family's local date (InvalidInputError / NotFoundError otherwise, nothing written).
+
+    ``memory_id``, chosen by the caller, makes a retried add change nothing: when the
+    family already has that memory, added by the same member with the same type, about
+    and summary, it is returned as it is now; a different memory under that id is a
+    ConflictError."""
     actor, family = _actor(writer, family_id, member_id)
+    if memory_id is not None:
+        check_memory_id(memory_id)
     now = writer.clock.now()
     _check_valid_until(draft.valid_until, family, now)
     with writer.open(family_id) as session:
+        if memory_id is not None:
+            replayed = _added_before(session, memory_id, draft, actor)
+            if replayed is not None:
+                return replayed
         directory = EntityDirectory.load(writer.store, family_id, family, now)
         try:
             resolution = directory.resolve(list(draft.applies_to), [])
@@ -324,7 +337,7 @@ def add_memory(writer: FamilyWriter, family_id: str, member_id: str, draft: Memo
         if tag in (None, Sensitivity.NORMAL) and set(resolution.entity_ids) & directory.child_ids():
             tag = Sensitivity.MINORS  # about one of the household's children, whatever was given
         memory = _memory(
-            id=new_ulid(),
+            id=memory_id or new_ulid(),
             type=draft.type,
             about=draft.about,
             summary=draft.summary,
@@ -354,6 +367,21 @@ def add_memory(writer: FamilyWriter, family_id: str, member_id: str, draft: Memo
             )
         )
     return memory
+
+
+def _added_before(session: WriteSession, memory_id: str, draft: MemoryDraft, actor: str) -> Memory | None:
+    """The memory an earlier add with ``memory_id`` made (None if there is none yet)."""
+    try:
+        existing = _read(session, memory_id)
+    except NotFoundError:
+        return None
+    same = (existing.type, existing.about, existing.summary) == (draft.type, draft.about, draft.summary)
+    if not same or actor not in [a.by for a in existing.verified or []]:
+        raise ConflictError(
+            f"memory id {memory_id} is already another memory in family {session.family_id}; "
+            "a new memory needs a new id"
+        )
+    return existing
 
 
 def _memory(**fields: Any) -> Memory:

@@ -104,6 +104,12 @@ class MemoryIndex(ABC):
     def revisions(self, family_id: str) -> dict[str, int]:
         return {doc.memory_id: doc.revision for doc in self.documents(family_id)}
 
+    def duplicates(self, family_id: str) -> dict[str, int]:
+        """Memories held by more than one document, with how many. An index keyed by memory id
+        has none; one whose engine chooses the ids may hold a stale copy for a while, which
+        reads hide (they keep the highest revision) and the memory's next upsert removes."""
+        return {}
+
 
 class IndexUnavailableError(FamilyMemoryError):
     """The search engine could not be reached or refused a request it should accept."""

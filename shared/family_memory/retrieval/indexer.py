@@ -49,17 +49,20 @@ class IndexReport:
     missing: list[str] = field(default_factory=list)
     extra: list[str] = field(default_factory=list)
     different: dict[str, list[str]] = field(default_factory=dict)
+    #: Memories the index holds in more than one document, with how many (a rebuild keeps one).
+    duplicated: dict[str, int] = field(default_factory=dict)
     unreadable: dict[str, str] = field(default_factory=dict)
 
     @property
     def consistent(self) -> bool:
-        return not (self.missing or self.extra or self.different or self.unreadable)
+        return not (self.missing or self.extra or self.different or self.duplicated or self.unreadable)
 
     def lines(self) -> list[str]:
         out = [f"family {self.family_id}: {self.files} memory files, {self.documents} index documents"]
         out += [f"  missing document  {i}" for i in self.missing]
         out += [f"  extra document    {i} (no file)" for i in self.extra]
         out += [f"  differs           {i}: {', '.join(names)}" for i, names in sorted(self.different.items())]
+        out += [f"  duplicated        {i}: {n} documents" for i, n in sorted(self.duplicated.items())]
         out += [f"  unreadable        {p}: {why}" for p, why in sorted(self.unreadable.items())]
         if self.consistent:
             out.append("  equivalent: the index holds the same ids, fields and revisions as the files")
@@ -173,6 +176,7 @@ class Indexer:
         }
         stored = {doc.memory_id: doc.comparable() for doc in self.index.documents(family_id)}
         report.documents = len(stored)
+        report.duplicated = self.index.duplicates(family_id)
         report.missing = sorted(set(expected) - set(stored))
         report.extra = sorted(set(stored) - set(expected))
         for memory_id in sorted(set(expected) & set(stored)):

@@ -48,12 +48,18 @@ def build_retrieval(
     embedder: Embedder,
     cache: EmbeddingCache,
     settings: LookupSettings | None = None,
+    turn_embedder: Embedder | None = None,
 ) -> Retrieval:
+    """``turn_embedder``: the same model as ``embedder`` configured for a conversation's
+    turn (quick to give up); the lookup and the read tools embed queries with it."""
     if index.dimension != embedder.dimension:
         raise ValueError(f"the index holds {index.dimension}-d vectors; the embedder makes {embedder.dimension}-d")
+    turn_embedder = turn_embedder or embedder
+    if (turn_embedder.model_id, turn_embedder.dimension) != (embedder.model_id, embedder.dimension):
+        raise ValueError(f"turns would embed with {turn_embedder.model_id}, the index with {embedder.model_id}")
     embeddings = CachedEmbeddings(embedder, cache)
     zones = FamilyZones(lambda family_id: load_family(store, family_id).time_zone)
-    lookup = TurnLookup(index, embedder, catalog, clock, zones, settings)
+    lookup = TurnLookup(index, turn_embedder, catalog, clock, zones, settings)
     return Retrieval(
         store=store,
         index=index,

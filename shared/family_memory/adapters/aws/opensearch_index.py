@@ -1,30 +1,37 @@
-"""The index on OpenSearch Serverless (a NextGen VECTORSEARCH collection).
-
-NextGen only: document ids are chosen here, and a Classic serverless collection
-refuses client-supplied ids ("Document ID is not supported ..."); that refusal
-fails the write with an IndexUnavailableError that names the likely cause.
+"""The index on OpenSearch Serverless (a VECTORSEARCH or SEARCH collection).
 
 opensearch-py over HTTPS, every request signed with SigV4 for service
 ``aoss``. One index holds every family's documents; the family filter is added
 here, inside the adapter, to every query (as a ``term`` filter inside the k-NN
-clause and inside the keyword query's ``bool``), and document ids are
-``{family_id}.{memory_id}`` (family ids cannot contain a dot), so no request
-can read or overwrite another family's document.
+clause and inside every other query's ``bool``), so no request can read or
+change another family's documents.
 
-Revisions use external versioning (``version_type: external_gte``), so an
-indexer that read an older file and arrives late cannot replace a newer
-document. ``innerproduct`` on unit vectors is cosine similarity; scores are
-converted back to cosine before they leave the adapter.
+**No client-chosen ids.** VECTORSEARCH collections generate every document id
+themselves (a write that names one is refused), so documents are written with
+``_bulk`` ``index`` actions without ``_id`` and found again by their fields:
+each document carries ``family_id``, ``memory_id`` and ``revision``. There is
+no external versioning, so the revision rule is applied here (``upsert``), and
+the index may briefly hold more than one copy of a memory: a write made while
+an older copy was not yet visible to search (NextGen shows a write to search
+about 10 s later), or two indexers writing the same revision at once. Every
+read therefore keeps one copy per memory, the highest revision (then the
+smallest ``_id``), and asks for ``HEADROOM`` extra hits so dropped copies do
+not starve the ``k``; the next event of the memory, or ``rebuild-index``,
+deletes the extra copies (``duplicates`` reports them).
 
-The bodies are built by pure functions (``index_body``, ``semantic_query``,
-``keyword_query``) so tests can check them without an engine; the contract
+``innerproduct`` on unit vectors is cosine similarity; scores are converted
+back to cosine before they leave the adapter. The bodies are built by pure
+functions (``index_body``, ``semantic_query``, ``keyword_query``,
+``copies_query``) so tests can check them without an engine; the contract
 suite runs against a real collection when ``OPENSEARCH_ENDPOINT`` is set.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from family_memory.domain.ids import check_family_id, check_memory_id
@@ -38,15 +45,33 @@ from family_memory.retrieval.index import (
     check_documents,
     check_k,
 )
+from family_memory.retrieval.query_words import query_words
+
+log = logging.getLogger(__name__)
 
 DEFAULT_INDEX = "family-memories"
-#: What a Classic serverless collection answers to a client-supplied document id.
-_CLIENT_IDS_REFUSED = "document id is not supported"
-CLASSIC_COLLECTION_HINT = (
-    "the collection refuses client document ids, so it is probably a Classic VECTORSEARCH collection; "
-    "family-memory needs an OpenSearch Serverless NextGen collection (one in a collection group), "
-    "which accepts them (docs/retrieval.md)"
-)
+#: Hits every search asks for beyond ``k``: copies of one memory are dropped after ranking.
+HEADROOM = 20
+#: Hits per page when a family's documents (or a memory's copies) are listed.
+PAGE = 500
+#: Operations per ``_bulk`` request.
+BULK_CHUNK = 500
+#: Fuzzy terms each query word may expand to, per field. 24 words x 4 fields x 10 terms
+#: = 960 clauses at most, under OpenSearch's default limit of 1,024 with the filters.
+MAX_EXPANSIONS = 10
+MAX_CLAUSES = 1024
+
+KEYWORD_FIELDS = ("family_id", "memory_id", "status", "type", "applies_to", "sensitivity", "strength", "authority")
+TEXT_FIELDS = ("about", "summary", "when_to_use", "body")
+TEXT_BOOSTS = ("about^3", "summary^2", "when_to_use", "body")
+SPACE_TYPE = "innerproduct"
+_SOURCE_EXCLUDES = ["embedding"]
+_IDENTITY = ["family_id", "memory_id", "revision"]
+_ORDER = [{"memory_id": "asc"}, {"revision": "desc"}]
+
+
+class IndexMismatchError(IndexUnavailableError):
+    """The existing index was built for another embedder (dimension, space type or model)."""
 
 
 def _reason(exc: Exception) -> str:
@@ -57,25 +82,8 @@ def _reason(exc: Exception) -> str:
     return f": {str(reason)[:500]}" if reason else ""
 
 
-def explain(message: str) -> str:
-    """OpenSearch's message, with the likely cause added when it is one we know."""
-    if _CLIENT_IDS_REFUSED in message.casefold():
-        return f"{message}; {CLASSIC_COLLECTION_HINT}"
-    return message
-
-
-KEYWORD_FIELDS = ("family_id", "memory_id", "status", "type", "applies_to", "sensitivity", "strength", "authority")
-TEXT_FIELDS = ("about", "summary", "when_to_use", "body")
-TEXT_BOOSTS = ("about^3", "summary^2", "when_to_use", "body")
-_SOURCE_EXCLUDES = ["embedding"]
-
-
-def doc_id(family_id: str, memory_id: str) -> str:
-    return f"{check_family_id(family_id)}.{check_memory_id(memory_id)}"
-
-
-def index_body(dimension: int) -> dict[str, Any]:
-    """Settings and mapping of the memory index."""
+def index_body(dimension: int, embedding_model: str | None = None) -> dict[str, Any]:
+    """Settings and mapping of the memory index; ``_meta`` names the embedding model."""
     properties: dict[str, Any] = {name: {"type": "keyword"} for name in KEYWORD_FIELDS}
     properties.update({name: {"type": "text", "analyzer": "english"} for name in TEXT_FIELDS})
     properties.update(
@@ -91,13 +99,32 @@ def index_body(dimension: int) -> dict[str, Any]:
                 "method": {
                     "name": "hnsw",
                     "engine": "faiss",
-                    "space_type": "innerproduct",
+                    "space_type": SPACE_TYPE,
                     "parameters": {"m": 16, "ef_construction": 128},
                 },
             },
         }
     )
-    return {"settings": {"index": {"knn": True}}, "mappings": {"dynamic": "strict", "properties": properties}}
+    mappings: dict[str, Any] = {"dynamic": "strict", "properties": properties}
+    if embedding_model is not None:
+        mappings["_meta"] = {"embedding_model": embedding_model}
+    return {"settings": {"index": {"knn": True}}, "mappings": mappings}
+
+
+def mapping_problems(mapping: dict[str, Any], dimension: int, embedding_model: str | None) -> list[str]:
+    """Why an existing index cannot take this embedder's vectors (empty: it can)."""
+    vector = mapping.get("properties", {}).get("embedding", {})
+    have_dimension = vector.get("dimension")
+    have_space = vector.get("method", {}).get("space_type") or vector.get("space_type") or "l2"
+    problems = []
+    if have_dimension != dimension:
+        problems.append(f"its vectors have {have_dimension} dimensions, the embedder's have {dimension}")
+    if have_space != SPACE_TYPE:
+        problems.append(f"its space type is {have_space}, the adapter needs {SPACE_TYPE}")
+    have_model = (mapping.get("_meta") or {}).get("embedding_model")
+    if embedding_model is not None and have_model is not None and have_model != embedding_model:
+        problems.append(f"it was built with embedding model {have_model}, the embedder is {embedding_model}")
+    return problems
 
 
 def filter_clauses(family_id: str, search_filter: SearchFilter) -> list[dict[str, Any]]:
@@ -128,14 +155,15 @@ def filter_clauses(family_id: str, search_filter: SearchFilter) -> list[dict[str
 
 def semantic_query(family_id: str, vector: Vector, search_filter: SearchFilter, k: int) -> dict[str, Any]:
     """k-NN with the filters inside the k-NN clause (efficient filtering: k eligible hits, not k then filter)."""
+    wanted = k + HEADROOM
     return {
-        "size": k,
+        "size": wanted,
         "_source": {"excludes": _SOURCE_EXCLUDES},
         "query": {
             "knn": {
                 "embedding": {
                     "vector": list(vector),
-                    "k": k,
+                    "k": wanted,
                     "filter": {"bool": {"filter": filter_clauses(family_id, search_filter)}},
                 }
             }
@@ -143,20 +171,26 @@ def semantic_query(family_id: str, vector: Vector, search_filter: SearchFilter, 
     }
 
 
-def keyword_query(family_id: str, text: str, search_filter: SearchFilter, k: int) -> dict[str, Any]:
+def keyword_query(family_id: str, text: str, search_filter: SearchFilter, k: int) -> dict[str, Any] | None:
+    """A fuzzy ``multi_match`` on the message's first distinct non-stop words (None: no such word)."""
+    chosen = query_words(text)
+    if not chosen:
+        return None
     return {
-        "size": k,
+        "size": k + HEADROOM,
         "_source": {"excludes": _SOURCE_EXCLUDES},
         "query": {
             "bool": {
                 "must": [
                     {
                         "multi_match": {
-                            "query": text,
+                            "query": " ".join(chosen),
                             "fields": list(TEXT_BOOSTS),
                             "type": "best_fields",
                             "operator": "or",
                             "fuzziness": "AUTO",
+                            "prefix_length": 1,
+                            "max_expansions": MAX_EXPANSIONS,
                         }
                     }
                 ],
@@ -164,6 +198,19 @@ def keyword_query(family_id: str, text: str, search_filter: SearchFilter, k: int
             }
         },
     }
+
+
+def copies_query(
+    family_id: str, memory_ids: Iterable[str] | None, source: Any, after: list[Any] | None = None
+) -> dict[str, Any]:
+    """Documents of the family (of these memories, when given) in memory-id order, newest copy first."""
+    clauses = filter_clauses(family_id, SearchFilter.any_status())
+    if memory_ids is not None:
+        clauses.append({"terms": {"memory_id": sorted({check_memory_id(i) for i in memory_ids})}})
+    body: dict[str, Any] = {"size": PAGE, "_source": source, "query": {"bool": {"filter": clauses}}, "sort": _ORDER}
+    if after is not None:
+        body["search_after"] = after
+    return body
 
 
 def cosine_from_score(score: float) -> float:
@@ -175,11 +222,76 @@ def _document(source: dict[str, Any]) -> IndexDocument:
     return IndexDocument.model_validate({k: v for k, v in source.items() if k != "embedding"})
 
 
+@dataclass(frozen=True, slots=True)
+class Copy:
+    """One stored document of a memory: the engine's id and the revision it holds."""
+
+    id: str
+    revision: int
+
+    @property
+    def rank(self) -> tuple[int, str]:
+        """Smaller is better: the highest revision, then the smallest id."""
+        return (-self.revision, self.id)
+
+
+def _copy(hit: dict[str, Any]) -> Copy:
+    return Copy(str(hit["_id"]), int(hit["_source"]["revision"]))
+
+
+def doomed_copies(existing: Sequence[Copy], revision: int, *, written: bool, force: bool) -> list[Copy]:
+    """The copies of one memory an upsert deletes, given the copies its search saw.
+
+    Order the copies by ``rank``: a higher revision is better, then a smaller id.
+
+    - Forced (a rebuild from the files, which wrote its copy first): every copy seen.
+    - Written without force: the copies seen with a revision at most the new one. That
+      is every copy seen, all of them older: had one been as new, the upsert would
+      have skipped the write.
+    - Skipped (a copy seen is as new or newer): every copy seen but the best one.
+
+    Why indexer events alone never delete every copy, whatever the interleaving and
+    whatever each search missed: each unforced upsert deletes only copies strictly worse
+    than another copy: the one it wrote (its deletes are sent only after that write
+    succeeded, and all it deletes are older) or the best one it saw (which it keeps).
+    The best copy ever written has no better copy, so no unforced upsert deletes it;
+    it stays until the memory's file is gone (``delete``) or a rebuild replaces it.
+    Two upserts racing on the same revision both write (each search missed the other's
+    copy); the next event keeps the smaller id and deletes the rest, and two skippers
+    that both see the pair pick the same copy to keep.
+
+    A forced upsert writes before it deletes, so it never leaves a memory without its
+    own copy. The one sequence that can lose every copy is a rebuild racing an event of
+    the same memory inside the visibility window: the event's search shows a copy the
+    rebuild is deleting and ranks it above the rebuild's copy, which it deletes.
+    ``rebuild-index --check-only`` then names the memory missing and the next event or
+    rebuild writes it again; turn-level lookups confirm every hit against the catalog.
+    """
+    if written:
+        return [c for c in existing if force or c.revision <= revision]
+    keep = min(existing, key=lambda c: c.rank)
+    return [c for c in existing if c != keep]
+
+
+def _best(hits: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """One hit per memory: its highest revision, then its smallest id (the copy a cleanup keeps)."""
+    best: dict[str, dict[str, Any]] = {}
+    for hit in hits:
+        memory_id = hit["_source"]["memory_id"]
+        held = best.get(memory_id)
+        if held is None or _copy(hit).rank < _copy(held).rank:
+            best[memory_id] = hit
+    return best
+
+
 class OpenSearchIndex(MemoryIndex):
-    def __init__(self, client: Any, dimension: int, index_name: str = DEFAULT_INDEX) -> None:
+    def __init__(
+        self, client: Any, dimension: int, index_name: str = DEFAULT_INDEX, embedding_model: str | None = None
+    ) -> None:
         self._client = client
         self.dimension = dimension
         self.index_name = index_name
+        self.embedding_model = embedding_model
         self._ready = False
 
     def _call(self, what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
@@ -189,21 +301,45 @@ class OpenSearchIndex(MemoryIndex):
         try:
             return fn(*args, **kwargs)
         except (OSConnectionError, TransportError) as exc:
-            raise IndexUnavailableError(explain(f"OpenSearch {what} failed: {exc}{_reason(exc)}")) from exc
+            raise IndexUnavailableError(f"OpenSearch {what} failed: {exc}{_reason(exc)}") from exc
 
     def ensure_index(self) -> None:
-        """Create the index with its mapping if it does not exist yet."""
+        """Create the index with its mapping if it does not exist yet; check an existing one
+        was built for this embedder (its mapping is read once per process)."""
         if self._ready:
             return
         from opensearchpy.exceptions import RequestError
 
-        if not self._call("index check", self._client.indices.exists, index=self.index_name):
+        exists = self._call("index check", self._client.indices.exists, index=self.index_name)
+        if not exists:
             try:
-                self._client.indices.create(index=self.index_name, body=index_body(self.dimension))
+                self._client.indices.create(
+                    index=self.index_name, body=index_body(self.dimension, self.embedding_model)
+                )
             except RequestError as exc:
                 if "resource_already_exists" not in str(exc):
                     raise IndexUnavailableError(f"creating index {self.index_name} failed: {exc}") from exc
+                exists = True  # another indexer created it first: check it as any existing index
+        if exists:
+            self._check_mapping()
         self._ready = True
+
+    def _check_mapping(self) -> None:
+        response = self._call("mapping read", self._client.indices.get_mapping, index=self.index_name)
+        entry: dict[str, Any] = response.get(self.index_name) or next(iter(response.values()), {})
+        mapping = entry.get("mappings", {})
+        problems = mapping_problems(mapping, self.dimension, self.embedding_model)
+        if problems:
+            raise IndexMismatchError(
+                f"index {self.index_name} does not fit the embedder: {'; '.join(problems)}; "
+                "run rebuild-index into a new OPENSEARCH_INDEX (docs/retrieval.md)"
+            )
+        if self.embedding_model is not None and "embedding_model" not in (mapping.get("_meta") or {}):
+            log.warning(
+                "index %s does not record its embedding model; assuming %s",
+                self.index_name,
+                self.embedding_model,
+            )
 
     def _readable(self) -> bool:
         """Whether the index exists, asked by a read. A read never creates the index: the
@@ -217,111 +353,158 @@ class OpenSearchIndex(MemoryIndex):
     # --- writes -------------------------------------------------------------------
 
     def upsert(self, family_id: str, documents: Sequence[IndexDocument], *, force: bool = False) -> None:
+        """One search finds the memories' copies; the documents newer than every copy (all of
+        them when forced) are written, then the copies they replace are deleted by id
+        (see ``doomed_copies``)."""
         check_documents(family_id, documents, self.dimension)
         if not documents:
             return
         self.ensure_index()
-        operations: list[dict[str, Any]] = []
+        chosen: dict[str, IndexDocument] = {}
         for document in documents:
-            _id = doc_id(family_id, document.memory_id)
-            if force:
-                # Files are the truth: drop whatever revision the index holds, then write.
-                operations.append({"delete": {"_index": self.index_name, "_id": _id}})
-            operations.append(
-                {
-                    "index": {
-                        "_index": self.index_name,
-                        "_id": _id,
-                        "version": document.revision,
-                        "version_type": "external_gte",
-                    }
-                }
-            )
-            operations.append(document.model_dump(mode="json"))
-        self._bulk(operations, tolerated={404, 409})
+            held = chosen.get(document.memory_id)
+            if force or held is None or document.revision > held.revision:
+                chosen[document.memory_id] = document
+        existing = self._copies(family_id, list(chosen))
+        written = {
+            memory_id
+            for memory_id, document in chosen.items()
+            if force or all(c.revision < document.revision for c in existing.get(memory_id, []))
+        }
+        self._bulk(
+            [
+                (
+                    f"index {memory_id}",
+                    [{"index": {"_index": self.index_name}}, chosen[memory_id].model_dump(mode="json")],
+                )
+                for memory_id in sorted(written)
+            ]
+        )
+        doomed = [
+            copy
+            for memory_id, copies in existing.items()
+            for copy in doomed_copies(copies, chosen[memory_id].revision, written=memory_id in written, force=force)
+        ]
+        self._delete_copies(doomed)
 
     def delete(self, family_id: str, memory_ids: Iterable[str]) -> None:
-        operations = [{"delete": {"_index": self.index_name, "_id": doc_id(family_id, i)}} for i in memory_ids]
-        if operations:
-            self.ensure_index()
-            self._bulk(operations, tolerated={404})
-
-    def _bulk(self, operations: list[dict[str, Any]], tolerated: set[int]) -> None:
-        response = self._call("bulk", self._client.bulk, body=operations)
-        if not response.get("errors"):
+        """Every copy the search finds; one written in the last seconds may not be visible yet."""
+        check_family_id(family_id)
+        wanted = [check_memory_id(i) for i in memory_ids]
+        if not wanted or not self._readable():
             return
-        failures = []
-        for item in response.get("items", []):
-            for action, result in item.items():
-                status = int(result.get("status", 200))
-                # 409 on index: the index already holds a newer revision (a late event); 404 on delete: gone already.
-                if status >= 300 and status not in tolerated:
-                    failures.append(f"{action} {result.get('_id')}: {status} {result.get('error')}")
+        self._delete_copies([c for copies in self._copies(family_id, wanted).values() for c in copies])
+
+    def _delete_copies(self, copies: Sequence[Copy]) -> None:
+        actions = [(f"delete {copy.id}", [{"delete": {"_index": self.index_name, "_id": copy.id}}]) for copy in copies]
+        self._bulk(actions, gone_is_fine=True)
+
+    def _bulk(self, actions: list[tuple[str, list[dict[str, Any]]]], *, gone_is_fine: bool = False) -> None:
+        """Send the actions (a name, then the action's lines) in chunks. Any item that fails
+        raises, naming it; only a delete of a document already gone (404) is fine."""
+        failures: list[str] = []
+        for start in range(0, len(actions), BULK_CHUNK):
+            chunk = actions[start : start + BULK_CHUNK]
+            body = [line for _, lines in chunk for line in lines]
+            items = self._call("bulk", self._client.bulk, body=body).get("items", [])
+            if len(items) != len(chunk):
+                raise IndexUnavailableError(f"OpenSearch answered {len(items)} of {len(chunk)} bulk actions")
+            for (name, _), item in zip(chunk, items, strict=True):
+                ((_, result),) = item.items()
+                status = int(result.get("status", 500))
+                if status >= 300 and not (gone_is_fine and status == 404):
+                    failures.append(f"{name}: {status} {result.get('error')}")
         if failures:
-            raise IndexUnavailableError(
-                explain(f"OpenSearch refused {len(failures)} operations: {'; '.join(failures[:3])}")
-            )
+            raise IndexUnavailableError(f"OpenSearch refused {len(failures)} bulk actions: {'; '.join(failures[:5])}")
 
     # --- reads --------------------------------------------------------------------
 
-    def get(self, family_id: str, memory_ids: Iterable[str]) -> dict[str, IndexDocument]:
-        ids = sorted({doc_id(family_id, i) for i in memory_ids})
-        if not ids or not self._readable():
-            return {}
-        response = self._call(
-            "mget", self._client.mget, index=self.index_name, body={"ids": ids}, _source_excludes=_SOURCE_EXCLUDES
-        )
-        found: dict[str, IndexDocument] = {}
-        for item in response.get("docs", []):
-            if item.get("found") and item.get("_source", {}).get("family_id") == family_id:
-                document = _document(item["_source"])
-                found[document.memory_id] = document
-        return found
-
-    def documents(self, family_id: str) -> Iterator[IndexDocument]:
+    def _scan(self, family_id: str, memory_ids: Iterable[str] | None, source: Any) -> Iterator[dict[str, Any]]:
+        """Every hit of ``copies_query``, a memory's copies never split between two pages."""
+        check_family_id(family_id)
         if not self._readable():
             return
+        wanted = None if memory_ids is None else set(memory_ids)
         after: list[Any] | None = None
         while True:
-            body: dict[str, Any] = {
-                "size": 500,
-                "_source": {"excludes": _SOURCE_EXCLUDES},
-                "query": {"bool": {"filter": filter_clauses(family_id, SearchFilter.any_status())}},
-                "sort": [{"memory_id": "asc"}],
-            }
-            if after is not None:
-                body["search_after"] = after
-            hits = self._call("search", self._client.search, index=self.index_name, body=body)["hits"]["hits"]
-            for hit in hits:
-                yield _document(hit["_source"])
-            if len(hits) < 500:
+            body = copies_query(family_id, wanted, source, after)
+            page = self._call("search", self._client.search, index=self.index_name, body=body)["hits"]["hits"]
+            hits = page
+            if len(page) == PAGE:
+                # The last memory's copies may go on in the next page: read it again from its
+                # first copy (unless one memory fills the page, a pathology: go on past it).
+                last = page[-1]["_source"]["memory_id"]
+                hits = [hit for hit in page if hit["_source"]["memory_id"] != last] or page
+                after = hits[-1]["sort"]
+            for hit in self._own(family_id, hits):
+                if wanted is None or hit["_source"]["memory_id"] in wanted:
+                    yield hit
+            if len(page) < PAGE:
                 return
-            after = hits[-1]["sort"]
-
-    def semantic(self, family_id: str, vector: Vector, search_filter: SearchFilter, k: int) -> list[Hit]:
-        check_k(k)
-        if not self._readable():
-            return []
-        body = semantic_query(family_id, vector, search_filter, k)
-        response = self._call("k-NN search", self._client.search, index=self.index_name, body=body)
-        return self._hits(family_id, response, cosine=True)
-
-    def keyword(self, family_id: str, text: str, search_filter: SearchFilter, k: int) -> list[Hit]:
-        check_k(k)
-        if not text.strip() or not self._readable():
-            return []
-        body = keyword_query(family_id, text[:2000], search_filter, k)
-        response = self._call("keyword search", self._client.search, index=self.index_name, body=body)
-        return self._hits(family_id, response, cosine=False)
 
     @staticmethod
-    def _hits(family_id: str, response: dict[str, Any], *, cosine: bool) -> list[Hit]:
-        hits = []
-        for hit in response.get("hits", {}).get("hits", []):
+    def _own(family_id: str, hits: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+        for hit in hits:
             source = hit.get("_source", {})
             if source.get("family_id") != family_id:  # the filter makes this impossible; checked anyway
                 continue
-            score = float(hit.get("_score") or 0.0)
+            yield hit
+
+    def _copies(self, family_id: str, memory_ids: Sequence[str]) -> dict[str, list[Copy]]:
+        found: dict[str, list[Copy]] = {}
+        for hit in self._scan(family_id, memory_ids, _IDENTITY):
+            found.setdefault(hit["_source"]["memory_id"], []).append(_copy(hit))
+        return found
+
+    def get(self, family_id: str, memory_ids: Iterable[str]) -> dict[str, IndexDocument]:
+        check_family_id(family_id)
+        wanted = sorted({check_memory_id(i) for i in memory_ids})
+        if not wanted:
+            return {}
+        hits = self._scan(family_id, wanted, {"excludes": _SOURCE_EXCLUDES})
+        return {memory_id: _document(hit["_source"]) for memory_id, hit in sorted(_best(hits).items())}
+
+    def documents(self, family_id: str) -> Iterator[IndexDocument]:
+        group: list[dict[str, Any]] = []
+        for hit in self._scan(family_id, None, {"excludes": _SOURCE_EXCLUDES}):
+            if group and group[0]["_source"]["memory_id"] != hit["_source"]["memory_id"]:
+                yield from (_document(h["_source"]) for h in _best(group).values())
+                group = []
+            group.append(hit)
+        yield from (_document(h["_source"]) for h in _best(group).values())
+
+    def duplicates(self, family_id: str) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for hit in self._scan(family_id, None, _IDENTITY):
+            memory_id = hit["_source"]["memory_id"]
+            counts[memory_id] = counts.get(memory_id, 0) + 1
+        return {memory_id: n for memory_id, n in counts.items() if n > 1}
+
+    def semantic(self, family_id: str, vector: Vector, search_filter: SearchFilter, k: int) -> list[Hit]:
+        check_k(k)
+        body = semantic_query(family_id, vector, search_filter, k)
+        if not self._readable():
+            return []
+        response = self._call("k-NN search", self._client.search, index=self.index_name, body=body)
+        return self._hits(family_id, response, k, cosine=True)
+
+    def keyword(self, family_id: str, text: str, search_filter: SearchFilter, k: int) -> list[Hit]:
+        check_k(k)
+        body = keyword_query(family_id, text, search_filter, k)
+        if body is None or not self._readable():
+            return []
+        response = self._call("keyword search", self._client.search, index=self.index_name, body=body)
+        return self._hits(family_id, response, k, cosine=False)
+
+    def _hits(self, family_id: str, response: dict[str, Any], k: int, *, cosine: bool) -> list[Hit]:
+        """Best first, one per memory (its best copy, ranked by that copy's score)."""
+        ranked = sorted(
+            _best(self._own(family_id, response.get("hits", {}).get("hits", []))).values(),
+            key=lambda hit: -float(hit.get("_score") or 0.0),
+        )
+        hits = []
+        for hit in ranked[:k]:
+            source, score = hit["_source"], float(hit.get("_score") or 0.0)
             hits.append(
                 Hit(source["memory_id"], cosine_from_score(score) if cosine else score, int(source["revision"]))
             )

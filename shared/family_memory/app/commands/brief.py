@@ -9,8 +9,8 @@ from typing import Any
 from family_memory.app.commands import add_family_selector, family_ids, runtime_for
 from family_memory.app.commands.dream import require_family
 from family_memory.app.lifecycle import lifecycle_of
-from family_memory.brief.model import BRIEF_TOKEN_CAP, SECTION_BUDGETS, Brief
-from family_memory.brief.render import prompt_block, section_tokens, sections_for
+from family_memory.brief.model import BRIEF_TOKEN_CAP, Brief
+from family_memory.brief.render import prompt_block, section_usage
 from family_memory.domain.clock import parse_utc
 from family_memory.domain.family import Surface
 from family_memory.domain.ids import check_family_id
@@ -35,11 +35,8 @@ def budget_lines(brief: Brief, surface: Surface = Surface.CHAT) -> list[str]:
     """``identity 88/400 tokens, 3 lines`` per section, and the total against the cap."""
     block = prompt_block(brief, surface)
     out = [f"brief: {block.brief_tokens} of {BRIEF_TOKEN_CAP} tokens ({surface.value})"]
-    for section in sections_for(surface):
-        out.append(
-            f"  {section.value:<18} {section_tokens(brief, section):>4}/{SECTION_BUDGETS[section]} tokens, "
-            f"{len(brief.lines(section))} lines"
-        )
+    for usage in section_usage(brief, surface):
+        out.append(f"  {usage.section.value:<18} {usage.tokens:>4}/{usage.budget} tokens, {usage.lines} lines")
     return out
 
 

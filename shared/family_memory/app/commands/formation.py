@@ -12,13 +12,13 @@ from typing import Any
 from family_memory.app.bootstrap import Runtime
 from family_memory.app.commands import runtime_for
 from family_memory.app.formation import formation
+from family_memory.app.sessions import end_session
 from family_memory.domain.errors import InvalidInputError
 from family_memory.domain.ids import check_family_id
 from family_memory.domain.layout import candidates_path, memory_path, session_path
 from family_memory.formation.document import CandidatesDocument, OutcomeKind
 from family_memory.formation.extraction import SuppliedCandidates
 from family_memory.formation.replay import replay_family
-from family_memory.formation.service import extract_session, read_document, receive_session
 
 NO_DREAM = (
     "No dream was run: the dream service is not wired into this build, so the family's brief was not "
@@ -107,29 +107,23 @@ def _ingest(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise InvalidInputError(f"cannot read {args.transcript}: {exc}") from exc
     supplied = _supplied(args.candidates) if args.candidates else None
-    services = formation(runtime)
-    receipt = receive_session(services.deps, data, supplied=supplied)
-    transcript = receipt.intake.transcript
+    ended = end_session(runtime, data, supplied=supplied)
+    transcript = ended.intake.transcript
     family_id, session_id = transcript.family_id, transcript.session_id
     where = location(runtime, family_id, session_path(session_id))
-    if receipt.intake.stored:
+    if ended.intake.stored:
         print(f"stored session {session_id} of family {family_id}: {where}")
     else:
         print(f"session {session_id} of family {family_id} was already stored with the same content: {where}")
-    if receipt.intake.family_created:
+    if ended.intake.family_created:
         print(f"created {location(runtime, family_id, 'family.json')} from the transcript (time zone, members)")
-    if runtime.bus is None:
+    if not ended.formed_now:
         print("extraction and reconciliation run in AWS (the session's S3 event starts them)")
         return 0
-    if not receipt.intake.stored:
-        # No arrival event this time: make sure a run that stopped half-way is finished.
-        extract_session(services.deps, family_id, session_id)
-    runtime.drain()
-    document = read_document(runtime.store, family_id, session_id)
-    if document is None:
+    if ended.document is None:
         print("no candidates were produced (see the log)")
         return 1
-    print("\n".join(document_lines(runtime, document)))
+    print("\n".join(document_lines(runtime, ended.document)))
     return 0
 
 

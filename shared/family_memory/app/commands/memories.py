@@ -2,7 +2,7 @@
 
 list, show, add, edit, forget, forget-group (count first, then confirm the
 count with --yes --expect N), evidence and lineage. Every change goes through
-the write protocol under the family's lease, as the card's HTTP routes will.
+the write protocol under the family's lease, as the card's HTTP routes (app/api.py) do.
 """
 
 from __future__ import annotations

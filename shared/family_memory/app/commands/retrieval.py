@@ -7,13 +7,11 @@ import argparse
 import json
 from typing import Any
 
-from family_memory.app.bootstrap import Runtime
+from family_memory.app.bootstrap import retrieval_for
 from family_memory.app.commands import add_family_selector, family_ids, runtime_for
 from family_memory.app.commands.dream import require_family
-from family_memory.domain.errors import InvalidInputError
 from family_memory.domain.family import Surface
 from family_memory.domain.ids import check_family_id
-from family_memory.retrieval.service import Retrieval
 from family_memory.retrieval.tools import TOOL_SPECS
 
 
@@ -47,12 +45,6 @@ def register(subparsers: Any) -> None:
 
     specs = subparsers.add_parser("tool-specs", help="print the read tools' Bedrock Converse toolSpec definitions")
     specs.set_defaults(run=_specs)
-
-
-def retrieval_for(runtime: Runtime) -> Retrieval:
-    if runtime.retrieval is None:
-        raise InvalidInputError("retrieval is not configured (aws mode needs OPENSEARCH_ENDPOINT)")
-    return runtime.retrieval
 
 
 def _rebuild(args: argparse.Namespace) -> int:

@@ -6,7 +6,7 @@ import json
 from datetime import date, timedelta
 from typing import Any
 
-from family_memory.adapters.local.embedded_index import STOPWORDS, stem, words
+from family_memory.adapters.local.embedded_index import stem
 from family_memory.app.walkthrough import WalkContext
 from family_memory.domain.changes import Action, ChangeSet, MemoryWrite
 from family_memory.domain.evidence import EvidenceRecord
@@ -15,6 +15,7 @@ from family_memory.domain.ids import new_ulid
 from family_memory.domain.layout import session_path
 from family_memory.domain.memory import Authority, Memory, MemoryType, Sensitivity, Status
 from family_memory.retrieval.lookup import LookupResult
+from family_memory.retrieval.query_words import STOPWORDS, words
 from family_memory.retrieval.service import Retrieval
 
 SESSION = "sess-walkthrough-retrieval"

@@ -1,0 +1,23 @@
+"""Lambda ``api``: the HTTP API behind API Gateway (HTTP API, payload v2, IAM/SigV4).
+
+The routes live in ``family_memory.app.api`` (the same resolver ``family-memory
+serve`` runs locally); the runtime and its resolver are built once per container.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.logging import correlation_paths
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from family_memory.app.api import handle
+from family_memory.app.bootstrap import runtime
+from family_memory.app.observability import logger, metrics, tracer
+
+
+@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP, clear_state=True)
+@tracer.capture_lambda_handler
+@metrics.log_metrics(capture_cold_start_metric=True)
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return handle(runtime(), event, context)

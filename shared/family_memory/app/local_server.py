@@ -1,0 +1,158 @@
+"""``family-memory serve``: the HTTP API on one machine, without Docker or AWS.
+
+Each HTTP request becomes the API Gateway HTTP API (payload v2) event Lambda
+would receive and goes through the same resolver (``app/api.py``); the Lambda
+response dict is written back as the HTTP response. There is no SigV4 here: the
+server listens on 127.0.0.1 by default and anyone who can reach it acts for any
+family, like the assistant's backend behind API Gateway (docs/api.md).
+
+Requests are resolved one at a time (the resolver holds the current event, and
+the local runtime's in-process bus and SQLite connections serve one writer);
+ThreadingHTTPServer still reads and writes slow connections in parallel.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import threading
+import time
+import uuid
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+from family_memory.app.api import MAX_BODY_BYTES, error_payload, handle
+from family_memory.app.bootstrap import Runtime
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8787
+#: Bodies above this are refused before they are read (API Gateway's HTTP API refuses above 10 MB);
+#: below it the resolver applies its own cap (``MAX_BODY_BYTES``) with its 413.
+READ_LIMIT_BYTES = 10 * 1024 * 1024
+
+
+def http_event(
+    method: str,
+    target: str,
+    headers: Mapping[str, str] | list[tuple[str, str]],
+    body: bytes,
+    *,
+    source_ip: str = DEFAULT_HOST,
+    now: float | None = None,
+) -> dict[str, Any]:
+    """The HTTP API (payload v2) event for one request: ``target`` is the request line's
+    path and query; header names are lower-cased and repeated headers joined with a
+    comma; a repeated query parameter is joined with a comma; a body that is not UTF-8
+    is base64-encoded, as API Gateway does."""
+    parts = urlsplit(target)
+    pairs = headers.items() if isinstance(headers, Mapping) else headers
+    joined: dict[str, str] = {}
+    for name, value in pairs:
+        key = name.lower()
+        joined[key] = f"{joined[key]},{value}" if key in joined else value
+    params: dict[str, str] = {}
+    for name, value in parse_qsl(parts.query, keep_blank_values=True):
+        params[name] = f"{params[name]},{value}" if name in params else value
+    moment = time.time() if now is None else now
+    event: dict[str, Any] = {
+        "version": "2.0",
+        "routeKey": "$default",
+        "rawPath": parts.path or "/",
+        "rawQueryString": parts.query,
+        "headers": joined,
+        "requestContext": {
+            "accountId": "local",
+            "apiId": "local",
+            "domainName": joined.get("host", DEFAULT_HOST),
+            "domainPrefix": "local",
+            "http": {
+                "method": method.upper(),
+                "path": parts.path or "/",
+                "protocol": "HTTP/1.1",
+                "sourceIp": source_ip,
+                "userAgent": joined.get("user-agent", ""),
+            },
+            "requestId": str(uuid.uuid4()),
+            "routeKey": "$default",
+            "stage": "$default",
+            "time": datetime.fromtimestamp(moment, UTC).strftime("%d/%b/%Y:%H:%M:%S +0000"),
+            "timeEpoch": int(moment * 1000),
+        },
+        "isBase64Encoded": False,
+    }
+    if params:
+        event["queryStringParameters"] = params
+    if body:
+        try:
+            event["body"] = body.decode("utf-8")
+        except UnicodeDecodeError:
+            event["body"] = base64.b64encode(body).decode("ascii")
+            event["isBase64Encoded"] = True
+    return event
+
+
+def response_parts(response: Mapping[str, Any]) -> tuple[int, dict[str, str], bytes]:
+    """Status, headers and body bytes of a Lambda (payload v2) response dict."""
+    body = response.get("body") or ""
+    data = base64.b64decode(body) if response.get("isBase64Encoded") else str(body).encode("utf-8")
+    headers = {str(k): str(v) for k, v in (response.get("headers") or {}).items()}
+    return int(response.get("statusCode", 200)), headers, data
+
+
+class LocalApiServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], runtime: Runtime) -> None:
+        super().__init__(address, _Handler)
+        self.runtime = runtime
+        self.lock = threading.Lock()
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def resolve(self, event: dict[str, Any]) -> dict[str, Any]:
+        with self.lock:
+            return handle(self.runtime, event)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: LocalApiServer
+    protocol_version = "HTTP/1.1"
+
+    def _serve(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        if length > READ_LIMIT_BYTES:
+            message = f"body: {length:,} bytes; the most this API takes is {MAX_BODY_BYTES:,}"
+            payload = json.dumps(error_payload("payload_too_large", message)).encode()
+            self.close_connection = True  # the unread body cannot be skipped
+            self._reply(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, {"Content-Type": "application/json"}, payload)
+            return
+        body = self.rfile.read(length) if length > 0 else b""
+        event = http_event(self.command, self.path, list(self.headers.items()), body, source_ip=self.client_address[0])
+        self._reply(*response_parts(self.server.resolve(event)))
+
+    def _reply(self, status: int, headers: dict[str, str], data: bytes) -> None:
+        self.send_response(status)
+        for name, value in headers.items():
+            if name.lower() != "content-length":
+                self.send_header(name, value)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    # http.server dispatches on these names.
+    do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = _serve  # noqa: N815
+
+    def log_message(self, format: str, *args: Any) -> None:
+        print(f"{self.address_string()} - {format % args}", flush=True)
+
+
+def serve(runtime: Runtime, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> LocalApiServer:
+    """A server bound to ``host:port`` (port 0: any free port); call ``serve_forever`` on it."""
+    return LocalApiServer((host, port), runtime)

@@ -1,0 +1,354 @@
+"""The HTTP API on the local runtime: every route through real-shaped HTTP API (payload v2)
+events, the same resolver Lambda runs (``family_memory.app.api``)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from api_helpers import api_event, error_of, payload
+from family_memory.app.api import MAX_BODY_BYTES, RETRY_AFTER_SECONDS, handle
+from family_memory.app.bootstrap import Runtime
+from family_memory.domain.clock import FixedClock
+from family_memory.domain.ids import new_ulid
+from family_memory.retrieval.tools import TOOL_NAMES
+from formation_helpers import FAMILY, FRIDAY_MORNING, session_json
+from retrieval_helpers import local_runtime
+
+OTHER = "fam-okafor"
+TURNS = [("user", "lucia", "We love Thai food. Never book red-eyes."), ("assistant", None, "Noted!")]
+
+
+@pytest.fixture
+def rt(tmp_path: Path) -> Runtime:
+    return local_runtime(tmp_path / "home", FixedClock(FRIDAY_MORNING + timedelta(hours=1)), embedder="hashed")
+
+
+def call(rt: Runtime, method: str, path: str, body: Any = None, **kw: Any) -> dict[str, Any]:
+    return handle(rt, api_event(method, path, body, **kw))
+
+
+def end_session(rt: Runtime, family_id: str = FAMILY, session_id: str = "sess-1", turns: Any = TURNS) -> dict[str, Any]:
+    data = session_json(turns, family_id=family_id, session_id=session_id)
+    return call(rt, "POST", f"/families/{family_id}/sessions", raw_body=data)
+
+
+@pytest.fixture
+def family(rt: Runtime) -> dict[str, str]:
+    """fam-rivera after one session (two memories) and fam-okafor after one of its own."""
+    assert end_session(rt)["statusCode"] == 201
+    other = [("user", "ade", "We are vegetarian.")]
+    assert end_session(rt, OTHER, "sess-o1", other)["statusCode"] == 201
+    rows = payload(call(rt, "GET", f"/families/{FAMILY}/memories"))["memories"]
+    by_summary = {row["summary"]: row["id"] for row in rows}
+    (other_id,) = [r["id"] for r in payload(call(rt, "GET", f"/families/{OTHER}/memories"))["memories"]]
+    thai = next(i for s, i in by_summary.items() if "Thai" in s)
+    red_eye = next(i for s, i in by_summary.items() if "red-eye" in s)
+    return {"thai": thai, "red_eye": red_eye, "other": other_id}
+
+
+# --- session end ---------------------------------------------------------------------------
+
+
+def test_session_end_forms_memories_now_on_one_machine(rt: Runtime) -> None:
+    response = end_session(rt)
+    assert response["statusCode"] == 201
+    body = payload(response)
+    assert body["stored"] is True and body["formation"] == "done" and body["family_created"] is True
+    assert [o["kind"] for o in body["candidates"]["outcomes"]] == ["added", "added"]
+    again = end_session(rt)
+    assert again["statusCode"] == 200 and payload(again)["stored"] is False
+
+
+def test_session_end_refuses_a_transcript_of_another_family(rt: Runtime) -> None:
+    data = session_json(TURNS, family_id=OTHER)
+    status, code, message = error_of(call(rt, "POST", f"/families/{FAMILY}/sessions", raw_body=data))
+    assert (status, code) == (400, "invalid_input")
+    assert message == f"family_id: the transcript is for family {OTHER}, not {FAMILY}"
+    assert list(rt.store.families()) == []
+
+
+def test_session_end_names_the_turn_a_transcript_fails_on(rt: Runtime) -> None:
+    data = session_json([("user", None, "hello")])
+    status, code, message = error_of(call(rt, "POST", f"/families/{FAMILY}/sessions", raw_body=data))
+    assert (status, code) == (400, "invalid_input") and "turn 1 is a user turn without a member_id" in message
+
+
+# --- brief, context, tools -----------------------------------------------------------------
+
+
+def test_brief_returns_the_prompt_block_and_its_token_counts(rt: Runtime, family: dict[str, str]) -> None:
+    body = payload(call(rt, "GET", f"/families/{FAMILY}/brief"))
+    assert body["compiled"] is True and body["surface"] == "chat"
+    assert "Thai food" in body["prompt"] and "<family_brief>" in body["prompt"]
+    assert body["system"][-1] == {"cachePoint": {"type": "default"}}
+    tokens = body["tokens"]
+    assert 0 < tokens["brief"] <= tokens["cap"] == 2000
+    assert [s["section"] for s in tokens["sections"]] == ["identity", "directives", "topics", "last_conversation"]
+    household = payload(call(rt, "GET", f"/families/{FAMILY}/brief", query={"surface": "household"}))
+    assert "last_conversation" not in [s["section"] for s in household["tokens"]["sections"]]
+
+
+def test_brief_of_a_family_without_one_is_the_instructions_and_an_empty_brief(rt: Runtime) -> None:
+    body = payload(call(rt, "GET", "/families/fam-new/brief"))
+    assert body["compiled"] is False and "- (none)" in body["prompt"]
+
+
+def test_context_returns_the_turn_level_block_and_its_items(rt: Runtime, family: dict[str, str]) -> None:
+    response = call(rt, "POST", f"/families/{FAMILY}/context", {"message": "any Thai food ideas?"})
+    assert response["statusCode"] == 200
+    body = payload(response)
+    assert body["items"] and body["items"][0]["memory_id"] == family["thai"]
+    assert body["items"][0]["ref"] == f"memory://{FAMILY}/{family['thai']}"
+    assert body["block"].count("memory://") == len(body["items"]) and body["tokens"] > 0
+
+
+def test_tool_specs_are_the_converse_tool_specs(rt: Runtime) -> None:
+    body = payload(call(rt, "GET", "/tool-specs"))
+    assert [t["toolSpec"]["name"] for t in body["tools"]] == list(TOOL_NAMES)
+    assert payload(call(rt, "GET", "/tool-specs", query={"surface": "household"})) == {"tools": []}
+
+
+def test_each_read_tool_runs_for_the_family_in_the_path(rt: Runtime, family: dict[str, str]) -> None:
+    search = payload(call(rt, "POST", f"/families/{FAMILY}/tools/search_memory", {"query": "Thai food"}))
+    assert search["status"] == "success" and family["thai"] in search["text"]
+    ref = f"memory://{FAMILY}/{family['thai']}"
+    read = payload(call(rt, "POST", f"/families/{FAMILY}/tools/read_memory", {"ref": ref}))
+    assert read["status"] == "success" and "conv://fam-rivera/sess-1#turn=1" in read["text"]
+    excerpt = {"ref": "conv://fam-rivera/sess-1#turn=1"}
+    turns = payload(call(rt, "POST", f"/families/{FAMILY}/tools/read_conversation_excerpt", excerpt))
+    assert turns["status"] == "success" and "We love Thai food" in turns["text"]
+
+
+def test_a_tool_cannot_read_another_familys_memory(rt: Runtime, family: dict[str, str]) -> None:
+    ref = f"memory://{OTHER}/{family['other']}"
+    result = payload(call(rt, "POST", f"/families/{FAMILY}/tools/read_memory", {"ref": ref}))
+    assert result["status"] == "error" and "vegetarian" not in result["text"]
+
+
+def test_an_unknown_tool_is_404_naming_the_known_ones(rt: Runtime) -> None:
+    status, code, message = error_of(call(rt, "POST", f"/families/{FAMILY}/tools/remember", {"x": 1}))
+    assert (status, code) == (404, "not_found")
+    assert message == "there is no tool named 'remember'; the tools are " + ", ".join(TOOL_NAMES)
+
+
+# --- the memory card -----------------------------------------------------------------------
+
+
+def test_list_pages_newest_first_and_filters_by_status(rt: Runtime, family: dict[str, str]) -> None:
+    first = payload(call(rt, "GET", f"/families/{FAMILY}/memories", query={"limit": "1"}))
+    assert len(first["memories"]) == 1 and first["cursor"]
+    second = payload(call(rt, "GET", f"/families/{FAMILY}/memories", query={"limit": "1", "cursor": first["cursor"]}))
+    assert {first["memories"][0]["id"], second["memories"][0]["id"]} == {family["thai"], family["red_eye"]}
+    retracted = payload(call(rt, "GET", f"/families/{FAMILY}/memories", query={"status": "retracted"}))
+    assert retracted == {"memories": [], "cursor": None}
+
+
+def test_show_evidence_and_lineage_of_a_memory(rt: Runtime, family: dict[str, str]) -> None:
+    base = f"/families/{FAMILY}/memories/{family['thai']}"
+    shown = payload(call(rt, "GET", base))
+    assert shown["memory"]["id"] == family["thai"] and shown["memory"]["status"] == "active"
+    assert shown["conflicts"] == []
+    evidence = payload(call(rt, "GET", f"{base}/evidence"))["evidence"]
+    assert evidence[0]["ref"] == "conv://fam-rivera/sess-1#turn=1" and evidence[0]["speaker"] == "lucia"
+    lineage = payload(call(rt, "GET", f"{base}/lineage"))
+    assert lineage["asked"] == lineage["current"] == family["thai"] and len(lineage["versions"]) == 1
+
+
+def test_add_edit_and_forget_through_the_card(rt: Runtime, family: dict[str, str]) -> None:
+    added = call(
+        rt,
+        "POST",
+        f"/families/{FAMILY}/memories",
+        {"member_id": "lucia", "type": "preference", "about": "tea", "summary": "Lucía drinks green tea."},
+    )
+    assert added["statusCode"] == 201
+    new = payload(added)["memory"]
+    assert new["authority"] == "user_explicit" and new["verified"][0]["by"] == "human:lucia"
+    edited = payload(
+        call(
+            rt,
+            "PATCH",
+            f"/families/{FAMILY}/memories/{new['id']}",
+            {"member_id": "lucia", "summary": "Lucía drinks mint tea."},
+        )
+    )
+    assert edited["superseded"]["status"] == "superseded" and edited["memory"]["supersedes"] == new["id"]
+    lineage = payload(call(rt, "GET", f"/families/{FAMILY}/memories/{new['id']}/lineage"))
+    assert [v["memory"]["id"] for v in lineage["versions"]] == [new["id"], edited["memory"]["id"]]
+    forget = {"member_id": "lucia", "reason": "not true"}
+    forgotten = payload(call(rt, "POST", f"/families/{FAMILY}/memories/{family['thai']}/forget", forget))
+    assert forgotten["memory"]["status"] == "retracted" and forgotten["suppression_rule"]
+    again = payload(call(rt, "POST", f"/families/{FAMILY}/memories/{family['thai']}/forget", forget))
+    assert again["already_forgotten"] is True and again["suppression_rule"] is None
+    # the brief is patched at once: the forgotten line is gone from the next reply
+    assert "Thai" not in payload(call(rt, "GET", f"/families/{FAMILY}/brief"))["prompt"]
+
+
+def test_forget_group_previews_then_forgets_the_confirmed_count(rt: Runtime, family: dict[str, str]) -> None:
+    path = f"/families/{FAMILY}/forget-group"
+    preview = payload(call(rt, "POST", path, {"member_id": "lucia", "topic": "Thai"}))
+    assert preview["confirmed"] is False and preview["count"] == 1
+    assert preview["to_confirm"] == {"confirm": True, "expected_count": 1}
+    stale = call(rt, "POST", path, {"member_id": "lucia", "topic": "Thai", "confirm": True, "expected_count": 2})
+    assert error_of(stale)[:2] == (409, "conflict")
+    done = payload(
+        call(rt, "POST", path, {"member_id": "lucia", "topic": "Thai", "confirm": True, "expected_count": 1})
+    )
+    assert done["forgotten"] == [family["thai"]] and done["suppression_rules"]
+    unconfirmed = call(rt, "POST", path, {"member_id": "lucia", "topic": "Thai", "confirm": True})
+    assert error_of(unconfirmed) == (
+        400,
+        "invalid_input",
+        "expected_count: required with confirm (the count the preview showed)",
+    )
+
+
+# --- family isolation ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("suffix", ["", "/evidence", "/lineage"])
+def test_another_familys_memory_id_is_not_found_and_shows_nothing(
+    rt: Runtime, family: dict[str, str], suffix: str
+) -> None:
+    response = call(rt, "GET", f"/families/{FAMILY}/memories/{family['other']}{suffix}")
+    status, code, message = error_of(response)
+    assert (status, code) == (404, "not_found")
+    assert message == f"memory {family['other']} does not exist in family {FAMILY}"
+    assert OTHER not in response["body"] and "vegetarian" not in response["body"]
+
+
+def test_another_familys_memory_cannot_be_edited_or_forgotten_through_this_family(
+    rt: Runtime, family: dict[str, str]
+) -> None:
+    other = family["other"]
+    edit = call(rt, "PATCH", f"/families/{FAMILY}/memories/{other}", {"member_id": "lucia", "summary": "x"})
+    forget = call(rt, "POST", f"/families/{FAMILY}/memories/{other}/forget", {"member_id": "lucia"})
+    for response in (edit, forget):
+        assert error_of(response)[:2] == (404, "not_found") and "vegetarian" not in response["body"]
+    (row,) = payload(call(rt, "GET", f"/families/{OTHER}/memories"))["memories"]
+    assert row["status"] == "active" and row["revision"] == 1
+
+
+# --- errors --------------------------------------------------------------------------------
+
+
+def test_malformed_json_is_400(rt: Runtime) -> None:
+    response = call(rt, "POST", f"/families/{FAMILY}/context", raw_body=b'{"message": ')
+    status, code, message = error_of(response)
+    assert (status, code) == (400, "invalid_input") and message.startswith("body: not valid JSON")
+
+
+def test_a_body_that_is_not_an_object_is_400(rt: Runtime) -> None:
+    assert error_of(call(rt, "POST", f"/families/{FAMILY}/context", ["hi"])) == (
+        400,
+        "invalid_input",
+        "body: expected a JSON object, got list",
+    )
+    assert error_of(call(rt, "POST", f"/families/{FAMILY}/context")) == (
+        400,
+        "invalid_input",
+        "body: a JSON object is required",
+    )
+
+
+def test_a_validation_error_names_the_field(rt: Runtime, family: dict[str, str]) -> None:
+    status, code, message = error_of(
+        call(rt, "POST", f"/families/{FAMILY}/context", {"message": "hi", "surface": "tv"})
+    )
+    assert (status, code) == (400, "invalid_input") and message.startswith("body: surface: Input should be")
+    body = {"member_id": "lucia", "type": "rumour", "about": "x", "summary": "y"}
+    message = error_of(call(rt, "POST", f"/families/{FAMILY}/memories", body))[2]
+    assert message.startswith("body: type: Input should be")
+    message = error_of(
+        call(rt, "POST", f"/families/{FAMILY}/memories", {"type": "fact", "about": "x", "summary": "y"})
+    )[2]
+    assert message == "member_id: required (the family member making this change), as a string"
+    unknown = error_of(call(rt, "POST", f"/families/{FAMILY}/context", {"message": "hi", "colour": "red"}))[2]
+    assert unknown == "body: colour: Extra inputs are not permitted"
+
+
+def test_a_bad_id_is_400_naming_it(rt: Runtime) -> None:
+    status, code, message = error_of(call(rt, "GET", f"/families/{FAMILY}/memories/not-a-ulid"))
+    assert (status, code) == (400, "invalid_input") and message.startswith("memory id")
+    status, code, message = error_of(call(rt, "GET", "/families/..%2Fetc/memories"))
+    assert (status, code) == (400, "invalid_input") and message.startswith("family id")
+
+
+def test_an_unknown_memory_is_404(rt: Runtime, family: dict[str, str]) -> None:
+    missing = new_ulid()
+    assert error_of(call(rt, "GET", f"/families/{FAMILY}/memories/{missing}")) == (
+        404,
+        "not_found",
+        f"memory {missing} does not exist in family {FAMILY}",
+    )
+
+
+def test_an_oversize_body_is_413(rt: Runtime) -> None:
+    big = b'{"message": "' + b"x" * MAX_BODY_BYTES + b'"}'
+    for base64_body in (False, True):
+        response = call(rt, "POST", f"/families/{FAMILY}/sessions", raw_body=big, base64_body=base64_body)
+        status, code, message = error_of(response)
+        assert (status, code) == (413, "payload_too_large")
+        assert message == f"body: {len(big):,} bytes; the most this API takes is {MAX_BODY_BYTES:,}"
+
+
+def test_a_busy_family_is_503_with_retry_after(tmp_path: Path) -> None:
+    rt = local_runtime(
+        tmp_path / "home", FixedClock(FRIDAY_MORNING + timedelta(hours=1)), embedder="hashed", lease_wait_seconds=0
+    )
+    assert end_session(rt)["statusCode"] == 201
+    (row, *_) = rt.catalog.all_rows(FAMILY)
+    lease = rt.catalog.acquire_lease(FAMILY, "another-writer", timedelta(seconds=30))
+    assert lease is not None
+    response = call(rt, "POST", f"/families/{FAMILY}/memories/{row.id}/forget", {"member_id": "lucia"})
+    status, code, _ = error_of(response)
+    assert (status, code) == (503, "family_busy")
+    assert response["headers"]["Retry-After"] == str(RETRY_AFTER_SECONDS)
+    assert rt.catalog.get_rows(FAMILY, [row.id])[row.id].status.value == "active"
+
+
+def test_an_unexpected_error_is_500_without_internals(rt: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*_: Any, **__: Any) -> Any:
+        raise RuntimeError("database password is hunter2")
+
+    monkeypatch.setattr("family_memory.app.api.list_memories", broken)
+    response = call(rt, "GET", f"/families/{FAMILY}/memories")
+    status, code, message = error_of(response)
+    assert (status, code, message) == (500, "internal_error", "the request failed")
+    assert "hunter2" not in response["body"]
+
+
+def test_an_unknown_route_is_404(rt: Runtime) -> None:
+    assert error_of(call(rt, "GET", "/nowhere")) == (404, "no_route", "no route for GET /nowhere")
+
+
+# --- replaying a request changes nothing (DESIGN invariant 4) ------------------------------
+
+
+def test_an_add_retried_with_its_id_adds_one_memory(rt: Runtime, family: dict[str, str]) -> None:
+    memory_id = new_ulid()
+    body = {"id": memory_id, "member_id": "lucia", "type": "preference", "about": "tea", "summary": "Green tea."}
+    first, again = (call(rt, "POST", f"/families/{FAMILY}/memories", body) for _ in range(2))
+    assert first["statusCode"] == again["statusCode"] == 201
+    assert payload(first)["memory"]["id"] == payload(again)["memory"]["id"] == memory_id
+    rows = payload(call(rt, "GET", f"/families/{FAMILY}/memories"))["memories"]
+    assert [r["id"] for r in rows].count(memory_id) == 1 and len(rows) == 3
+    other = call(rt, "POST", f"/families/{FAMILY}/memories", {**body, "summary": "Black coffee."})
+    status, code, message = error_of(other)
+    assert (status, code) == (409, "conflict") and "a new memory needs a new id" in message
+
+
+def test_an_edit_or_a_group_forget_retried_changes_nothing(rt: Runtime, family: dict[str, str]) -> None:
+    edit = {"member_id": "lucia", "summary": "We love Thai and Lao food."}
+    assert call(rt, "PATCH", f"/families/{FAMILY}/memories/{family['thai']}", edit)["statusCode"] == 200
+    status, code, _ = error_of(call(rt, "PATCH", f"/families/{FAMILY}/memories/{family['thai']}", edit))
+    assert (status, code) == (409, "conflict")
+    group = {"member_id": "lucia", "topic": "red-eyes", "confirm": True, "expected_count": 1}
+    assert call(rt, "POST", f"/families/{FAMILY}/forget-group", group)["statusCode"] == 200
+    assert error_of(call(rt, "POST", f"/families/{FAMILY}/forget-group", group))[:2] == (409, "conflict")
+    statuses = sorted(r["status"] for r in payload(call(rt, "GET", f"/families/{FAMILY}/memories"))["memories"])
+    assert statuses == ["active", "retracted", "superseded"]
