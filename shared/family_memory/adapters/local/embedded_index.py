@@ -5,12 +5,16 @@
   ``english`` analyzer stems); each field counts with the OpenSearch boosts
   (about 3, summary 2, when_to_use and body 1) in one combined term frequency.
   Per-document term weights are stored with the document; the inverted lists
-  are built in memory (numpy) when the family is first searched after a
-  change, and a query adds up ``idf x weight`` per posting. Small misspellings
+  are built in memory (numpy) when a process first searches the family, and
+  a query adds up ``idf x BM25 term part`` per posting. Small misspellings
   are tolerated the way OpenSearch's ``fuzziness: AUTO`` tolerates them: a
-  query word the family's vocabulary does not hold is expanded to the
-  vocabulary words within 1 edit (3 to 5 letters) or 2 edits (6 or more),
-  found with rapidfuzz.
+  query word the family's vocabulary does not hold is expanded to the (at
+  most 3) nearest vocabulary words within 1 edit (3 to 5 letters) or 2 edits
+  (6 or more), found without scanning the vocabulary (``_Vocabulary``).
+* Writes carry the in-memory snapshot forward in the writer (``_Delta``), so
+  the first search after a write costs what any search costs; a write by
+  another process shows as a new ``version`` and the next search reads the
+  family afresh.
 * Meaning: an exact scan. A family's vectors are one float32 matrix in
   memory, filtered by the same rules as the words, and the top k taken with
   ``argpartition``. A family holds thousands of memories, not billions; exact
