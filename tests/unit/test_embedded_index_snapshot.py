@@ -188,3 +188,20 @@ def test_a_family_indexed_by_another_embedder_is_searched_by_words_only(
     other.upsert(FAMILY, [doc(soccer, "local/another-model-384")], force=True)
     assert list(other.revisions(FAMILY)) == [soccer.id]
     assert [h.memory_id for h in other.semantic(FAMILY, vector, SearchFilter(), 5)] == [soccer.id]
+
+
+def test_when_most_rows_are_replaced_the_writer_reads_the_family_compactly(tmp_path: Path) -> None:
+    rng = random.Random(9)
+    index = EmbeddedIndex(tmp_path / "index", hashed().dimension)
+    live = [random_memory(rng, n) for n in range(20)]
+    index.upsert(FAMILY, [doc(m) for m in live])
+    answers(index)
+    for step in range(300):  # every replacement leaves a dead row behind
+        at = step % len(live)
+        live[at] = live[at].model_copy(update={"revision": live[at].revision + 1, "summary": f"Note {step}."})
+        index.upsert(FAMILY, [doc(live[at])])
+    assert index.loads == 2  # once at the first search, once by the writer past 256 dead rows
+    snapshot = index._snapshots[FAMILY]
+    assert snapshot.count - snapshot.live < 256
+    assert answers(index) == answers(EmbeddedIndex(tmp_path / "index", hashed().dimension))
+    assert index.loads == 2
