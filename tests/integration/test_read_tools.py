@@ -111,7 +111,7 @@ def test_read_memory_gives_the_evidence_with_the_conversation_references(runtime
     assert block == [
         f'<memory_evidence ref="memory://{FAMILY}/{m.id}" records="1">',
         f"- conv://{FAMILY}/{SESSION}#turn=3 recorded 2026-11-01T18:30:00Z: "
-        '"Dr. Patel &lt;on Elm St&gt;, every\\nsix \\"weeks\\"."',
+        '"Dr. Patel \\u003con Elm St\\u003e, every\\nsix \\u0022weeks\\u0022."',
         "</memory_evidence>",
     ]
 
@@ -146,7 +146,7 @@ def test_the_agent_can_follow_a_lookup_line_to_the_familys_exact_words(runtime: 
     (conv_ref,) = re.findall(r"conv://[^\s\"]+", opened.text)
     words = tools(runtime).run("read_conversation_excerpt", {"ref": conv_ref})
     assert words.status == "success"
-    assert '[turn 3, user lucia] "Dr. Patel &lt;on Elm St&gt;, every six weeks."' in words.text
+    assert '[turn 3, user lucia] "Dr. Patel \\u003con Elm St\\u003e, every six weeks."' in words.text
 
 
 @pytest.mark.parametrize(
@@ -194,7 +194,7 @@ def test_read_conversation_excerpt_returns_the_cited_turns_as_data(runtime: Runt
     assert text.split("\n") == [
         f'<conversation_excerpt ref="conv://{FAMILY}/{SESSION}#turn=2-3" started="2026-11-02">',
         '[turn 2, assistant] "Noted. Who is her orthodontist?"',
-        '[turn 3, user lucia] "Dr. Patel &lt;on Elm St&gt;, every six weeks."',
+        '[turn 3, user lucia] "Dr. Patel \\u003con Elm St\\u003e, every six weeks."',
         "</conversation_excerpt>",
     ]
 

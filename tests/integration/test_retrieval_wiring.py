@@ -20,7 +20,9 @@ from family_memory.app.cli import main
 from family_memory.app.settings import load_settings
 from family_memory.domain.changes import Action
 from family_memory.domain.clock import FixedClock
+from family_memory.domain.errors import InvalidInputError
 from family_memory.domain.memory import Status
+from family_memory.retrieval.documents import document_from_memory
 from family_memory.retrieval.tools import TOOL_SPECS
 from retrieval_helpers import change, fact, local_runtime, remember, retrieval_of
 
@@ -99,7 +101,7 @@ def test_the_command_line_rebuilds_looks_up_and_reads(
     assert json.loads(out) == {"tools": TOOL_SPECS}
 
 
-def test_rebuild_index_check_only_exits_1_when_the_index_differs(
+def test_rebuild_index_check_only_exits_1_when_the_index_differs_and_2_for_an_unknown_family(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("FAMILY_MEMORY_EMBEDDER", "hashed")
@@ -108,6 +110,12 @@ def test_rebuild_index_check_only_exits_1_when_the_index_differs(
     remember(runtime, fact("Not indexed yet.", "Pending"), drain=False)
     code, out = run_cli(tmp_path, "rebuild-index", "--family", FAMILY, "--check-only", capsys=capsys)
     assert code == 1 and "missing document" in out
+    # A mistyped family is an error, not an empty index that is "equivalent" to no files.
+    for extra in (["--check-only"], []):
+        assert main(["--home", str(tmp_path), "rebuild-index", "--family", "nosuch", *extra]) == 2
+        captured = capsys.readouterr()
+        assert "family nosuch has no files in this store" in captured.err and "equivalent" not in captured.out
+    assert not (tmp_path / "families" / "nosuch").exists()
 
 
 def test_bench_retrieval_prints_the_machine_and_the_figures_for_each_size(
@@ -117,4 +125,30 @@ def test_bench_retrieval_prints_the_machine_and_the_figures_for_each_size(
     assert code == 0 and out.startswith("machine: ")
     for size in ("60 memories", "120 memories"):
         assert size in out
-    assert out.count("lookup, query vector given") == 2 and out.count("p95") == 8
+    assert out.count("lookup, query vector given") == 2 and out.count("p95") == 14
+    assert out.count("distinct words") == 2 and out.count("first lookup after a write") == 2
+
+
+def test_an_index_built_by_another_embedder_is_searched_by_words_until_rebuild_index_re_embeds_it(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Both offline embedders make 384 floats: only the recorded model id tells them apart.
+    hashed_runtime = local_runtime(tmp_path, FixedClock(NOW), embedder="hashed")
+    ortho = fact("Maya sees Dr. Patel, her orthodontist, for her braces.", "Maya's orthodontist")
+    remember(hashed_runtime, ortho)
+    runtime = local_runtime(tmp_path, FixedClock(NOW), embedder="minilm")
+    lookup = retrieval_of(runtime).lookup
+    with caplog.at_level("WARNING"):
+        result = lookup.lookup(FAMILY, "is Dr. Patel the orthodontist?")
+    assert [(i.row.id, i.via) for i in result.items] == [(ortho.id, "keyword")]
+    assert any("another embedder" in r.getMessage() for r in caplog.records)
+    assert lookup.lookup(FAMILY, "who fixes the kids teeth?").items == []  # meaning alone: nothing yet
+    report = retrieval_of(runtime).indexer.rebuild(FAMILY)
+    assert report.consistent and report.embeddings_computed == 1
+    result = lookup.lookup(FAMILY, "who fixes the kids teeth?")
+    assert [(i.row.id, i.via) for i in result.items] == [(ortho.id, "semantic")]
+    # A write by the old embedder is now the one refused.
+    with pytest.raises(InvalidInputError, match="rebuild-index"):
+        retrieval_of(hashed_runtime).indexer.index.upsert(
+            FAMILY, [document_from_memory(FAMILY, ortho, "local/hashed-ngrams-384", [0.0] * 383 + [1.0])]
+        )

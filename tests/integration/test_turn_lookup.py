@@ -11,15 +11,20 @@ from pathlib import Path
 import pytest
 
 from factories import FAMILY, OTHER_FAMILY
+from family_memory.adapters.local.embedded_index import stem
 from family_memory.app.bootstrap import Runtime
+from family_memory.app.lifecycle import lifecycle_of
+from family_memory.brief.render import render_brief
 from family_memory.domain.changes import Action
 from family_memory.domain.clock import FixedClock
 from family_memory.domain.family import Surface
 from family_memory.domain.ids import new_ulid
-from family_memory.domain.memory import Sensitivity, Status
+from family_memory.domain.memory import Authority, MemoryType, Sensitivity, Status
 from family_memory.domain.tokens import count_tokens
+from family_memory.lifecycle.dream import compile_family
 from family_memory.retrieval.embedding import Embedder, EmbeddingUnavailableError, Vector
 from family_memory.retrieval.lookup import LOOKUP_CLOSE, LOOKUP_OPEN
+from family_memory.retrieval.query_words import STOPWORDS, words
 from retrieval_helpers import change, fact, local_runtime, remember, retrieval_of, set_zone
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -62,23 +67,42 @@ QUESTIONS = {
 
 
 def seed_household(runtime: Runtime) -> dict[str, str]:
-    memories = {key: fact(summary, about) for key, (summary, about) in HOUSEHOLD_FACTS.items()}
+    # Facts mentioned in passing (not explicit statements or instructions): the brief
+    # counts them under their topics and carries none of their lines.
+    memories = {
+        key: fact(summary, about, type=MemoryType.FACT, authority=Authority.USER_IMPLICIT)
+        for key, (summary, about) in HOUSEHOLD_FACTS.items()
+    }
     remember(runtime, *memories.values())
     return {key: m.id for key, m in memories.items()}
 
 
+def compiled_brief(runtime: Runtime) -> str:
+    lifecycle = lifecycle_of(runtime)
+    compile_family(lifecycle.deps, FAMILY, now=NOW)
+    brief = lifecycle.loader.load(FAMILY, now=NOW)
+    assert brief is not None
+    return render_brief(brief)
+
+
 def test_answers_that_live_only_in_memories_are_found_for_each_question(runtime: Runtime) -> None:
     ids = seed_household(runtime)
+    brief = compiled_brief(runtime)
+    assert "Soccer coach: 1 memory" in brief  # the brief knows the topics...
     for question, key in QUESTIONS.items():
+        assert f"memory://{FAMILY}/{ids[key]}" not in brief, key  # ...not the answers
+        assert HOUSEHOLD_FACTS[key][0] not in brief, key
         assert ids[key] in found(runtime, question), question
 
 
-def test_the_seeds_dentist_message_finds_the_orthodontist_memory(runtime: Runtime) -> None:
+def test_a_message_sharing_no_word_with_its_memory_is_found_by_meaning_alone(runtime: Runtime) -> None:
     ids = seed_household(runtime)
-    # No word of the message appears in the memory: only meaning connects them.
-    result = retrieval_of(runtime).lookup.lookup(FAMILY, "Can you find a dentist appointment for Maya next week?")
+    message = "who fixes the kids teeth?"
+    memory_words = {stem(w) for w in words(" ".join(HOUSEHOLD_FACTS["ortho"]))}
+    assert not {stem(w) for w in words(message) if w not in STOPWORDS} & memory_words
+    result = retrieval_of(runtime).lookup.lookup(FAMILY, message)
     assert result.items[0].row.id == ids["ortho"]
-    assert result.items[0].via in ("semantic", "both")
+    assert result.items[0].via == "semantic"
 
 
 def test_a_misspelled_query_still_finds_its_memory(runtime: Runtime) -> None:
@@ -90,6 +114,11 @@ def test_a_misspelled_query_still_finds_its_memory(runtime: Runtime) -> None:
     assert [h.memory_id for h in hits] == [ids["camp"]]
     assert ids["camp"] in found(runtime, "what was the name of camp Kinikinnick?")
     assert ids["ortho"] in found(runtime, "is Dr Pattel an orthodontsit?")
+    # Only the misspelling connects this message to the piano memory: the keyword
+    # engine's tolerance found it.
+    result = retrieval_of(runtime).lookup.lookup(FAMILY, "is pianno still on?")
+    via = {item.row.id: item.via for item in result.items}
+    assert via[ids["piano"]] in ("keyword", "both")
 
 
 def test_an_unusual_word_finds_the_memory_that_uses_it(runtime: Runtime) -> None:
@@ -169,7 +198,9 @@ def test_a_memory_edited_a_moment_ago_is_shown_as_the_catalog_has_it(runtime: Ru
 
 
 def test_the_block_is_capped_at_five_items_and_three_hundred_tokens(runtime: Runtime) -> None:
-    remember(runtime, *[fact(f"Soccer practice detail number {n} for the soccer team.", "Soccer") for n in range(12)])
+    # Short summaries: five lines (each a quoted summary, its age and a reference whose
+    # random ULID takes 15 to 20 tokens) fit in 300 tokens whatever the ids.
+    remember(runtime, *[fact(f"Soccer practice, note {n}.", "Soccer") for n in range(12)])
     result = retrieval_of(runtime).lookup.lookup(FAMILY, "soccer practice")
     assert len(result.items) == 5 and result.tokens <= 300
     assert result.tokens == count_tokens(result.block)
@@ -192,7 +223,8 @@ def test_each_line_gives_summary_age_in_words_and_reference_inside_a_candidates_
     assert lines[0] == LOOKUP_OPEN and lines[-1] == LOOKUP_CLOSE
     assert "candidates to weigh, not facts to repeat" in lines[1]
     assert lines[2] == (
-        f"- Coach Alvarez runs &lt;b&gt;Saturday&lt;/b&gt; practice. (remembered 3 weeks ago) memory://{FAMILY}/{m.id}"
+        '- "Coach Alvarez runs \\u003cb\\u003eSaturday\\u003c/b\\u003e practice." '
+        f"(remembered 3 weeks ago) memory://{FAMILY}/{m.id}"
     )
 
 

@@ -51,8 +51,12 @@ def test_chapter_two_forms_rejects_forgets_and_replays(walkthrough: dict[str, st
 def test_chapter_three_shows_lookups_a_misspelling_a_synonym_and_the_read_tools(walkthrough: dict[str, str]) -> None:
     chapter = walkthrough["3"]
     assert '<memory_lookup kind="candidates">' in chapter
-    assert "orthodontist" in chapter.split("dentist appointment next week", 1)[1].split("user (", 1)[0]
-    assert "Ms. Okonkwo" in chapter.split("pianno", 1)[1].split("user (", 1)[0]
+    synonym = chapter.split('"who fixes the kids teeth?"', 1)[1].split("user (", 1)[0]
+    assert "found by semantic: Maya's orthodontist" in synonym
+    assert "shares with the orthodontist memory: none; it was found by semantic" in synonym
+    misspelt = chapter.split('"is pianno still on?"', 1)[1].split("user (", 1)[0]
+    assert "Ms. Okonkwo" in misspelt and "found by keyword: Leo's piano lessons" in misspelt
+    assert "shares with the piano memory: none; it was found by keyword" in misspelt
     assert "<memory_file ref=" in chapter and "<conversation_excerpt ref=" in chapter
     assert "gets an error and no data" in chapter
     assert "equivalent: the index holds the same ids, fields and revisions as the files" in chapter

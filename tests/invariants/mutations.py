@@ -827,8 +827,8 @@ MUTATIONS: list[Mutation] = [
         [
             (
                 RENDER,
-                '    literal = json.dumps(text, ensure_ascii=False)\n    return _EXTRA_ESCAPES.sub(lambda m: f"\\\\u{ord(m.group()):04x}", literal)',
-                "    return f'\"{text}\"'",
+                '    return f"- {one_line(line.text)}{suffix}\\n"',
+                '    return f"- \\"{line.text}\\"{suffix}\\n"',
             )
         ],
         [T_COMPILE],
@@ -930,7 +930,7 @@ MUTATIONS: list[Mutation] = [
         [
             (
                 LOOKUP,
-                'return f"- {escape(row.summary)} (remembered {age}){marker} {ref}"',
+                'return f"- {one_line(row.summary)} (remembered {age}){marker} {ref}"',
                 'return f"- {row.summary} (remembered {age}){marker} {ref}"',
             )
         ],

@@ -155,5 +155,7 @@ def test_memory_text_cannot_close_the_tool_results_delimiter(
     # The one closing tag is the tool's own, after every piece of memory text
     # (read_memory then appends its evidence block, a sibling element).
     assert text.count(closing) == 1
-    assert text.rindex("&lt;system&gt;") < text.index(closing)
+    # read_memory escapes the file as markup; a search line is one JSON string literal.
+    escaped = "&lt;system&gt;" if closing == "</memory_file>" else "\\u003csystem\\u003e"
+    assert text.rindex(escaped) < text.index(closing)
     assert "<system>" not in text

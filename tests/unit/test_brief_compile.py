@@ -26,7 +26,6 @@ from family_memory.brief.render import (
     INSTRUCTIONS,
     OPEN_TAG,
     brief_tokens,
-    escape_text,
     prompt_block,
     render_brief,
     render_line,
@@ -36,6 +35,7 @@ from family_memory.brief.weights import weight_key
 from family_memory.domain.entity import Entity, EntityKind
 from family_memory.domain.family import FamilySettings, Member, MemberRole, Surface
 from family_memory.domain.ids import new_ulid
+from family_memory.domain.literal import one_line
 from family_memory.domain.memory import Authority, MemoryType, Sensitivity, Status, Strength
 from family_memory.domain.suppression import Suppression, SuppressionScope
 
@@ -546,7 +546,7 @@ def test_hostile_memory_text_stays_inside_its_quoted_line(text: str) -> None:
 
 def test_escaping_is_reversible_for_every_character_class() -> None:
     sample = "".join(chr(c) for c in range(32, 0x3000, 7)) + '\u2028\u2029\x85<>&"\\'
-    literal = escape_text(sample)
+    literal = one_line(sample)
     assert json.loads(literal) == sample
     assert not set(literal) & set("<>&\n\r\u2028\u2029\x85")
 

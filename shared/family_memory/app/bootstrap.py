@@ -105,7 +105,7 @@ def build_local(settings: Settings, clock: Clock | None = None) -> Runtime:
         store,
         catalog,
         clock,
-        EmbeddedIndex(settings.home / "index", embedder.dimension),
+        EmbeddedIndex(settings.home / "index", embedder.dimension, model_id=embedder.model_id),
         embedder,
         SQLiteEmbeddingCache(settings.home / "embedding-cache.sqlite3"),
         _lookup_settings(settings),

@@ -1,11 +1,13 @@
 """Rendering the brief into the block an agent puts in its prompt.
 
-Memory text is untrusted data. Every line's text is written as one JSON
-string literal in which ``<``, ``>``, ``&``, the Unicode line separators and
-the C1 controls are also ``\\u``-escaped. So a line can neither end early
-(no raw quote or line break survives) nor close the surrounding
-``<family_brief>`` element (no raw angle bracket survives), whatever the
-memory says; ``json.loads`` of the literal gives back the exact text.
+Memory text is untrusted data. Every line's text is written by
+``domain.literal.one_line``, the one rendering of untrusted text the lookup
+and the read tools use too: a JSON string literal in which quotes, ``<``,
+``>``, ``&``, the Unicode line separators, the C1 and bidirectional controls
+are also ``\\u``-escaped. So a line can neither end early (no raw quote or line
+break survives) nor close the surrounding ``<family_brief>`` element (no raw
+angle bracket survives), whatever the memory says; ``json.loads`` of the
+literal gives back the exact text.
 
 The prompt is assembled as a stable instruction block, then the brief: both
 change only when memory changes, so a provider's prompt cache can reuse them
@@ -15,14 +17,13 @@ cache point right after them).
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from family_memory.brief.model import SECTION_BUDGETS, SECTION_ORDER, Brief, BriefLine, Section
 from family_memory.domain.family import Surface
+from family_memory.domain.literal import one_line
 from family_memory.domain.tokens import count_tokens
 
 OPEN_TAG = "<family_brief>"
@@ -36,15 +37,6 @@ HEADINGS: dict[Section, str] = {
     Section.LAST_CONVERSATION: "## Last conversation",
 }
 
-_EXTRA_ESCAPES = re.compile(r"[<>&\u2028\u2029\x7f-\x9f]")
-
-
-def escape_text(text: str) -> str:
-    """``text`` as a JSON string literal that contains no raw quote, backslash sequence
-    breakout, line break, angle bracket or ampersand."""
-    literal = json.dumps(text, ensure_ascii=False)
-    return _EXTRA_ESCAPES.sub(lambda m: f"\\u{ord(m.group()):04x}", literal)
-
 
 def render_line(line: BriefLine) -> str:
     """``- "text" (hard rule; until 2026-11-17; memory://family/id)`` with a trailing newline."""
@@ -56,7 +48,7 @@ def render_line(line: BriefLine) -> str:
     if line.ref is not None:
         notes.append(line.ref)
     suffix = f" ({'; '.join(notes)})" if notes else ""
-    return f"- {escape_text(line.text)}{suffix}\n"
+    return f"- {one_line(line.text)}{suffix}\n"
 
 
 def line_tokens(line: BriefLine) -> int:

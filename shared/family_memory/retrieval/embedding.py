@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -56,7 +57,15 @@ class Embedder(ABC):
         return self.embed([text])[0]
 
 
+#: What no embedder should be sent: control characters (C0 other than whitespace, DEL,
+#: C1) and lone surrogates, which cannot be encoded at all (a tokenizer raises on them).
+_UNSENDABLE = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff]")
+
+
 def prepare_text(text: str) -> str:
+    """The text an embedder is sent: control characters and lone surrogates dropped,
+    whitespace runs made one space, capped at ``MAX_EMBED_CHARS``."""
+    text = _UNSENDABLE.sub("", text[: MAX_EMBED_CHARS * 4])
     text = " ".join(text.split())[:MAX_EMBED_CHARS]
     if not text:
         raise InvalidInputError("cannot embed empty text")

@@ -15,7 +15,8 @@ not from the index, which may lag.
 
 The block is capped (5 items and 300 tokens by default, counted with the
 project's tokenizer), labelled as candidates to weigh, not facts to repeat,
-and every line carries the summary, its age in words and its reference.
+and every line carries the summary (one JSON string literal, ``one_line``, as
+the brief writes its lines), its age in words and its reference.
 
 Household surface (shared threads that several people read): the post says
 memories belong to individuals. The lookup still runs there (a shared thread
@@ -41,6 +42,7 @@ from family_memory.domain.clock import Clock, local_date
 from family_memory.domain.errors import FamilyMemoryError, InvalidInputError
 from family_memory.domain.family import Surface
 from family_memory.domain.ids import check_family_id
+from family_memory.domain.literal import one_line
 from family_memory.domain.memory import Sensitivity, Status
 from family_memory.domain.refs import MemoryRef
 from family_memory.domain.tokens import count_tokens
@@ -140,7 +142,7 @@ def line_for(row: CatalogRow, ref: str, age: str) -> str:
     marker = ""
     if row.sensitivity is not Sensitivity.NORMAL:
         marker = f" [sensitive: {row.sensitivity.value}; use only for this task]"
-    return f"- {escape(row.summary)} (remembered {age}){marker} {ref}"
+    return f"- {one_line(row.summary)} (remembered {age}){marker} {ref}"
 
 
 class TurnLookup:
@@ -184,6 +186,21 @@ class TurnLookup:
             return f"{row.sensitivity.value} memories stay out of shared threads"
         return None
 
+    def embed_query(self, family_id: str, query: str) -> Vector:
+        """The message's vector. Whatever goes wrong inside the embedder (a tokenizer
+        refusing a character, a message with nothing left to embed) costs the turn its
+        semantic half, never the turn: it surfaces as EmbeddingUnavailableError."""
+        try:
+            return self.embedder.embed_one(query)
+        except EmbeddingUnavailableError:
+            raise
+        except Exception as exc:  # any embedder failure degrades the same way
+            log.warning(
+                "the embedder failed on a message; keyword search only",
+                extra={"family_id": family_id, "error": f"{type(exc).__name__}: {exc}"[:300]},
+            )
+            raise EmbeddingUnavailableError(f"embedder {self.embedder.model_id} failed: {type(exc).__name__}") from exc
+
     def ranked(
         self,
         family_id: str,
@@ -207,7 +224,7 @@ class TurnLookup:
         keyword_future = self._executor.submit(self.index.keyword, family_id, query, search_filter, k)
         semantic_error: FamilyMemoryError | None = None
         try:
-            vector = query_vector if query_vector is not None else self.embedder.embed_one(query)
+            vector = query_vector if query_vector is not None else self.embed_query(family_id, query)
             semantic_hits = self.index.semantic(family_id, vector, search_filter, k)
         except (EmbeddingUnavailableError, IndexUnavailableError) as exc:
             # A throttled embedder or a slow engine costs this turn its semantic half, not its lookup.

@@ -12,9 +12,11 @@ product post section 9), and a call that arrives anyway is refused.
 
 Whatever a tool returns is data: memory text and transcript turns are escaped
 and wrapped in a delimiter naming their reference. Text that is meant to be
-one line (a turn, an evidence quote) is written as a JSON string literal, so a
-line break inside it cannot start a line of its own and pass for a turn or a
-record; ``json.loads`` of the literal (after HTML-unescaping) gives it back.
+one line (a turn, an evidence quote, a summary, the query echoed back) is
+written by ``domain.literal.one_line``, as the brief's lines are: a JSON string
+literal, so a line break or a quote inside it cannot start a line of its own
+or an attribute and pass for a turn, a record or a reference; ``json.loads`` of
+the literal gives it back.
 
 The chain of references (product post section 7) is open to the agent end to
 end: a brief line or lookup line carries ``memory://``, ``read_memory`` returns
@@ -30,7 +32,6 @@ evidence quote holding forgotten words as ``[forgotten at the family's request]`
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,6 +43,7 @@ from family_memory.domain.evidence import parse_ledger
 from family_memory.domain.family import Surface
 from family_memory.domain.ids import check_family_id
 from family_memory.domain.layout import evidence_path, memory_path, session_path
+from family_memory.domain.literal import one_line
 from family_memory.domain.memory import Status
 from family_memory.domain.okf import parse_memory, validation_message
 from family_memory.domain.refs import MAX_REF_LENGTH, ConvRef, MemoryRef
@@ -56,20 +58,6 @@ SEARCH_MAX_LIMIT = 10
 MAX_EXCERPT_TURNS = 20
 #: Most evidence records read_memory shows (the newest); the count of the rest is stated.
 MAX_EVIDENCE_SHOWN = 10
-
-# Characters that some renderers (and models) treat as a line break or that are
-# invisible controls, which json.dumps(ensure_ascii=False) leaves raw.
-_UNSAFE_IN_LITERAL = re.compile(r"[\u2028\u2029\x7f-\x9f]")
-
-
-def one_line(text: str) -> str:
-    """``text`` as one line of data: a JSON string literal (newlines, tabs, quotes and
-    controls escaped, U+2028/U+2029 and C1 controls ``\\u``-escaped) with ``<``, ``>``
-    and ``&`` HTML-escaped like the rest of a tool's output. No text can start a new
-    line or close the surrounding element."""
-    literal = json.dumps(text, ensure_ascii=False)
-    return escape(_UNSAFE_IN_LITERAL.sub(lambda m: f"\\u{ord(m.group()):04x}", literal))
-
 
 TOOL_SPECS: list[dict[str, Any]] = [
     {
@@ -230,7 +218,7 @@ class ReadTools:
             for row, _ in confirmed[:limit]
         ]
         body = "\n".join(lines) if lines else "(no memory matches)"
-        return f'<memory_search query="{escape(query[:120])}">\n{body}\n</memory_search>'
+        return f"<memory_search query={one_line(query[:120])}>\n{body}\n</memory_search>"
 
     def _own(self, ref_family: str, what: str) -> None:
         if ref_family != self.family_id:

@@ -5,12 +5,16 @@
   ``english`` analyzer stems); each field counts with the OpenSearch boosts
   (about 3, summary 2, when_to_use and body 1) in one combined term frequency.
   Per-document term weights are stored with the document; the inverted lists
-  are built in memory (numpy) when the family is first searched after a
-  change, and a query adds up ``idf x weight`` per posting. Small misspellings
+  are built in memory (numpy) when a process first searches the family, and
+  a query adds up ``idf x BM25 term part`` per posting. Small misspellings
   are tolerated the way OpenSearch's ``fuzziness: AUTO`` tolerates them: a
-  query word the family's vocabulary does not hold is expanded to the
-  vocabulary words within 1 edit (3 to 5 letters) or 2 edits (6 or more),
-  found with rapidfuzz.
+  query word the family's vocabulary does not hold is expanded to the (at
+  most 3) nearest vocabulary words within 1 edit (3 to 5 letters) or 2 edits
+  (6 or more), found without scanning the vocabulary (``_Vocabulary``).
+* Writes carry the in-memory snapshot forward in the writer (``_Delta``), so
+  the first search after a write costs what any search costs; a write by
+  another process shows as a new ``version`` and the next search reads the
+  family afresh.
 * Meaning: an exact scan. A family's vectors are one float32 matrix in
   memory, filtered by the same rules as the words, and the top k taken with
   ``argpartition``. A family holds thousands of memories, not billions; exact
@@ -30,6 +34,7 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 import math
 import sqlite3
 import threading
@@ -44,7 +49,14 @@ from family_memory.domain.ids import check_family_id, check_memory_id
 from family_memory.domain.memory import MemoryType, Sensitivity, Status
 from family_memory.retrieval.documents import IndexDocument
 from family_memory.retrieval.embedding import Vector
-from family_memory.retrieval.index import Hit, MemoryIndex, SearchFilter, check_documents, check_k
+from family_memory.retrieval.index import (
+    Hit,
+    IndexUnavailableError,
+    MemoryIndex,
+    SearchFilter,
+    check_documents,
+    check_k,
+)
 from family_memory.retrieval.query_words import STOPWORDS, query_words, words
 
 _SCHEMA = """
@@ -65,7 +77,7 @@ CREATE TABLE IF NOT EXISTS docs (
 );
 CREATE TABLE IF NOT EXISTS words (word TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
-INSERT OR IGNORE INTO meta (key, value) VALUES ('version', 0), ('dimension', 0);
+INSERT OR IGNORE INTO meta (key, value) VALUES ('version', 0), ('dimension', 0), ('model_id', '');
 """
 
 FIELD_BOOSTS = (("about", 3.0), ("summary", 2.0), ("when_to_use", 1.0), ("body", 1.0))  # the OpenSearch boosts
@@ -75,6 +87,8 @@ _STATUS = {status: code for code, status in enumerate(Status)}
 _TYPE = {kind: code for code, kind in enumerate(MemoryType)}
 _SENSITIVITY = {level: code for code, level in enumerate(Sensitivity)}
 _NO_EXPIRY = 2**31 - 1
+
+log = logging.getLogger(__name__)
 
 
 def edit_budget(word: str) -> int:
@@ -107,58 +121,373 @@ def term_weights(document: IndexDocument) -> tuple[dict[str, float], float]:
     return weights, length
 
 
-@dataclass
-class _Snapshot:
-    """A family's documents in memory for the vector scan."""
+class EmbedderMismatchError(IndexUnavailableError):
+    """The family's index holds vectors of another embedder (model or dimension)."""
 
-    version: int
-    ids: list[str]
-    revisions: Any  # np.ndarray[int64]
-    status: Any
-    type: Any
-    sensitivity: Any
-    valid_until: Any  # ordinal, _NO_EXPIRY when none
-    applies: list[frozenset[str]]
-    matrix: Any  # (n, dim) float32
-    vocabulary: list[str]
-    vocabulary_set: frozenset[str]
-    masks: OrderedDict[SearchFilter, Any]
-    #: stem -> (positions int32, BM25 term-frequency parts float32)
-    postings: dict[str, tuple[Any, Any]]
 
-    def mask(self, search_filter: SearchFilter) -> Any:
+#: Buckets of the character histogram that bounds the edit distance (``ord(c) & 31``;
+#: a-z fall in distinct buckets, other characters share them, which only loosens the bound).
+_HISTOGRAM_BUCKETS = 32
+_DEAD_LENGTH = -1000
+_EXPANSIONS_CACHED = 4096
+
+
+class _Vocabulary:
+    """A family's words (with their document frequency) and the search for the
+    words near a misspelling, the way OpenSearch's ``fuzziness: AUTO`` finds them.
+
+    Scanning every word with rapidfuzz costs a few milliseconds per unknown word
+    in a vocabulary of 20,000; most of that is spent on words that cannot be
+    within the edit budget. Two exact filters leave a handful of words to measure:
+    the length (a word within ``budget`` edits is within ``budget`` letters of the
+    same length) and a character histogram (each insertion, deletion or
+    substitution adds at most one to the letters one word has in excess, and at
+    most one to the letters the other has in excess). Expansions are cached until
+    the vocabulary changes.
+
+    Shared by the snapshots of one family and updated in place by the writer
+    (under its lock); it is only consulted to widen a query, so a reader that sees
+    a word a moment early or late still gets a correct answer for its snapshot.
+    """
+
+    def __init__(self, df: dict[str, int]) -> None:
         import numpy as np
 
+        self._lock = threading.Lock()
+        self.df = dict(df)
+        self._words: list[str | None] = list(self.df)
+        self._slot = {word: slot for slot, word in enumerate(self._words)}
+        self._free: list[int] = []
+        capacity = len(self._words) + 1024
+        self._lengths = np.full(capacity, _DEAD_LENGTH, dtype=np.int32)
+        self._lengths[: len(self._words)] = [len(w) for w in self.df]
+        self._histograms = np.zeros((capacity, _HISTOGRAM_BUCKETS), dtype=np.int16)
+        if self._words:
+            text = "".join(self.df).encode("utf-32-le", "surrogatepass")
+            codes = (np.frombuffer(text, dtype=np.uint32) & (_HISTOGRAM_BUCKETS - 1)).astype(np.intp)
+            owners = np.repeat(np.arange(len(self._words)), self._lengths[: len(self._words)])
+            np.add.at(self._histograms, (owners, codes), 1)
+        #: Which buckets each word uses at all, one bit each: a cheap first cut.
+        self._letters = np.zeros(capacity, dtype=np.uint32)
+        self._letters[: len(self._words)] = _letter_bits(self._histograms[: len(self._words)])
+        self._expansions: dict[str, tuple[str, ...]] = {}
+
+    def __contains__(self, word: str) -> bool:
+        return word in self.df
+
+    def __len__(self) -> int:
+        return len(self.df)
+
+    def add(self, words: Iterable[str]) -> None:
+        with self._lock:
+            for word in words:
+                count = self.df.get(word, 0)
+                self.df[word] = count + 1
+                if count == 0:
+                    self._place(word)
+
+    def remove(self, words: Iterable[str]) -> None:
+        with self._lock:
+            for word in words:
+                count = self.df.get(word, 0) - 1
+                if count > 0:
+                    self.df[word] = count
+                    continue
+                self.df.pop(word, None)
+                slot = self._slot.pop(word, None)
+                if slot is not None:
+                    self._words[slot] = None
+                    self._lengths[slot] = _DEAD_LENGTH
+                    self._free.append(slot)
+                    self._expansions.clear()
+
+    def _place(self, word: str) -> None:
+        import numpy as np
+
+        if self._free:
+            slot = self._free.pop()
+            self._words[slot] = word
+        else:
+            slot = len(self._words)
+            self._words.append(word)
+            if slot >= len(self._lengths):
+                grown = len(self._lengths) * 2
+                lengths = np.full(grown, _DEAD_LENGTH, dtype=np.int32)
+                lengths[:slot] = self._lengths[:slot]
+                histograms = np.zeros((grown, _HISTOGRAM_BUCKETS), dtype=np.int16)
+                histograms[:slot] = self._histograms[:slot]
+                letters = np.zeros(grown, dtype=np.uint32)
+                letters[:slot] = self._letters[:slot]
+                self._lengths, self._histograms, self._letters = lengths, histograms, letters
+        self._slot[word] = slot
+        self._lengths[slot] = len(word)
+        self._histograms[slot] = _histogram(word)
+        self._letters[slot] = _letter_bits(self._histograms[slot : slot + 1])[0]
+        self._expansions.clear()
+
+    def near(self, word: str, budget: int) -> tuple[str, ...]:
+        """Up to 3 vocabulary words within ``budget`` edits of ``word``, closest first
+        (ties in code-point order), as ``rapidfuzz.process.extract`` over the sorted
+        vocabulary gives them."""
+        import numpy as np
+        from rapidfuzz.distance import Levenshtein
+
+        with self._lock:
+            cached = self._expansions.get(word)
+            if cached is not None:
+                return cached
+            used = len(self._words)
+            histogram = _histogram(word)
+            letters = np.uint32(sum(1 << bucket for bucket in {ord(ch) & (_HISTOGRAM_BUCKETS - 1) for ch in word}))
+            # Each letter one word has and the other lacks costs at least one edit.
+            possible = np.abs(self._lengths[:used] - len(word)) <= budget
+            possible &= np.bitwise_count(self._letters[:used] & ~letters) <= budget
+            possible &= np.bitwise_count(letters & ~self._letters[:used]) <= budget
+            candidates = np.flatnonzero(possible)
+            if len(candidates):
+                excess = self._histograms[candidates] - histogram
+                more = np.clip(excess, 0, None).sum(axis=1)
+                fewer = np.clip(-excess, 0, None).sum(axis=1)
+                candidates = candidates[np.maximum(more, fewer) <= budget]
+            found = []
+            for slot in candidates.tolist():
+                other = self._words[slot]
+                if other is None:
+                    continue
+                distance = Levenshtein.distance(word, other, score_cutoff=budget)
+                if distance <= budget:
+                    found.append((distance, other))
+            found.sort()
+            expansion = tuple(other for _, other in found[:3])
+            if len(self._expansions) >= _EXPANSIONS_CACHED:
+                self._expansions.clear()
+            self._expansions[word] = expansion
+            return expansion
+
+
+def _letter_bits(histograms: Any) -> Any:
+    """One bit per histogram bucket a word uses."""
+    import numpy as np
+
+    weights = np.left_shift(np.uint32(1), np.arange(_HISTOGRAM_BUCKETS, dtype=np.uint32))
+    return ((histograms > 0).astype(np.uint32) * weights).sum(axis=1, dtype=np.uint32)
+
+
+def _histogram(word: str) -> Any:
+    import numpy as np
+
+    counts = [0] * _HISTOGRAM_BUCKETS
+    for ch in word:
+        counts[ord(ch) & (_HISTOGRAM_BUCKETS - 1)] += 1
+    return np.array(counts, dtype=np.int16)
+
+
+class _Columns:
+    """A family's per-document columns, with room to grow: rows below a snapshot's
+    ``count`` never change, so a writer appends a document without copying them
+    and the snapshots readers hold stay valid."""
+
+    def __init__(self, capacity: int, dimension: int) -> None:
+        import numpy as np
+
+        self.capacity = capacity
+        self.dimension = dimension
+        self.ids: list[str] = []
+        self.applies: list[frozenset[str]] = []
+        self.revisions = np.zeros(capacity, dtype=np.int64)
+        self.status = np.zeros(capacity, dtype=np.int8)
+        self.type = np.zeros(capacity, dtype=np.int8)
+        self.sensitivity = np.zeros(capacity, dtype=np.int8)
+        self.valid_until = np.zeros(capacity, dtype=np.int64)  # ordinal, _NO_EXPIRY when none
+        self.lengths = np.zeros(capacity, dtype=np.float64)
+        self.matrix = np.zeros((capacity, dimension), dtype=np.float32)
+
+    def grown(self, count: int, needed: int) -> _Columns:
+        """These columns if ``needed`` rows fit, else a larger copy of the first ``count``."""
+        if needed <= self.capacity:
+            return self
+        bigger = _Columns(needed + needed // 8 + 256, self.dimension)
+        bigger.ids, bigger.applies = self.ids[:count], self.applies[:count]
+        for name in ("revisions", "status", "type", "sensitivity", "valid_until", "lengths", "matrix"):
+            getattr(bigger, name)[:count] = getattr(self, name)[:count]
+        return bigger
+
+    def put(self, slot: int, memory_id: str, document: IndexDocument, length: float) -> None:
+        import numpy as np
+
+        if slot < len(self.ids):  # a row left by a write that never committed
+            self.ids[slot], self.applies[slot] = memory_id, frozenset(document.applies_to)
+        else:
+            self.ids.append(memory_id)
+            self.applies.append(frozenset(document.applies_to))
+        self.revisions[slot] = document.revision
+        self.status[slot] = _STATUS[document.status]
+        self.type[slot] = _TYPE[document.type]
+        self.sensitivity[slot] = _SENSITIVITY[document.sensitivity]
+        self.valid_until[slot] = _NO_EXPIRY if document.valid_until is None else document.valid_until.toordinal()
+        self.lengths[slot] = length
+        self.matrix[slot] = np.asarray(document.embedding, dtype=np.float32)
+
+
+@dataclass
+class _Snapshot:
+    """A family's documents in memory: the columns, which rows are live, the
+    inverted lists and the vocabulary. Readers never see it change: a write makes
+    a new snapshot from the last one (``_Delta``)."""
+
+    version: int
+    model_id: str
+    count: int  # rows in use, live or not
+    columns: _Columns
+    alive: Any  # (count,) bool
+    live: int
+    total_length: float
+    #: stem -> (positions int64, boosted term frequencies float32), live rows only
+    postings: dict[str, tuple[Any, Any]]
+    vocabulary: _Vocabulary
+    #: memory id -> row, for the writer (shared by the snapshots of one family)
+    rows: dict[str, int]
+    masks: OrderedDict[SearchFilter, Any]
+
+    @property
+    def ids(self) -> list[str]:
+        return self.columns.ids
+
+    def mask(self, search_filter: SearchFilter) -> Any:
         cached = self.masks.get(search_filter)
         if cached is not None:
             return cached
-        mask = np.ones(len(self.ids), dtype=bool)
-        if search_filter.statuses is not None:
-            mask &= np.isin(self.status, [_STATUS[s] for s in search_filter.statuses])
-        if search_filter.valid_on is not None:
-            mask &= self.valid_until > search_filter.valid_on.toordinal()
-        if search_filter.types is not None:
-            mask &= np.isin(self.type, [_TYPE[t] for t in search_filter.types])
-        if search_filter.sensitivities is not None:
-            mask &= np.isin(self.sensitivity, [_SENSITIVITY[s] for s in search_filter.sensitivities])
-        if search_filter.applies_to is not None:
-            wanted = search_filter.applies_to
-            mask &= np.fromiter((bool(wanted & a) for a in self.applies), dtype=bool, count=len(self.applies))
+        mask = self.filter_rows(search_filter, 0, self.count)
         self.masks[search_filter] = mask
         if len(self.masks) > 8:
             self.masks.popitem(last=False)
         return mask
 
+    def filter_rows(self, search_filter: SearchFilter, start: int, stop: int) -> Any:
+        """Which rows in ``start:stop`` are live and admitted by the filter."""
+        import numpy as np
+
+        c = self.columns
+        mask = self.alive[start:stop].copy()
+        if search_filter.statuses is not None:
+            mask &= np.isin(c.status[start:stop], [_STATUS[s] for s in search_filter.statuses])
+        if search_filter.valid_on is not None:
+            mask &= c.valid_until[start:stop] > search_filter.valid_on.toordinal()
+        if search_filter.types is not None:
+            mask &= np.isin(c.type[start:stop], [_TYPE[t] for t in search_filter.types])
+        if search_filter.sensitivities is not None:
+            mask &= np.isin(c.sensitivity[start:stop], [_SENSITIVITY[s] for s in search_filter.sensitivities])
+        if search_filter.applies_to is not None:
+            wanted = search_filter.applies_to
+            applies = c.applies[start:stop]
+            mask &= np.fromiter((bool(wanted & a) for a in applies), dtype=bool, count=len(applies))
+        return mask
+
+
+@dataclass
+class _Removed:
+    memory_id: str
+    terms: dict[str, float]
+    words: set[str]
+
+
+@dataclass
+class _Added:
+    document: IndexDocument
+    terms: dict[str, float]
+    length: float
+    words: set[str]
+
+
+class _Delta:
+    """What one write transaction changed, to carry the family's snapshot forward
+    without reading the whole family again."""
+
+    def __init__(self) -> None:
+        self.changes: list[_Removed | _Added] = []
+
+    def apply(self, base: _Snapshot, version: int) -> _Snapshot:
+        import numpy as np
+
+        added = sum(isinstance(change, _Added) for change in self.changes)
+        count = base.count
+        columns = base.columns.grown(count, count + added)
+        alive = np.zeros(count + added, dtype=bool)
+        alive[:count] = base.alive
+        postings = dict(base.postings)
+        live, total = base.live, base.total_length
+        removed_rows: list[int] = []
+        for change in self.changes:
+            if isinstance(change, _Removed):
+                row = base.rows.pop(change.memory_id)
+                alive[row] = False
+                removed_rows.append(row)
+                live -= 1
+                total -= float(columns.lengths[row])
+                for term in change.terms:
+                    positions, frequencies = postings[term]
+                    keep = positions != row
+                    if keep.any():
+                        postings[term] = (positions[keep], frequencies[keep])
+                    else:
+                        del postings[term]
+                base.vocabulary.remove(change.words)
+                continue
+            row = count
+            count += 1
+            columns.put(row, change.document.memory_id, change.document, change.length)
+            alive[row] = True
+            base.rows[change.document.memory_id] = row
+            live += 1
+            total += change.length
+            for term, frequency in change.terms.items():
+                entry = postings.get(term)
+                if entry is None:
+                    postings[term] = (np.array([row], dtype=np.int64), np.array([frequency], dtype=np.float32))
+                else:
+                    postings[term] = (np.append(entry[0], row), np.append(entry[1], np.float32(frequency)))
+            base.vocabulary.add(change.words)
+        snapshot = _Snapshot(
+            version=version,
+            model_id=base.model_id,
+            count=count,
+            columns=columns,
+            alive=alive,
+            live=live,
+            total_length=total,
+            postings=postings,
+            vocabulary=base.vocabulary,
+            rows=base.rows,
+            masks=OrderedDict(),
+        )
+        for search_filter, mask in list(base.masks.items()):  # a reader may be adding one
+            carried = np.zeros(count, dtype=bool)
+            carried[: base.count] = mask
+            carried[removed_rows] = False
+            carried[base.count :] = snapshot.filter_rows(search_filter, base.count, count)
+            snapshot.masks[search_filter] = carried
+        return snapshot
+
 
 class EmbeddedIndex(MemoryIndex):
-    def __init__(self, root: Path | str, dimension: int, *, cached_families: int = 8) -> None:
+    """``model_id``, when given, is the embedder that makes the query vectors: a
+    family indexed with another embedder is searched by words only (with a warning)
+    until ``rebuild-index`` re-embeds it."""
+
+    def __init__(
+        self, root: Path | str, dimension: int, *, model_id: str | None = None, cached_families: int = 8
+    ) -> None:
         self.root = Path(root)
         self.root.mkdir(parents=True, exist_ok=True)
         self.dimension = dimension
+        self.model_id = model_id
         self._local = threading.local()
         self._snapshots: OrderedDict[str, _Snapshot] = OrderedDict()
         self._snapshot_lock = threading.Lock()
+        self._loading: dict[str, threading.Lock] = {}
         self._cached_families = cached_families
+        #: Full reads of a family into memory (tests and benchmarks watch it).
+        self.loads = 0
 
     # --- files and connections --------------------------------------------------
 
@@ -181,15 +510,21 @@ class EmbeddedIndex(MemoryIndex):
         db.execute("PRAGMA synchronous=NORMAL")
         db.execute("PRAGMA busy_timeout=30000")
         db.executescript(_SCHEMA)
-        stored = db.execute("SELECT value FROM meta WHERE key = 'dimension'").fetchone()[0]
-        if stored == 0:
-            db.execute("UPDATE meta SET value = ? WHERE key = 'dimension'", (self.dimension,))
-        elif stored != self.dimension:
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            if self._meta(db, "dimension") == 0:
+                db.execute("UPDATE meta SET value = ? WHERE key = 'dimension'", (self.dimension,))
+            if self._meta(db, "model_id") == "":
+                # An index written before the model was recorded: its documents name it.
+                row = db.execute("SELECT doc_json FROM docs LIMIT 1").fetchone()
+                if row is not None:
+                    model = IndexDocument.model_validate_json(row[0]).embedding_model
+                    db.execute("UPDATE meta SET value = ? WHERE key = 'model_id'", (model,))
+        except BaseException:
+            db.execute("ROLLBACK")
             db.close()
-            raise InvalidInputError(
-                f"the index of family {family_id} holds {stored}-dimension vectors; this embedder makes "
-                f"{self.dimension} (run rebuild-index after changing the embedder)"
-            )
+            raise
+        db.execute("COMMIT")
         connections[family_id] = db
         if len(connections) > 64:
             _, oldest = connections.popitem(last=False)
@@ -197,10 +532,50 @@ class EmbeddedIndex(MemoryIndex):
         return db
 
     @staticmethod
+    def _meta(db: sqlite3.Connection, key: str) -> Any:
+        return db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()[0]
+
+    @staticmethod
     def _version(db: sqlite3.Connection) -> int:
         return int(db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()[0])
 
+    def _stored_space(self, db: sqlite3.Connection) -> tuple[str, int]:
+        """The embedder the family's vectors came from: its model id ("" before the first write) and dimension."""
+        return str(self._meta(db, "model_id")), int(self._meta(db, "dimension"))
+
     # --- writes -----------------------------------------------------------------
+
+    def _claim_space(
+        self, db: sqlite3.Connection, family_id: str, documents: Sequence[IndexDocument], force: bool
+    ) -> bool:
+        """Check the documents' embedder against the family's; a forced write (a rebuild
+        from the files) with another embedder starts the family's index afresh.
+        True when the index was emptied."""
+        models = {document.embedding_model for document in documents}
+        if len(models) != 1:
+            raise InvalidInputError(f"one write mixes vectors of several embedders: {', '.join(sorted(models))}")
+        (model,) = models
+        stored_model, stored_dimension = self._stored_space(db)
+        if stored_model in ("", model) and stored_dimension in (0, self.dimension):
+            if stored_model == "" or stored_dimension == 0:
+                db.execute("UPDATE meta SET value = ? WHERE key = 'model_id'", (model,))
+                db.execute("UPDATE meta SET value = ? WHERE key = 'dimension'", (self.dimension,))
+            return False
+        if not force:
+            raise InvalidInputError(
+                f"the index of family {family_id} holds vectors of {stored_model or 'another embedder'} "
+                f"({stored_dimension} dimensions); these come from {model} ({self.dimension}): "
+                f"run `family-memory rebuild-index --family {family_id}` to re-embed it with this embedder"
+            )
+        log.warning(
+            "rebuilding the index with another embedder: its documents are replaced",
+            extra={"family_id": family_id, "was": stored_model, "now": model},
+        )
+        db.execute("DELETE FROM docs")
+        db.execute("DELETE FROM words")
+        db.execute("UPDATE meta SET value = ? WHERE key = 'model_id'", (model,))
+        db.execute("UPDATE meta SET value = ? WHERE key = 'dimension'", (self.dimension,))
+        return True
 
     def upsert(self, family_id: str, documents: Sequence[IndexDocument], *, force: bool = False) -> None:
         import numpy as np
@@ -211,7 +586,11 @@ class EmbeddedIndex(MemoryIndex):
         db = self._db(family_id, create=True)
         assert db is not None
         db.execute("BEGIN IMMEDIATE")
+        delta: _Delta | None = _Delta()
         try:
+            before = self._version(db)
+            if self._claim_space(db, family_id, documents, force):
+                delta = None  # everything went: the next search reads the family afresh
             changed = False
             for document in documents:
                 stored = db.execute(
@@ -220,7 +599,9 @@ class EmbeddedIndex(MemoryIndex):
                 if stored is not None:
                     if stored[1] > document.revision and not force:
                         continue  # an older event arriving late: the index already holds newer
-                    self._remove(db, stored[0])
+                    removed = self._remove(db, stored[0])
+                    if delta is not None:
+                        delta.changes.append(removed)
                 vector = np.asarray(document.embedding, dtype="<f4").tobytes()
                 weights, length = term_weights(document)
                 db.execute(
@@ -241,29 +622,66 @@ class EmbeddedIndex(MemoryIndex):
                         vector,
                     ),
                 )
+                document_words = self._document_words(document)
                 db.executemany(
                     "INSERT INTO words (word, df) VALUES (?, 1) ON CONFLICT (word) DO UPDATE SET df = df + 1",
-                    [(w,) for w in self._document_words(document)],
+                    [(w,) for w in document_words],
                 )
+                if delta is not None:
+                    delta.changes.append(_Added(document, weights, length, document_words))
                 changed = True
             if changed:
                 db.execute("UPDATE meta SET value = value + 1 WHERE key = 'version'")
         except BaseException:
             db.execute("ROLLBACK")
             raise
-        db.execute("COMMIT")
+        self._commit(family_id, db, before, delta if changed else _Delta())
+
+    def _commit(self, family_id: str, db: sqlite3.Connection, before: int, delta: _Delta | None) -> None:
+        """Commit the write and carry the family's snapshot forward in this (the
+        writer's) thread, so the next search does not read the whole family again.
+        Another process's write shows as a version this snapshot does not have: the
+        next search then reads the family afresh."""
+        with self._snapshot_lock:
+            base = self._snapshots.get(family_id)
+        snapshot = None
+        if base is not None and delta is not None and delta.changes and base.version == before:
+            try:
+                snapshot = delta.apply(base, before + 1)
+            except Exception:  # the cache must never fail a write: the next search reads the file
+                log.exception("could not carry the index snapshot forward", extra={"family_id": family_id})
+                self._forget(family_id)
+        try:
+            db.execute("COMMIT")
+        except BaseException:
+            if snapshot is not None:
+                self._forget(family_id)  # the delta has touched the shared rows of a write that did not happen
+            db.execute("ROLLBACK")
+            raise
+        if snapshot is None:
+            return
+        if snapshot.count - snapshot.live > max(256, snapshot.count // 4):
+            self._load(family_id, db)  # mostly replaced rows: read the family compactly
+            return
+        self._publish(family_id, snapshot)
+
+    def _forget(self, family_id: str) -> None:
+        with self._snapshot_lock:
+            self._snapshots.pop(family_id, None)
 
     @staticmethod
     def _document_words(document: IndexDocument) -> set[str]:
         text = " ".join((document.about, document.summary, document.when_to_use, document.body))
         return {w for w in words(text) if len(w) > 1 and w not in STOPWORDS}
 
-    def _remove(self, db: sqlite3.Connection, rowid: int) -> None:
-        (doc_json,) = db.execute("SELECT doc_json FROM docs WHERE rowid = ?", (rowid,)).fetchone()
+    def _remove(self, db: sqlite3.Connection, rowid: int) -> _Removed:
+        doc_json, terms_json = db.execute("SELECT doc_json, terms_json FROM docs WHERE rowid = ?", (rowid,)).fetchone()
         old = IndexDocument.model_validate_json(doc_json)
-        db.executemany("UPDATE words SET df = df - 1 WHERE word = ?", [(w,) for w in self._document_words(old)])
+        old_words = self._document_words(old)
+        db.executemany("UPDATE words SET df = df - 1 WHERE word = ?", [(w,) for w in old_words])
         db.execute("DELETE FROM words WHERE df <= 0")
         db.execute("DELETE FROM docs WHERE rowid = ?", (rowid,))
+        return _Removed(old.memory_id, json.loads(terms_json), old_words)
 
     def delete(self, family_id: str, memory_ids: Iterable[str]) -> None:
         ids = [check_memory_id(i) for i in memory_ids]
@@ -271,19 +689,19 @@ class EmbeddedIndex(MemoryIndex):
         if db is None or not ids:
             return
         db.execute("BEGIN IMMEDIATE")
+        delta = _Delta()
         try:
-            removed = 0
+            before = self._version(db)
             for memory_id in ids:
                 row = db.execute("SELECT rowid FROM docs WHERE memory_id = ?", (memory_id,)).fetchone()
                 if row is not None:
-                    self._remove(db, row[0])
-                    removed += 1
-            if removed:
+                    delta.changes.append(self._remove(db, row[0]))
+            if delta.changes:
                 db.execute("UPDATE meta SET value = value + 1 WHERE key = 'version'")
         except BaseException:
             db.execute("ROLLBACK")
             raise
-        db.execute("COMMIT")
+        self._commit(family_id, db, before, delta)
 
     # --- reads --------------------------------------------------------------------
 
@@ -317,52 +735,74 @@ class EmbeddedIndex(MemoryIndex):
 
     # --- the snapshot for the vector scan and the vocabulary ------------------------
 
-    def _snapshot(self, family_id: str, db: sqlite3.Connection) -> _Snapshot:
-        import numpy as np
+    def _publish(self, family_id: str, snapshot: _Snapshot) -> None:
+        with self._snapshot_lock:
+            current = self._snapshots.get(family_id)
+            if current is None or current.version <= snapshot.version:
+                self._snapshots[family_id] = snapshot
+            self._snapshots.move_to_end(family_id)
+            while len(self._snapshots) > self._cached_families:
+                self._snapshots.popitem(last=False)
 
+    def _snapshot(self, family_id: str, db: sqlite3.Connection) -> _Snapshot:
         version = self._version(db)
         with self._snapshot_lock:
             snapshot = self._snapshots.get(family_id)
             if snapshot is not None and snapshot.version == version:
                 self._snapshots.move_to_end(family_id)
                 return snapshot
+            loading = self._loading.setdefault(family_id, threading.Lock())
+        with loading:  # the keyword and semantic searches of one lookup read the family once
+            with self._snapshot_lock:
+                snapshot = self._snapshots.get(family_id)
+            if snapshot is not None and snapshot.version == self._version(db):
+                return snapshot
+            return self._load(family_id, db)
+
+    def _load(self, family_id: str, db: sqlite3.Connection) -> _Snapshot:
+        """Read the whole family into memory (after another process wrote it, or on first use)."""
+        import numpy as np
+
         db.execute("BEGIN")  # one consistent read of rows, vocabulary and version
         try:
             version = self._version(db)
+            model_id, dimension = self._stored_space(db)
             rows = db.execute(
                 "SELECT memory_id, revision, status, type, sensitivity, valid_until, applies_json, vector, "
                 "terms_json, length FROM docs WHERE family_id = ? ORDER BY rowid",
                 (family_id,),
             ).fetchall()
-            vocabulary = [w for (w,) in db.execute("SELECT word FROM words WHERE df > 0")]
+            vocabulary = dict(db.execute("SELECT word, df FROM words WHERE df > 0 ORDER BY word").fetchall())
         finally:
             db.execute("COMMIT")
+        self.loads += 1
         count = len(rows)
-        matrix = np.frombuffer(b"".join(r[7] for r in rows), dtype="<f4").reshape(count, self.dimension)
+        columns = _Columns(count + count // 8 + 256, dimension or self.dimension)
+        columns.ids = [r[0] for r in rows]
+        columns.applies = [frozenset(json.loads(r[6])) for r in rows]
+        columns.revisions[:count] = [r[1] for r in rows]
+        columns.status[:count] = [_STATUS[Status(r[2])] for r in rows]
+        columns.type[:count] = [_TYPE[MemoryType(r[3])] for r in rows]
+        columns.sensitivity[:count] = [_SENSITIVITY[Sensitivity(r[4])] for r in rows]
+        columns.valid_until[:count] = [_ordinal(r[5]) for r in rows]
+        columns.lengths[:count] = [r[9] for r in rows]
+        if count:
+            vectors = np.frombuffer(b"".join(r[7] for r in rows), dtype="<f4")
+            columns.matrix[:count] = vectors.reshape(count, columns.dimension)
         snapshot = _Snapshot(
             version=version,
-            ids=[r[0] for r in rows],
-            revisions=np.fromiter((r[1] for r in rows), dtype=np.int64, count=count),
-            status=np.fromiter((_STATUS[Status(r[2])] for r in rows), dtype=np.int8, count=count),
-            type=np.fromiter((_TYPE[MemoryType(r[3])] for r in rows), dtype=np.int8, count=count),
-            sensitivity=np.fromiter((_SENSITIVITY[Sensitivity(r[4])] for r in rows), dtype=np.int8, count=count),
-            valid_until=np.fromiter(
-                (_ordinal(r[5]) for r in rows),
-                dtype=np.int64,
-                count=count,
-            ),
-            applies=[frozenset(json.loads(r[6])) for r in rows],
-            matrix=np.ascontiguousarray(matrix),
-            vocabulary=vocabulary,
-            vocabulary_set=frozenset(vocabulary),
+            model_id=model_id,
+            count=count,
+            columns=columns,
+            alive=np.ones(count, dtype=bool),
+            live=count,
+            total_length=float(columns.lengths[:count].sum()),
+            postings=_postings([r[8] for r in rows]),
+            vocabulary=_Vocabulary(vocabulary),
+            rows={r[0]: n for n, r in enumerate(rows)},
             masks=OrderedDict(),
-            postings=_postings([(r[8], r[9]) for r in rows]),
         )
-        with self._snapshot_lock:
-            self._snapshots[family_id] = snapshot
-            self._snapshots.move_to_end(family_id)
-            while len(self._snapshots) > self._cached_families:
-                self._snapshots.popitem(last=False)
+        self._publish(family_id, snapshot)
         return snapshot
 
     # --- search -------------------------------------------------------------------
@@ -377,18 +817,26 @@ class EmbeddedIndex(MemoryIndex):
         if db is None:
             return []
         snapshot = self._snapshot(family_id, db)
-        if not snapshot.ids:
+        if not snapshot.live:
             return []
+        if snapshot.columns.dimension != self.dimension or (
+            self.model_id is not None and snapshot.model_id not in ("", self.model_id)
+        ):
+            log.warning(
+                "the family's index was built with another embedder; searching by words only until rebuild-index",
+                extra={"family_id": family_id, "index_model": snapshot.model_id, "query_model": self.model_id},
+            )
+            raise EmbedderMismatchError(
+                f"the index of family {family_id} holds vectors of {snapshot.model_id} "
+                f"({snapshot.columns.dimension} dimensions), not of {self.model_id} ({self.dimension}): "
+                f"run `family-memory rebuild-index --family {family_id}`"
+            )
         mask = snapshot.mask(search_filter)
-        eligible = int(mask.sum())
-        if eligible == 0:
+        if not mask.any():
             return []
-        scores = snapshot.matrix @ np.asarray(vector, dtype=np.float32)
-        scores = np.where(mask, scores, -np.inf)
-        take = min(k, eligible)
-        top = np.argpartition(scores, len(scores) - take)[-take:]
-        top = top[np.argsort(-scores[top], kind="stable")]
-        return [Hit(snapshot.ids[i], float(scores[i]), int(snapshot.revisions[i])) for i in top]
+        scores = snapshot.columns.matrix[: snapshot.count] @ np.asarray(vector, dtype=np.float32)
+        top = _best(scores, np.flatnonzero(mask), k)
+        return [Hit(snapshot.ids[i], float(scores[i]), int(snapshot.columns.revisions[i])) for i in top]
 
     def keyword(self, family_id: str, text: str, search_filter: SearchFilter, k: int) -> list[Hit]:
         import numpy as np
@@ -398,66 +846,70 @@ class EmbeddedIndex(MemoryIndex):
         if db is None:
             return []
         snapshot = self._snapshot(family_id, db)
-        count = len(snapshot.ids)
-        if count == 0:
+        count, live = snapshot.count, snapshot.live
+        if live == 0:
             return []
+        average = snapshot.total_length / live or 1.0
+        lengths = snapshot.columns.lengths
         scores = np.zeros(count, dtype=np.float32)
         matched = False
         for term in {stem(word) for word in self._query_words(text, snapshot)}:
             entry = snapshot.postings.get(term)
             if entry is None:
                 continue
-            positions, parts = entry
-            idf = math.log(1.0 + (count - len(positions) + 0.5) / (len(positions) + 0.5))
-            scores[positions] += np.float32(idf) * parts
+            positions, frequencies = entry
+            idf = math.log(1.0 + (live - len(positions) + 0.5) / (len(positions) + 0.5))
+            norm = BM25_K1 * (1.0 - BM25_B + BM25_B * lengths[positions] / average)
+            scores[positions] += (idf * frequencies * (BM25_K1 + 1.0) / (frequencies + norm)).astype(np.float32)
             matched = True
         if not matched:
             return []
         scores[~snapshot.mask(search_filter)] = 0.0
-        candidates = np.flatnonzero(scores > 0)
-        if len(candidates) > k:
-            candidates = candidates[np.argpartition(scores[candidates], len(candidates) - k)[-k:]]
-        candidates = candidates[np.argsort(-scores[candidates], kind="stable")]
-        return [Hit(snapshot.ids[i], float(scores[i]), int(snapshot.revisions[i])) for i in candidates]
+        candidates = _best(scores, np.flatnonzero(scores > 0), k)
+        return [Hit(snapshot.ids[i], float(scores[i]), int(snapshot.columns.revisions[i])) for i in candidates]
 
     @staticmethod
     def _query_words(text: str, snapshot: _Snapshot) -> list[str]:
         """The message's words, each misspelled one joined by its near neighbours in the vocabulary."""
-        from rapidfuzz import process
-        from rapidfuzz.distance import Levenshtein
-
         found: list[str] = []
         for word in query_words(text):
             found.append(word)
             budget = edit_budget(word)
-            if word in snapshot.vocabulary_set or budget == 0 or not snapshot.vocabulary:
+            if word in snapshot.vocabulary or budget == 0 or not len(snapshot.vocabulary):
                 continue
-            for candidate, _, _ in process.extract(
-                word, snapshot.vocabulary, scorer=Levenshtein.distance, score_cutoff=budget, limit=3
-            ):
-                found.append(candidate)
+            found.extend(snapshot.vocabulary.near(word, budget))
         return found
 
 
-def _postings(rows: list[tuple[str, float]]) -> dict[str, tuple[Any, Any]]:
-    """Inverted lists with the BM25 term-frequency part precomputed per posting."""
+def _best(scores: Any, candidates: Any, k: int) -> Any:
+    """The ``k`` best of ``candidates`` (rows), highest score first; equal scores in
+    row order (the order the family's documents were written), so the answer does
+    not depend on how the arrays happen to be laid out."""
     import numpy as np
 
-    if not rows:
-        return {}
-    average = sum(length for _, length in rows) / len(rows) or 1.0
+    if len(candidates) > k:
+        values = scores[candidates]
+        threshold = values[np.argpartition(values, len(values) - k)[len(values) - k]]
+        above = candidates[values > threshold]
+        candidates = np.concatenate([above, candidates[values == threshold][: k - len(above)]])
+    return candidates[np.lexsort((candidates, -scores[candidates]))]
+
+
+def _postings(rows: list[str]) -> dict[str, tuple[Any, Any]]:
+    """Inverted lists: for each stem, the rows holding it and its boosted frequency there."""
+    import numpy as np
+
     collected: dict[str, tuple[list[int], list[float]]] = {}
-    for position, (terms_json, length) in enumerate(rows):
-        norm = BM25_K1 * (1.0 - BM25_B + BM25_B * length / average)
+    for position, terms_json in enumerate(rows):
         for term, tf in json.loads(terms_json).items():
             entry = collected.get(term)
             if entry is None:
                 entry = collected[term] = ([], [])
             entry[0].append(position)
-            entry[1].append(tf * (BM25_K1 + 1.0) / (tf + norm))
+            entry[1].append(tf)
     return {
-        term: (np.array(positions, dtype=np.int64), np.array(parts, dtype=np.float32))
-        for term, (positions, parts) in collected.items()
+        term: (np.array(positions, dtype=np.int64), np.array(frequencies, dtype=np.float32))
+        for term, (positions, frequencies) in collected.items()
     }
 
 

@@ -5,11 +5,25 @@ parallel, interleaving, catalog confirmation, token-capped rendering) on the
 embedded index for one family of 1,000, 5,000 and 50,000 memories, with and
 without the query embedding (MiniLM), plus each engine alone.
 
-The synthetic family's texts are built from a vocabulary of family words so
-the keyword engine sees realistic term statistics; document vectors are
-random unit vectors, because an exact scan costs the same whatever the
-values (embedding 50,000 texts first would take minutes and measure nothing
-more). Query vectors are real MiniLM embeddings of the benchmark messages.
+The synthetic family's texts are built from a few hundred family words and a
+pool of 22,000 generated names (people, places, shops: pronounceable words of
+one to three syllables, a fixed seed), three names per memory drawn with a
+skew towards the common ones; so the family's vocabulary grows with its size
+as a real one does (about 2,400 distinct words at 1,000 memories, 8,400 at
+5,000 and 21,000 at 50,000; the figures print the exact count). The misspelling
+search has to look through that vocabulary for every message word it does not
+hold. Document vectors are random unit vectors, because an exact scan costs the
+same whatever the values (embedding 50,000 texts first would take minutes and
+measure nothing more). The messages (1,380 distinct ones at 300 runs, more
+than one size's timed lookups, so no cached expansion answers a repeated one)
+name family members, one of them with a typo; their query vectors are real
+MiniLM embeddings.
+
+"First lookup after a write" times a lookup (query vector given) right after a
+one-memory upsert (the index carries its in-memory snapshot forward in the
+writer), beside the lookup just before each write; "reads the family" is the
+one-off read of the whole family when a process first searches it, or after
+another process wrote it.
 
 embedders: the comparison behind docs/embedder-comparison.md: retrieval
 quality on the labelled set (semantic alone and the full hybrid lookup),
@@ -100,6 +114,13 @@ DETAILS = [
 ]
 VERBS = ["has", "prefers", "needs", "skips", "loves", "goes to", "is signed up for", "asked to move"]
 WHEN = ["Planning the week", "Booking appointments", "Packing bags", "Messages to other parents", "Weekend plans"]
+#: Syllables of the generated names (people, places, shops, pets) that give a family its own words.
+ONSETS = ["b", "br", "c", "ch", "d", "dr", "f", "fl", "g", "gr", "h", "j", "k", "kl", "l"]
+ONSETS += ["m", "n", "p", "pr", "r", "s", "sh", "sl", "st", "t", "th", "tr", "v", "w", "z"]
+VOWELS = ["a", "e", "i", "o", "u", "ai", "ea", "ee", "ie", "oa", "ou", "y"]
+CODAS = ["", "", "", "n", "r", "l", "s", "t", "m", "nd", "rk", "ck", "ng", "sh"]
+NAME_POOL = 22_000
+PLACES = ["Street", "Park", "Road", "Center", "School", "Clinic", "Market"]
 STATUSES = [Status.ACTIVE] * 17 + [Status.DORMANT, Status.EXPIRED, Status.SUPERSEDED, Status.RETRACTED]
 BENCH_MESSAGES = [
     "When is Maya's dentist appointment?",
@@ -152,6 +173,55 @@ def timed(fn: Callable[[], Any], runs: int, warmup: int = 20) -> list[float]:
     return samples
 
 
+@functools.cache
+def name_pool(seed: int = 3) -> list[str]:
+    """Distinct pronounceable words, the same on every run."""
+    rng = random.Random(seed)
+    names: list[str] = []
+    seen: set[str] = set()
+    while len(names) < NAME_POOL:
+        syllables = rng.choice([1, 2, 2, 2, 3, 3])
+        name = "".join(rng.choice(ONSETS) + rng.choice(VOWELS) + rng.choice(CODAS) for _ in range(syllables))
+        if len(name) > 2 and name not in seen:
+            seen.add(name)
+            names.append(name)
+    return names
+
+
+def family_name(rng: random.Random) -> str:
+    """A name from the pool, the common ones far more often (as a family's own people and places recur)."""
+    pool = name_pool()
+    return pool[int(len(pool) * rng.random() ** 3)].title()
+
+
+def misspell(rng: random.Random, word: str) -> str:
+    """One typing slip: a letter doubled, dropped or swapped with its neighbour."""
+    at = rng.randrange(1, len(word) - 1)
+    slip = rng.choice(["double", "drop", "swap"])
+    if slip == "double":
+        return word[:at] + word[at] + word[at:]
+    if slip == "drop":
+        return word[:at] + word[at + 1 :]
+    return word[:at] + word[at + 1] + word[at] + word[at + 2 :]
+
+
+def bench_messages(count: int = 1500, seed: int = 13) -> list[str]:
+    """Distinct messages: a family question naming a family member, and another with a typo."""
+    rng = random.Random(seed)
+    messages: list[str] = []
+    while len(messages) < count:
+        base = BENCH_MESSAGES[len(messages) % len(BENCH_MESSAGES)].rstrip("?")
+        messages.append(f"{base} with {family_name(rng)} and {misspell(rng, family_name(rng))}?")
+    return messages
+
+
+def synthetic_memory(rng: random.Random) -> tuple[str, str, str]:
+    person, thing, detail = rng.choice(PEOPLE), rng.choice(THINGS), rng.choice(DETAILS)
+    where = f"{family_name(rng)} {rng.choice(PLACES)}"
+    summary = f"{person} {rng.choice(VERBS)} {thing} {detail} with {family_name(rng)} {family_name(rng)} at {where}."
+    return f"{person}'s {thing}", summary, rng.choice(WHEN)
+
+
 def synthetic_family(size: int, dimension: int, seed: int = 7) -> tuple[list[IndexDocument], list[CatalogRow]]:
     import numpy as np
 
@@ -160,8 +230,7 @@ def synthetic_family(size: int, dimension: int, seed: int = 7) -> tuple[list[Ind
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     documents, rows = [], []
     for n in range(size):
-        person, thing, detail = rng.choice(PEOPLE), rng.choice(THINGS), rng.choice(DETAILS)
-        summary = f"{person} {rng.choice(VERBS)} {thing} {detail}."
+        about, summary, when_to_use = synthetic_memory(rng)
         status = rng.choice(STATUSES)
         valid_until = date(2026, 11, 30) + timedelta(days=rng.randint(-20, 60)) if rng.random() < 0.1 else None
         formed = NOW - timedelta(days=rng.randint(0, 700), minutes=n)
@@ -169,9 +238,9 @@ def synthetic_family(size: int, dimension: int, seed: int = 7) -> tuple[list[Ind
         common: dict[str, Any] = {
             "id": memory_id,
             "type": rng.choice(list(MemoryType)),
-            "about": f"{person}'s {thing}",
+            "about": about,
             "summary": summary,
-            "when_to_use": rng.choice(WHEN),
+            "when_to_use": when_to_use,
             "applies_to": [],
             "strength": Strength.SOFT,
             "authority": Authority.USER_EXPLICIT,
@@ -238,49 +307,80 @@ def _retrieval(args: argparse.Namespace) -> int:
 
     print("\n".join(machine()))
     embedder = MiniLMEmbedder()
-    query_vectors = embedder.embed(BENCH_MESSAGES)
+    # Enough distinct messages that no size's lookups repeat one (a repeated message's
+    # misspellings would come from the expansion cache).
+    messages = bench_messages(4 * (args.runs + 20) + 100)
+    query_vectors = embedder.embed(messages)
     sizes = [int(s) for s in str(args.sizes).split(",") if s]
     print(f"turn-level lookup on the embedded index, one family; {args.runs} timed lookups per row")
     print(f"embedder for queries: {embedder.model_id} ({embedder.dimension} dimensions)")
+    print(f"{len(messages)} distinct messages, each naming a family member and another with a typo")
     with tempfile.TemporaryDirectory(prefix="fm-bench-") as tmp:
         for size in sizes:
-            _measure(Path(tmp) / str(size), size, embedder, query_vectors, args.runs)
+            _measure(Path(tmp) / str(size), size, embedder, messages, query_vectors, args.runs)
     return 0
 
 
-def _measure(home: Path, size: int, embedder: Embedder, query_vectors: list[list[float]], runs: int) -> None:
+def vocabulary_size(home: Path) -> int:
+    with sqlite3.connect(str(home / "index" / f"{FAMILY}.sqlite3")) as db:
+        return int(db.execute("SELECT count(*) FROM words WHERE df > 0").fetchone()[0])
+
+
+def _measure(
+    home: Path, size: int, embedder: Embedder, messages: list[str], query_vectors: list[list[float]], runs: int
+) -> None:
+
     index, catalog, built = build_family(home, size, embedder.dimension)
     start = time.perf_counter()
-    index.semantic(FAMILY, query_vectors[0], SearchFilter(), 1)  # the first search loads the snapshot
+    index.semantic(FAMILY, query_vectors[0], SearchFilter(), 1)  # the first search reads the family
     loaded = time.perf_counter() - start
     lookup = TurnLookup(index, embedder, catalog, FixedClock(NOW), lambda _family: "UTC")
     current = SearchFilter.current(date(2026, 11, 30))
     counter = iter(range(10**9))
 
     def pick() -> int:
-        return next(counter) % len(BENCH_MESSAGES)
+        return next(counter) % len(messages)
 
     def without_embedding() -> None:
         i = pick()
-        lookup.lookup(FAMILY, BENCH_MESSAGES[i], query_vector=query_vectors[i])
+        lookup.lookup(FAMILY, messages[i], query_vector=query_vectors[i])
 
     def with_embedding() -> None:
-        lookup.lookup(FAMILY, BENCH_MESSAGES[pick()])
+        lookup.lookup(FAMILY, messages[pick()])
 
     def semantic_engine() -> None:
         index.semantic(FAMILY, query_vectors[pick()], current, 20)
 
     def keyword_engine() -> None:
-        index.keyword(FAMILY, BENCH_MESSAGES[pick()], current, 20)
+        index.keyword(FAMILY, messages[pick()], current, 20)
 
-    pairs = zip(BENCH_MESSAGES, query_vectors, strict=True)
+    pairs = list(zip(messages, query_vectors, strict=True))[:50]
     items = [len(lookup.lookup(FAMILY, m, query_vector=v).items) for m, v in pairs]
-    print(f"\n{size:,} memories (built in {built:.1f}s; {statistics.fmean(items):.1f} items per lookup)")
-    print(f"  first search after a write (loads the family's snapshot): {loaded * 1000:.0f} ms")
+    print(
+        f"\n{size:,} memories, {vocabulary_size(home):,} distinct words "
+        f"(built in {built:.1f}s; {statistics.fmean(items):.1f} items per lookup)"
+    )
+    print(f"  first search in a process (reads the family into memory): {loaded * 1000:.0f} ms")
     print(f"  lookup, query vector given    {percentiles(timed(without_embedding, runs))}")
     print(f"  lookup, embedding the query   {percentiles(timed(with_embedding, runs))}")
     print(f"  semantic engine alone (k=20)  {percentiles(timed(semantic_engine, runs))}")
     print(f"  keyword engine alone (k=20)   {percentiles(timed(keyword_engine, runs))}")
+
+    # A lookup, then one memory written (a new one, with new words), then the next
+    # lookup; 40 times, so both lookups are measured in the same stretch of time.
+    fresh, _ = synthetic_family(40, embedder.dimension, seed=size + 1)
+    loads_before = index.loads
+    before, writes, after = [], [], []
+    for document in fresh:
+        before.append(timed(without_embedding, 1, warmup=0)[0])
+        start = time.perf_counter()
+        index.upsert(FAMILY, [document])
+        writes.append(time.perf_counter() - start)
+        after.append(timed(without_embedding, 1, warmup=0)[0])
+    reread = index.loads - loads_before
+    print(f"  one-memory write (index)      {percentiles(writes)}")
+    print(f"  first lookup after a write    {percentiles(after)}   (40 writes; family re-read {reread} times)")
+    print(f"  the lookup before each write  {percentiles(before)}")
 
 
 # --- the embedder comparison ------------------------------------------------------

@@ -9,6 +9,7 @@ from typing import Any
 
 from family_memory.app.bootstrap import retrieval_for
 from family_memory.app.commands import add_family_selector, family_ids, runtime_for
+from family_memory.app.commands.dream import require_family
 from family_memory.domain.family import Surface
 from family_memory.domain.ids import check_family_id
 from family_memory.retrieval.tools import TOOL_SPECS
@@ -51,6 +52,8 @@ def _rebuild(args: argparse.Namespace) -> int:
     indexer = retrieval_for(runtime).indexer
     families = family_ids(runtime, args)
     ok = True
+    for family_id in families:
+        require_family(runtime, family_id)  # a mistyped id is an error, not an empty, "equivalent" index
     for n, family_id in enumerate(families, start=1):
         if args.check_only:
             report = indexer.check(family_id)

@@ -6,6 +6,7 @@ import json
 from datetime import date, timedelta
 from typing import Any
 
+from family_memory.adapters.local.embedded_index import stem
 from family_memory.app.walkthrough import WalkContext
 from family_memory.domain.changes import Action, ChangeSet, MemoryWrite
 from family_memory.domain.evidence import EvidenceRecord
@@ -13,6 +14,8 @@ from family_memory.domain.family import Surface
 from family_memory.domain.ids import new_ulid
 from family_memory.domain.layout import session_path
 from family_memory.domain.memory import Authority, Memory, MemoryType, Sensitivity, Status
+from family_memory.retrieval.lookup import LookupResult
+from family_memory.retrieval.query_words import STOPWORDS, words
 from family_memory.retrieval.service import Retrieval
 
 SESSION = "sess-walkthrough-retrieval"
@@ -105,11 +108,22 @@ def _seed(ctx: WalkContext) -> dict[str, Memory]:
     return memories
 
 
-def _lookup(ctx: WalkContext, retrieval: Retrieval, message: str, surface: Surface = Surface.CHAT) -> None:
+def _lookup(ctx: WalkContext, retrieval: Retrieval, message: str, surface: Surface = Surface.CHAT) -> LookupResult:
     result = retrieval.lookup.lookup(ctx.family_id, message, surface)
     ctx.say(f'user ({surface.value}): "{message}"')
     ctx.show(result.block or "(nothing placed in the turn)")
     ctx.say(f"   {len(result.items)} items, {result.tokens} tokens (caps: 5 items, 300 tokens)")
+    for item in result.items:
+        ctx.say(f"   found by {item.via}: {item.row.about}")
+    return result
+
+
+def _shared_words(message: str, memory: Memory) -> set[str]:
+    """The message's words that the memory also holds, compared as the keyword search
+    compares them (case-folded, stemmed, stop words left out)."""
+    text = " ".join((memory.about, memory.summary, memory.when_to_use, memory.body))
+    held = {stem(w) for w in words(text)}
+    return {w for w in words(message) if w not in STOPWORDS and stem(w) in held}
 
 
 def run(ctx: WalkContext) -> None:
@@ -126,10 +140,20 @@ def run(ctx: WalkContext) -> None:
     ctx.show("\n".join(retrieval.indexer.check(family_id).lines()))
 
     ctx.step("Turn-level lookups: meaning and words searched together, interleaved, confirmed against the catalog.")
-    _lookup(ctx, retrieval, "Can you book Maya a dentist appointment next week?")
-    ctx.say("   no word of the message is in the memory: the embedding knows a dentist is close to an orthodontist.")
-    _lookup(ctx, retrieval, "is pianno with Ms Okonkwo still on this week?")
-    ctx.say("   'pianno' is one edit from 'piano': the keyword search tolerates it.")
+    ortho, piano = memories["Maya's orthodontist"], memories["Leo's piano lessons"]
+    synonym = "who fixes the kids teeth?"
+    found = {item.row.id: item.via for item in _lookup(ctx, retrieval, synonym).items}
+    ctx.say(
+        f"   words the message shares with the orthodontist memory: {sorted(_shared_words(synonym, ortho)) or 'none'};"
+        f" it was found by {found.get(ortho.id, 'nothing')}: the embedding puts teeth near an orthodontist."
+    )
+    misspelt = "is pianno still on?"
+    found = {item.row.id: item.via for item in _lookup(ctx, retrieval, misspelt).items}
+    ctx.say(
+        f"   words the message shares with the piano memory: {sorted(_shared_words(misspelt, piano)) or 'none'};"
+        f" it was found by {found.get(piano.id, 'nothing')}: 'pianno' is one edit from 'piano', which the keyword"
+        " search tolerates."
+    )
     _lookup(ctx, retrieval, "did we sign up for the potluck?")
     ctx.say("   the potluck memory was valid until November 25, which has passed in Los Angeles: not eligible.")
 
@@ -138,7 +162,6 @@ def run(ctx: WalkContext) -> None:
     _lookup(ctx, retrieval, "Leo's piano lesson snacks", Surface.HOUSEHOLD)
 
     ctx.step("A memory forgotten a moment ago never comes back, even before the index hears about it.")
-    piano = memories["Leo's piano lessons"]
     forget = ChangeSet(
         id=new_ulid(),
         family_id=family_id,
