@@ -17,12 +17,14 @@ from family_memory.adapters.aws.bedrock_embedder import TURN_DEADLINE, TURN_READ
 from family_memory.adapters.aws.dynamo_embedding_cache import DynamoEmbeddingCache
 from family_memory.app.bootstrap import build_aws
 from family_memory.app.cli import main
+from family_memory.app.formation import similar_finder
 from family_memory.app.settings import load_settings
 from family_memory.domain.changes import Action
 from family_memory.domain.clock import FixedClock
 from family_memory.domain.errors import InvalidInputError
 from family_memory.domain.memory import Status
 from family_memory.retrieval.documents import document_from_memory
+from family_memory.retrieval.index import IndexMismatchError
 from family_memory.retrieval.tools import TOOL_SPECS
 from retrieval_helpers import change, fact, local_runtime, remember, retrieval_of
 
@@ -152,3 +154,17 @@ def test_an_index_built_by_another_embedder_is_searched_by_words_until_rebuild_i
         retrieval_of(hashed_runtime).indexer.index.upsert(
             FAMILY, [document_from_memory(FAMILY, ortho, "local/hashed-ngrams-384", [0.0] * 383 + [1.0])]
         )
+
+
+def test_reconcile_finds_similar_memories_by_catalog_text_while_the_index_holds_another_embedders_vectors(
+    tmp_path: Path,
+) -> None:
+    hashed_runtime = local_runtime(tmp_path, FixedClock(NOW), embedder="hashed")
+    ortho = fact("Maya sees Dr. Patel, her orthodontist, for her braces.", "Maya's orthodontist")
+    remember(hashed_runtime, ortho)
+    runtime = local_runtime(tmp_path, FixedClock(NOW), embedder="minilm")
+    with pytest.raises(IndexMismatchError, match="rebuild-index"):
+        retrieval_of(runtime).similar.similar(FAMILY, "Maya's orthodontist is Dr. Patel")
+    # Formation's finder does not fail every retry until an operator acts: it scans the catalog.
+    found = similar_finder(runtime).similar(FAMILY, "Maya's orthodontist is Dr. Patel", 3)
+    assert [row.id for row, _ in found] == [ortho.id]

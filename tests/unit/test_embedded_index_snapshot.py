@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 from factories import FAMILY, memory
-from family_memory.adapters.local.embedded_index import EmbeddedIndex, EmbedderMismatchError, _Vocabulary, edit_budget
+from family_memory.adapters.local.embedded_index import EmbeddedIndex, _Vocabulary, edit_budget
 from family_memory.domain.errors import InvalidInputError
 from family_memory.domain.memory import Memory, MemoryType, Sensitivity, Status, embedding_text
 from family_memory.retrieval.documents import IndexDocument, document_from_memory
-from family_memory.retrieval.index import SearchFilter
+from family_memory.retrieval.index import IndexMismatchError, SearchFilter
 from retrieval_helpers import hashed
 
 TODAY = date(2026, 11, 30)
@@ -177,7 +177,7 @@ def test_a_family_indexed_by_another_embedder_is_searched_by_words_only(
     vector = hashed().embed_one("piano lessons")
     assert [h.memory_id for h in built.semantic(FAMILY, vector, SearchFilter(), 5)] == [piano.id]
     other = EmbeddedIndex(tmp_path / "index", hashed().dimension, model_id="local/another-model-384")
-    with caplog.at_level(logging.WARNING), pytest.raises(EmbedderMismatchError, match="rebuild-index"):
+    with caplog.at_level(logging.WARNING), pytest.raises(IndexMismatchError, match="rebuild-index"):
         other.semantic(FAMILY, vector, SearchFilter(), 5)
     assert any("another embedder" in r.getMessage() for r in caplog.records)
     assert [h.memory_id for h in other.keyword(FAMILY, "piano", SearchFilter(), 5)] == [piano.id]

@@ -19,7 +19,6 @@ from family_memory.adapters.aws.opensearch_index import (
     MAX_CLAUSES,
     TEXT_BOOSTS,
     Copy,
-    IndexMismatchError,
     OpenSearchIndex,
     cosine_from_score,
     doomed_copies,
@@ -29,7 +28,7 @@ from family_memory.adapters.aws.opensearch_index import (
 )
 from family_memory.domain.memory import Memory, MemoryType, Sensitivity
 from family_memory.retrieval.documents import IndexDocument, document_from_memory
-from family_memory.retrieval.index import IndexUnavailableError, SearchFilter
+from family_memory.retrieval.index import IndexMismatchError, IndexUnavailableError, SearchFilter
 from family_memory.retrieval.indexer import IndexReport
 from family_memory.retrieval.query_words import MAX_QUERY_WORDS, query_words
 from opensearch_engine import ID_REFUSED, Engine, RecordingClient

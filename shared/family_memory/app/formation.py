@@ -30,7 +30,13 @@ from family_memory.formation.extraction import Extractor
 from family_memory.formation.offline import OfflineExtractor
 from family_memory.formation.queue import ReconcileRequest
 from family_memory.formation.service import FormationDeps, reconcile_session
-from family_memory.formation.similar import CatalogSimilarMemories, IndexWithRecentCatalog, SimilarMemories
+from family_memory.formation.similar import (
+    CatalogSimilarMemories,
+    FallingBackTo,
+    IndexWithRecentCatalog,
+    SimilarMemories,
+)
+from family_memory.retrieval.index import IndexMismatchError
 
 if TYPE_CHECKING:
     from family_memory.adapters.local.queue import InProcessQueue
@@ -116,11 +122,13 @@ def formation(runtime: Runtime) -> FormationServices:
     return services
 
 
-def _finder(runtime: Runtime) -> SimilarMemories:
+def similar_finder(runtime: Runtime) -> SimilarMemories:
     """Through the index when it exists (guarded against its lag); by catalog text until then."""
     if runtime.retrieval is None:
         return CatalogSimilarMemories(runtime.catalog)
-    return IndexWithRecentCatalog(runtime.retrieval.similar, runtime.catalog)
+    # An index of another embedder fails until rebuild-index; reconcile goes on by catalog text.
+    indexed = FallingBackTo(runtime.retrieval.similar, CatalogSimilarMemories(runtime.catalog), (IndexMismatchError,))
+    return IndexWithRecentCatalog(indexed, runtime.catalog)
 
 
 def _deps(runtime: Runtime, extractor: Extractor, queue: Any) -> FormationDeps:
@@ -129,7 +137,7 @@ def _deps(runtime: Runtime, extractor: Extractor, queue: Any) -> FormationDeps:
         writer=runtime.writer,
         clock=runtime.clock,
         extractor=extractor,
-        finder=_finder(runtime),
+        finder=similar_finder(runtime),
         queue=queue,
         limits=Limits(max_new=runtime.settings.max_candidates_per_session),
     )

@@ -10,10 +10,13 @@ retracted match means).
 
 from __future__ import annotations
 
+import logging
 from typing import Protocol
 
 from family_memory.formation.text_similarity import similarity
 from family_memory.ports.catalog import Catalog, CatalogRow
+
+log = logging.getLogger(__name__)
 
 
 class SimilarMemories(Protocol):
@@ -44,6 +47,27 @@ class CatalogSimilarMemories:
                 scored.append((row, score))
         scored.sort(key=lambda item: (-item[1], item[0].id))
         return scored[:limit]
+
+
+class FallingBackTo:
+    """``primary``'s answer; ``fallback``'s while ``primary`` raises one of ``unusable``
+    (an error that waiting will not cure, such as an index built by another embedder:
+    formation goes on, exactly and more slowly, instead of failing every retry)."""
+
+    def __init__(
+        self, primary: SimilarMemories, fallback: SimilarMemories, unusable: tuple[type[Exception], ...]
+    ) -> None:
+        self.primary, self.fallback, self.unusable = primary, fallback, unusable
+
+    def similar(self, family_id: str, text: str, limit: int = 5) -> list[tuple[CatalogRow, float]]:
+        try:
+            return self.primary.similar(family_id, text, limit)
+        except self.unusable as exc:
+            log.warning(
+                "similar memories by catalog text: the index cannot answer",
+                extra={"family_id": family_id, "error": str(exc)},
+            )
+            return self.fallback.similar(family_id, text, limit)
 
 
 class IndexWithRecentCatalog:

@@ -115,6 +115,11 @@ class IndexUnavailableError(FamilyMemoryError):
     """The search engine could not be reached or refused a request it should accept."""
 
 
+class IndexMismatchError(IndexUnavailableError):
+    """The index holds vectors of another embedder (model, dimension or space type): its
+    semantic half is unusable until ``rebuild-index`` re-embeds the family's memories."""
+
+
 def check_k(k: int) -> int:
     if not 1 <= k <= MAX_K:
         raise InvalidInputError(f"k must be between 1 and {MAX_K}, got {k}")

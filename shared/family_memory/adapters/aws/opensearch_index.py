@@ -39,6 +39,7 @@ from family_memory.retrieval.documents import IndexDocument
 from family_memory.retrieval.embedding import Vector
 from family_memory.retrieval.index import (
     Hit,
+    IndexMismatchError,
     IndexUnavailableError,
     MemoryIndex,
     SearchFilter,
@@ -68,10 +69,6 @@ SPACE_TYPE = "innerproduct"
 _SOURCE_EXCLUDES = ["embedding"]
 _IDENTITY = ["family_id", "memory_id", "revision"]
 _ORDER = [{"memory_id": "asc"}, {"revision": "desc"}]
-
-
-class IndexMismatchError(IndexUnavailableError):
-    """The existing index was built for another embedder (dimension, space type or model)."""
 
 
 def _reason(exc: Exception) -> str:

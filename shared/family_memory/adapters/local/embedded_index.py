@@ -51,7 +51,7 @@ from family_memory.retrieval.documents import IndexDocument
 from family_memory.retrieval.embedding import Vector
 from family_memory.retrieval.index import (
     Hit,
-    IndexUnavailableError,
+    IndexMismatchError,
     MemoryIndex,
     SearchFilter,
     check_documents,
@@ -119,10 +119,6 @@ def term_weights(document: IndexDocument) -> tuple[dict[str, float], float]:
             weights[term] = weights.get(term, 0.0) + boost
             length += boost
     return weights, length
-
-
-class EmbedderMismatchError(IndexUnavailableError):
-    """The family's index holds vectors of another embedder (model or dimension)."""
 
 
 #: Buckets of the character histogram that bounds the edit distance (``ord(c) & 31``;
@@ -826,7 +822,7 @@ class EmbeddedIndex(MemoryIndex):
                 "the family's index was built with another embedder; searching by words only until rebuild-index",
                 extra={"family_id": family_id, "index_model": snapshot.model_id, "query_model": self.model_id},
             )
-            raise EmbedderMismatchError(
+            raise IndexMismatchError(
                 f"the index of family {family_id} holds vectors of {snapshot.model_id} "
                 f"({snapshot.columns.dimension} dimensions), not of {self.model_id} ({self.dimension}): "
                 f"run `family-memory rebuild-index --family {family_id}`"
