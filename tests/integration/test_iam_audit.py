@@ -36,7 +36,7 @@ from family_memory.adapters.aws.opensearch_index import OpenSearchIndex
 from family_memory.app.formation import formation
 from family_memory.domain.ids import new_ulid
 from family_memory.domain.memory import Status
-from family_memory.formation.similar import IndexWithRecentCatalog
+from family_memory.formation.similar import FallingBackTo, IndexWithRecentCatalog
 from family_memory.formation.suppression_rules import CLAIMS_ONLY
 from family_memory.retrieval.similar import IndexSimilarMemories
 from iam_audit import FAMILY, FUNCTIONS, TEST_BUCKET, Cloud, cloud, event, forget, sqs_event
@@ -215,8 +215,9 @@ def test_reconcile_finds_similar_memories_through_the_index_the_indexer_writes(l
     for name in ("OPENSEARCH_ENDPOINT", "OPENSEARCH_INDEX", "FAMILY_MEMORY_EMBEDDER"):
         assert reconcile[name] == indexer[name], name
     finder = formation(lived.runtime("reconcile")).deps.finder
-    assert isinstance(finder, IndexWithRecentCatalog) and isinstance(finder.index, IndexSimilarMemories)
-    index = finder.index.index
+    assert isinstance(finder, IndexWithRecentCatalog) and isinstance(finder.index, FallingBackTo)
+    assert isinstance(finder.index.primary, IndexSimilarMemories)
+    index = finder.index.primary.index
     assert isinstance(index, OpenSearchIndex) and index.index_name == reconcile["OPENSEARCH_INDEX"]
 
 
