@@ -925,6 +925,18 @@ MUTATIONS: list[Mutation] = [
         [T_TOOLS, T_INV],
     ),
     m(
+        "7.search-query-not-escaped",
+        "7: the model's query is echoed as one attribute value of data, not raw",
+        [
+            (
+                TOOLS,
+                'return f"<memory_search query={one_line(query[:120])}>\\n{body}\\n</memory_search>"',
+                'return f"<memory_search query=\\"{query[:120]}\\">\\n{body}\\n</memory_search>"',
+            )
+        ],
+        ["tests/integration/test_hostile_text.py"],
+    ),
+    m(
         "7.lookup-line-not-escaped",
         "7: memory text is escaped in the turn-level lookup block",
         [
