@@ -12,8 +12,10 @@ import pytest
 from api_helpers import api_event, error_of, payload
 from family_memory.app.api import MAX_BODY_BYTES, RETRY_AFTER_SECONDS, handle
 from family_memory.app.bootstrap import Runtime
+from family_memory.card import operations as card
 from family_memory.domain.clock import FixedClock
 from family_memory.domain.ids import new_ulid
+from family_memory.retrieval.index import IndexUnavailableError
 from family_memory.retrieval.tools import TOOL_NAMES
 from formation_helpers import FAMILY, FRIDAY_MORNING, session_json
 from retrieval_helpers import local_runtime
@@ -309,6 +311,84 @@ def test_a_busy_family_is_503_with_retry_after(tmp_path: Path) -> None:
     assert (status, code) == (503, "family_busy")
     assert response["headers"]["Retry-After"] == str(RETRY_AFTER_SECONDS)
     assert rt.catalog.get_rows(FAMILY, [row.id])[row.id].status.value == "active"
+
+
+# --- a committed write answers success whatever its delivery does -------------------------
+
+TEA = {"member_id": "lucia", "type": "preference", "about": "tea", "summary": "Lucía drinks green tea."}
+
+
+def test_an_add_whose_indexing_fails_is_201_and_indexed_at_the_next_drain(
+    rt: Runtime, family: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert rt.retrieval is not None
+    index = rt.retrieval.indexer.index
+    real_upsert = index.upsert
+    down = [True]
+
+    def flaky_upsert(*args: Any, **kwargs: Any) -> None:
+        if down[0]:
+            raise IndexUnavailableError("connection refused by search-node-7.internal:9200")
+        real_upsert(*args, **kwargs)
+
+    monkeypatch.setattr(index, "upsert", flaky_upsert)
+    added = call(rt, "POST", f"/families/{FAMILY}/memories", TEA)
+    assert added["statusCode"] == 201
+    memory_id = payload(added)["memory"]["id"]
+    assert rt.bus is not None and rt.bus.pending == 1  # the index event was kept, not lost
+    assert memory_id not in index.revisions(FAMILY)
+    down[0] = False  # the index is back
+    rt.drain()
+    assert rt.bus.pending == 0 and memory_id in index.revisions(FAMILY)
+    items = payload(call(rt, "POST", f"/families/{FAMILY}/context", {"message": "green tea?"}))["items"]
+    assert memory_id in [item["memory_id"] for item in items]
+
+
+def test_a_lease_taken_between_commit_and_delivery_still_answers_201(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rt = local_runtime(
+        tmp_path / "home", FixedClock(FRIDAY_MORNING + timedelta(hours=1)), embedder="hashed", lease_wait_seconds=0
+    )
+    assert end_session(rt)["statusCode"] == 201
+    real_add = card.add_memory
+    leases = []
+
+    def add_then_another_writer_comes(*args: Any, **kwargs: Any) -> Any:
+        added = real_add(*args, **kwargs)
+        leases.append(rt.catalog.acquire_lease(FAMILY, "another-writer", timedelta(seconds=30)))
+        return added
+
+    monkeypatch.setattr(card, "add_memory", add_then_another_writer_comes)
+    added = call(rt, "POST", f"/families/{FAMILY}/memories", TEA)
+    assert added["statusCode"] == 201 and leases[0] is not None
+    memory_id = payload(added)["memory"]["id"]
+    assert rt.catalog.get_rows(FAMILY, [memory_id])[memory_id].status.value == "active"
+    assert rt.bus is not None and rt.bus.pending > 0  # what could not run under the other lease waits
+    rt.catalog.release_lease(leases[0])
+    rt.drain()
+    assert rt.bus.pending == 0
+
+
+def test_every_write_route_answers_success_when_delivery_after_its_commit_fails(
+    rt: Runtime, family: dict[str, str], caplog: pytest.LogCaptureFixture
+) -> None:
+    def broken_pump() -> int:
+        raise RuntimeError("the dream queue is stuck")
+
+    rt.pumps.append(broken_pump)
+    base = f"/families/{FAMILY}"
+    added = call(rt, "POST", f"{base}/memories", TEA)
+    assert added["statusCode"] == 201
+    new = payload(added)["memory"]["id"]
+    edited = call(rt, "PATCH", f"{base}/memories/{new}", {"member_id": "lucia", "summary": "Mint tea."})
+    assert edited["statusCode"] == 200
+    assert call(rt, "POST", f"{base}/memories/{family['thai']}/forget", {"member_id": "lucia"})["statusCode"] == 200
+    group = {"member_id": "lucia", "topic": "red-eyes", "confirm": True, "expected_count": 1}
+    assert call(rt, "POST", f"{base}/forget-group", group)["statusCode"] == 200
+    assert end_session(rt, session_id="sess-2")["statusCode"] == 201
+    failures = [r for r in caplog.records if "committed write failed" in r.getMessage()]
+    assert len(failures) == 5
 
 
 def test_an_unexpected_error_is_500_without_internals(rt: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:

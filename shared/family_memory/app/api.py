@@ -388,7 +388,7 @@ def build_api(runtime: Runtime) -> APIGatewayHttpResolver:
             raise InvalidInputError("id: a memory id (ULID) as a string")
         draft = validate(card.MemoryDraft, rest, "body")
         memory = card.add_memory(runtime.writer, family_id, member_id, draft, memory_id=memory_id)
-        runtime.drain()
+        runtime.drain_committed()  # the write has committed: it answers success whatever follows
         return json_response(HTTPStatus.CREATED, {"memory": memory_json(family_id, memory)})
 
     @app.patch("/families/<family_id>/memories/<memory_id>")
@@ -397,7 +397,7 @@ def build_api(runtime: Runtime) -> APIGatewayHttpResolver:
         member_id, rest = acting(body_object())
         changes = validate(card.MemoryEdit, rest, "body")
         old, new = card.edit_memory(runtime.writer, family_id, memory_id, member_id, changes)
-        runtime.drain()
+        runtime.drain_committed()  # the write has committed: it answers success whatever follows
         return json_response(
             HTTPStatus.OK, {"superseded": memory_json(family_id, old), "memory": memory_json(family_id, new)}
         )
@@ -407,7 +407,7 @@ def build_api(runtime: Runtime) -> APIGatewayHttpResolver:
         family_id, memory_id = check_family_id(family_id), check_memory_id(memory_id)
         request = validate(ForgetRequest, body_object(), "body")
         memory, rule = card.forget_memory(runtime.writer, family_id, memory_id, request.member_id, request.reason)
-        runtime.drain()
+        runtime.drain_committed()  # the write has committed: it answers success whatever follows
         return json_response(
             HTTPStatus.OK,
             {
@@ -448,7 +448,7 @@ def build_api(runtime: Runtime) -> APIGatewayHttpResolver:
             expected_count=request.expected_count,
             reason=request.reason,
         )
-        runtime.drain()
+        runtime.drain_committed()  # the write has committed: it answers success whatever follows
         return json_response(
             HTTPStatus.OK,
             {

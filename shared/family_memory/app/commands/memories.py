@@ -95,7 +95,7 @@ def _line(memory: Memory) -> str:
 
 
 def _drain(runtime: Runtime) -> None:
-    runtime.drain()
+    runtime.drain_committed()  # the change is on file: a failure to index it now is logged and retried
 
 
 def _list(args: argparse.Namespace) -> int:
