@@ -307,8 +307,10 @@ def test_a_busy_family_is_503_with_retry_after(tmp_path: Path) -> None:
     lease = rt.catalog.acquire_lease(FAMILY, "another-writer", timedelta(seconds=30))
     assert lease is not None
     response = call(rt, "POST", f"/families/{FAMILY}/memories/{row.id}/forget", {"member_id": "lucia"})
-    status, code, _ = error_of(response)
+    status, code, message = error_of(response)
     assert (status, code) == (503, "family_busy")
+    assert message == f"another change to this family is in progress; retry after {RETRY_AFTER_SECONDS} seconds"
+    assert "another-writer" not in response["body"]  # the lease holder (host:pid:uuid in production) is logged only
     assert response["headers"]["Retry-After"] == str(RETRY_AFTER_SECONDS)
     assert rt.catalog.get_rows(FAMILY, [row.id])[row.id].status.value == "active"
 
@@ -391,6 +393,29 @@ def test_every_write_route_answers_success_when_delivery_after_its_commit_fails(
     assert len(failures) == 5
 
 
+def test_search_unavailable_says_so_without_the_engines_error_text(
+    rt: Runtime, family: dict[str, str], monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    assert rt.retrieval is not None
+
+    def down(*_: Any, **__: Any) -> Any:
+        raise IndexUnavailableError("ConnectionError(<urllib3.connection.HTTPSConnection> search-7.internal:443)")
+
+    for method in ("keyword", "semantic"):
+        monkeypatch.setattr(rt.retrieval.index, method, down)
+    with caplog.at_level("WARNING"):
+        response = call(rt, "POST", f"/families/{FAMILY}/context", {"message": "Thai food?"})
+        tool = call(rt, "POST", f"/families/{FAMILY}/tools/search_memory", {"query": "Thai food"})
+    assert error_of(response) == (503, "search_unavailable", "search is unavailable right now; try again shortly")
+    assert payload(tool) == {
+        "tool": "search_memory",
+        "status": "error",
+        "text": "search is unavailable right now; try again shortly",
+    }
+    assert "search-7.internal" not in response["body"] + tool["body"]
+    assert sum("search-7.internal" in str(r.__dict__) for r in caplog.records) == 2  # the operator still sees it
+
+
 def test_an_unexpected_error_is_500_without_internals(rt: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:
     def broken(*_: Any, **__: Any) -> Any:
         raise RuntimeError("database password is hunter2")
@@ -432,3 +457,16 @@ def test_an_edit_or_a_group_forget_retried_changes_nothing(rt: Runtime, family: 
     assert error_of(call(rt, "POST", f"/families/{FAMILY}/forget-group", group))[:2] == (409, "conflict")
     statuses = sorted(r["status"] for r in payload(call(rt, "GET", f"/families/{FAMILY}/memories"))["memories"])
     assert statuses == ["active", "retracted", "superseded"]
+
+
+def test_public_message_hides_the_text_of_errors_that_carry_internals() -> None:
+    from family_memory.domain.errors import LeaseHeldError, NotFoundError, public_message
+    from family_memory.retrieval.embedding import EmbeddingUnavailableError
+
+    assert public_message(LeaseHeldError("held by host-3:4121:9f2c")) == (
+        "another change to this family is in progress; retry shortly"
+    )
+    assert public_message(EmbeddingUnavailableError("bedrock-runtime.us-east-1 timed out")) == (
+        "search is unavailable right now; try again shortly"
+    )
+    assert public_message(NotFoundError("memory 01X does not exist")) == "memory 01X does not exist"

@@ -39,12 +39,15 @@ from family_memory.card import operations as card
 from family_memory.card.views import evidence_view, lineage_view, list_memories, open_conflicts, read_memory
 from family_memory.domain.clock import format_utc
 from family_memory.domain.errors import (
+    SEARCH_UNAVAILABLE,
     ConflictError,
+    FamilyMemoryError,
     InvalidInputError,
     LeaseHeldError,
     LeaseLostError,
     NotFoundError,
     PayloadTooLargeError,
+    public_message,
 )
 from family_memory.domain.family import Surface
 from family_memory.domain.ids import check_family_id, check_memory_id
@@ -76,6 +79,11 @@ ERRORS: dict[type[Exception], tuple[HTTPStatus, str]] = {
     IndexUnavailableError: (HTTPStatus.SERVICE_UNAVAILABLE, "search_unavailable"),
 }
 _RETRY_LATER = (HTTPStatus.SERVICE_UNAVAILABLE,)
+#: Fixed messages for the codes whose exceptions carry internals in their text (logged instead).
+PUBLIC_MESSAGES = {
+    "family_busy": f"another change to this family is in progress; retry after {RETRY_AFTER_SECONDS} seconds",
+    "search_unavailable": SEARCH_UNAVAILABLE,
+}
 
 
 # --- request bodies ---------------------------------------------------------------------
@@ -237,8 +245,9 @@ def build_api(runtime: Runtime) -> APIGatewayHttpResolver:
     def mapped(exc: Exception) -> Response[str]:
         status, code = next(ERRORS[cls] for cls in type(exc).__mro__ if cls in ERRORS)
         if status in _RETRY_LATER:
+            # The detail (a host name, the lease holder, a vendor's text) is for the operator's log only.
             logger.warning("request refused for now", extra={"error": type(exc).__name__, "detail": str(exc)})
-        return error_response(status, code, str(exc))
+        return error_response(status, code, PUBLIC_MESSAGES.get(code) or public_message(exc))
 
     for error in ERRORS:
         app.exception_handler(error)(mapped)
@@ -330,8 +339,18 @@ def build_api(runtime: Runtime) -> APIGatewayHttpResolver:
         if name not in TOOL_NAMES:
             raise NotFoundError(f"there is no tool named {name[:60]!r}; the tools are {', '.join(TOOL_NAMES)}")
         surface = surface_param()
-        result = retrieval_for(runtime).tools(family_id, surface).run(name, body_object())
-        return json_response(HTTPStatus.OK, {"tool": name, "status": result.status, "text": result.text})
+        tools = retrieval_for(runtime).tools(family_id, surface)
+        tool_input = body_object()
+        # ReadTools.run, with the public text of an error whose message names internals
+        # (retrieval/tools.py answers str(exc); its owner is to switch it to public_message).
+        try:
+            status, text = "success", tools.call(name, tool_input)
+        except FamilyMemoryError as exc:
+            status, text = "error", public_message(exc)
+            if text != str(exc):
+                detail = {"tool": name, "error": type(exc).__name__, "detail": str(exc)}
+                logger.warning("tool call failed", extra=detail)
+        return json_response(HTTPStatus.OK, {"tool": name, "status": status, "text": text})
 
     # --- the memory card ------------------------------------------------------------------
 
