@@ -257,6 +257,60 @@ def test_a_body_that_is_not_an_object_is_400(rt: Runtime) -> None:
     )
 
 
+def test_json_nested_too_deeply_is_400(rt: Runtime) -> None:
+    deep = b"[" * 100_000 + b"]" * 100_000
+    for path in ("/context", "/memories", "/sessions"):
+        assert error_of(call(rt, "POST", f"/families/{FAMILY}{path}", raw_body=deep)) == (
+            400,
+            "invalid_input",
+            "body: nested too deeply",
+        )
+
+
+LONE = "body: a string holds an unpaired surrogate (a lone \\ud800-\\udfff escape); send valid Unicode text"
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body"),
+    [
+        ("POST", "/memories", b'{"member_id": "lucia", "type": "fact", "about": "x", "summary": "Tea \\ud800."}'),
+        ("PATCH", "/memories/{thai}", b'{"member_id": "lucia", "summary": "Thai \\udc00 food."}'),
+        ("POST", "/memories/{thai}/forget", b'{"member_id": "lucia", "reason": "\\ud800"}'),
+        ("POST", "/forget-group", b'{"member_id": "lucia", "topic": "\\ud83d"}'),
+        ("POST", "/context", b'{"message": "hi \\ud800"}'),
+        ("POST", "/tools/search_memory", b'{"query": "\\udfff"}'),
+        ("POST", "/sessions", b'{"family_id": "fam-rivera", "note": "\\ud800"}'),
+    ],
+)
+def test_a_lone_surrogate_in_any_body_is_400_naming_it(
+    rt: Runtime, family: dict[str, str], method: str, path: str, body: bytes
+) -> None:
+    response = call(rt, method, f"/families/{FAMILY}{path.format(**family)}", raw_body=body)
+    assert error_of(response) == (400, "invalid_input", LONE)
+
+
+def test_a_surrogate_pair_is_text(rt: Runtime, family: dict[str, str]) -> None:
+    body = b'{"member_id": "lucia", "type": "fact", "about": "x", "summary": "Tea \\ud83c\\udf75."}'
+    added = call(rt, "POST", f"/families/{FAMILY}/memories", raw_body=body)
+    assert added["statusCode"] == 201 and payload(added)["memory"]["summary"] == "Tea \U0001f375."
+
+
+def test_a_pydantic_error_escaping_a_service_is_400_naming_the_field_and_logged(
+    rt: Runtime, family: dict[str, str], monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from family_memory.domain.evidence import EvidenceRecord
+
+    def escapes(*_: Any, **__: Any) -> Any:
+        return EvidenceRecord.model_validate({"ref": "memory://x", "quote": 7})
+
+    monkeypatch.setattr(card, "add_memory", escapes)
+    with caplog.at_level("ERROR"):
+        response = call(rt, "POST", f"/families/{FAMILY}/memories", TEA)
+    status, code, message = error_of(response)
+    assert (status, code) == (400, "invalid_input") and "quote" in message
+    assert any("validation error escaped" in r.getMessage() for r in caplog.records)
+
+
 def test_a_validation_error_names_the_field(rt: Runtime, family: dict[str, str]) -> None:
     status, code, message = error_of(
         call(rt, "POST", f"/families/{FAMILY}/context", {"message": "hi", "surface": "tv"})

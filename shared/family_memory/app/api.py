@@ -27,7 +27,7 @@ from typing import Any, cast
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
 from aws_lambda_powertools.utilities.typing import LambdaContext
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from family_memory.app.bootstrap import Runtime, retrieval_for
 from family_memory.app.lifecycle import lifecycle_of
@@ -52,7 +52,7 @@ from family_memory.domain.errors import (
 from family_memory.domain.family import Surface
 from family_memory.domain.ids import check_family_id, check_memory_id
 from family_memory.domain.memory import Memory, MemoryType, Status
-from family_memory.domain.okf import validate
+from family_memory.domain.okf import validate, validation_message
 from family_memory.domain.refs import MemoryRef
 from family_memory.domain.transcript import MAX_TRANSCRIPT_BYTES
 from family_memory.ports.catalog import CatalogRow
@@ -206,10 +206,21 @@ def build_api(runtime: Runtime) -> APIGatewayHttpResolver:
             raise InvalidInputError("body: a JSON object is required")
         try:
             parsed = json.loads(data)
+        except RecursionError as exc:
+            raise InvalidInputError("body: nested too deeply") from exc
         except ValueError as exc:
             raise InvalidInputError(f"body: not valid JSON ({exc})") from exc
         if not isinstance(parsed, dict):
             raise InvalidInputError(f"body: expected a JSON object, got {type(parsed).__name__}")
+        try:
+            # JSON may escape half of a UTF-16 pair ("\ud800") alone: not text, refused once here.
+            json.dumps(parsed, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise InvalidInputError(
+                "body: a string holds an unpaired surrogate (a lone \\ud800-\\udfff escape); send valid Unicode text"
+            ) from exc
+        except RecursionError as exc:
+            raise InvalidInputError("body: nested too deeply") from exc
         return parsed
 
     def query(name: str) -> str | None:
@@ -260,6 +271,15 @@ def build_api(runtime: Runtime) -> APIGatewayHttpResolver:
         return error_response(HTTPStatus.INTERNAL_SERVER_ERROR, "internal_error", f"the request failed{suffix}")
 
     app.exception_handler(Exception)(unexpected)
+
+    def invalid_model(exc: ValidationError) -> Response[str]:
+        # Input is validated into InvalidInputError at each service's edge (okf.validate); one
+        # that escapes as pydantic's error is still the caller's input, answered 400 naming the
+        # fields (never the values), and logged with its traceback: the edge that missed it is a bug.
+        logger.exception("a validation error escaped a service", extra={"path": app.current_event.path})
+        return error_response(HTTPStatus.BAD_REQUEST, "invalid_input", validation_message(exc))
+
+    app.exception_handler(ValidationError)(invalid_model)
 
     @app.not_found
     def no_route(exc: Exception) -> Response[str]:
