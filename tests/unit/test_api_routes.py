@@ -501,6 +501,70 @@ def test_an_add_retried_with_its_id_adds_one_memory(rt: Runtime, family: dict[st
     assert (status, code) == (409, "conflict") and "a new memory needs a new id" in message
 
 
+def test_an_add_retried_after_its_valid_until_passed_returns_the_memory(rt: Runtime, family: dict[str, str]) -> None:
+    memory_id = new_ulid()
+    body = {"id": memory_id, **TEA, "valid_until": "2026-11-30"}
+    assert call(rt, "POST", f"/families/{FAMILY}/memories", body)["statusCode"] == 201
+    rt.clock.advance(timedelta(days=5))  # type: ignore[attr-defined]
+    again = call(rt, "POST", f"/families/{FAMILY}/memories", body)
+    assert again["statusCode"] == 201 and payload(again)["memory"]["id"] == memory_id
+    fresh = call(rt, "POST", f"/families/{FAMILY}/memories", {**body, "id": new_ulid()})
+    assert error_of(fresh)[:2] == (400, "invalid_input") and "valid_until" in error_of(fresh)[2]
+
+
+@pytest.mark.parametrize(
+    ("changed", "named"),
+    [
+        ({"body": "Lucía drinks green tea every morning."}, "body"),
+        ({"when_to_use": "when ordering drinks"}, "when_to_use"),
+        ({"applies_to": ["Lucía"]}, "applies_to"),
+        ({"strength": "hard"}, "strength"),
+        ({"pin": True}, "pin"),
+        ({"valid_until": "2027-01-01"}, "valid_until"),
+        ({"sensitivity": "health"}, "sensitivity"),
+        ({"body": "Other.", "strength": "hard"}, "body, strength"),
+    ],
+)
+def test_an_add_retried_with_its_id_but_other_fields_is_a_conflict_naming_them(
+    rt: Runtime, family: dict[str, str], changed: dict[str, Any], named: str
+) -> None:
+    memory_id = new_ulid()
+    assert call(rt, "POST", f"/families/{FAMILY}/memories", {"id": memory_id, **TEA})["statusCode"] == 201
+    status, code, message = error_of(
+        call(rt, "POST", f"/families/{FAMILY}/memories", {"id": memory_id, **TEA, **changed})
+    )
+    assert (status, code) == (409, "conflict")
+    assert message == (
+        f"memory id {memory_id} was added with other values for {named}; "
+        "a retry must repeat the request as it was, and a change is an edit"
+    )
+    assert call(rt, "POST", f"/families/{FAMILY}/memories", {"id": memory_id, **TEA})["statusCode"] == 201
+
+
+def test_an_add_retried_with_the_same_names_and_derived_fields_is_the_same_add(
+    rt: Runtime, family: dict[str, str]
+) -> None:
+    memory_id = new_ulid()
+    body = {"id": memory_id, **TEA, "applies_to": ["Lucía", "Abuela Rosa"], "durability": "passing"}
+    first = payload(call(rt, "POST", f"/families/{FAMILY}/memories", body))["memory"]
+    again = call(rt, "POST", f"/families/{FAMILY}/memories", body)
+    assert again["statusCode"] == 201 and payload(again)["memory"] == first
+
+
+def test_a_memory_is_unpinned_with_pin_false(rt: Runtime, family: dict[str, str]) -> None:
+    pinned = payload(call(rt, "POST", f"/families/{FAMILY}/memories", {**TEA, "pin": True}))["memory"]
+    assert pinned["pin"] is True
+    edited = call(rt, "PATCH", f"/families/{FAMILY}/memories/{pinned['id']}", {"member_id": "lucia", "pin": False})
+    assert edited["statusCode"] == 200
+    new = payload(edited)["memory"]
+    assert new["pin"] is False and new["supersedes"] == pinned["id"] and new["summary"] == pinned["summary"]
+    nothing = call(rt, "PATCH", f"/families/{FAMILY}/memories/{new['id']}", {"member_id": "lucia"})
+    assert error_of(nothing)[:2] == (400, "invalid_input") and "at least one field" in error_of(nothing)[2]
+    only_false = {"member_id": "lucia", "clear_valid_until": False}
+    refused = call(rt, "PATCH", f"/families/{FAMILY}/memories/{new['id']}", only_false)
+    assert "at least one field" in error_of(refused)[2]
+
+
 def test_an_edit_or_a_group_forget_retried_changes_nothing(rt: Runtime, family: dict[str, str]) -> None:
     edit = {"member_id": "lucia", "summary": "We love Thai and Lao food."}
     assert call(rt, "PATCH", f"/families/{FAMILY}/memories/{family['thai']}", edit)["statusCode"] == 200
