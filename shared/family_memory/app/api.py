@@ -13,7 +13,10 @@ family's memory id is "not found" here, with no data of that family.
 
 Errors are one JSON shape, ``{"error": {"code", "message"}}``, mapped from the
 core's exception classes in one table (``ERRORS``, most specific class first
-by the exception's MRO); anything else is a 500 without internals, logged.
+by the exception's MRO); a pydantic ValidationError that escapes a service is the
+caller's input (400 naming the fields, logged with its trace); anything else is a 500
+without internals, logged. A 503's message is fixed (``PUBLIC_MESSAGES``): the detail,
+which may name hosts or the lease holder, goes to the log only.
 """
 
 from __future__ import annotations
