@@ -79,7 +79,7 @@ def test_search_without_an_opensearch_endpoint_is_unavailable_not_a_bad_request(
     assert error_of(response) == (
         503,
         "search_unavailable",
-        "retrieval is not configured (aws mode needs OPENSEARCH_ENDPOINT)",
+        "search is unavailable right now; try again shortly",
     )
     assert response["headers"]["Retry-After"]
 

@@ -21,7 +21,6 @@ from family_memory.app.formation import similar_finder
 from family_memory.app.settings import load_settings
 from family_memory.domain.changes import Action
 from family_memory.domain.clock import FixedClock
-from family_memory.domain.errors import InvalidInputError
 from family_memory.domain.memory import Status
 from family_memory.retrieval.documents import document_from_memory
 from family_memory.retrieval.index import IndexMismatchError
@@ -150,7 +149,7 @@ def test_an_index_built_by_another_embedder_is_searched_by_words_until_rebuild_i
     result = lookup.lookup(FAMILY, "who fixes the kids teeth?")
     assert [(i.row.id, i.via) for i in result.items] == [(ortho.id, "semantic")]
     # A write by the old embedder is now the one refused.
-    with pytest.raises(InvalidInputError, match="rebuild-index"):
+    with pytest.raises(IndexMismatchError, match="rebuild-index"):
         retrieval_of(hashed_runtime).indexer.index.upsert(
             FAMILY, [document_from_memory(FAMILY, ortho, "local/hashed-ngrams-384", [0.0] * 383 + [1.0])]
         )

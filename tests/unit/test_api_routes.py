@@ -12,8 +12,10 @@ import pytest
 from api_helpers import api_event, error_of, payload
 from family_memory.app.api import MAX_BODY_BYTES, RETRY_AFTER_SECONDS, handle
 from family_memory.app.bootstrap import Runtime
+from family_memory.card import operations as card
 from family_memory.domain.clock import FixedClock
 from family_memory.domain.ids import new_ulid
+from family_memory.retrieval.index import IndexUnavailableError
 from family_memory.retrieval.tools import TOOL_NAMES
 from formation_helpers import FAMILY, FRIDAY_MORNING, session_json
 from retrieval_helpers import local_runtime
@@ -255,6 +257,60 @@ def test_a_body_that_is_not_an_object_is_400(rt: Runtime) -> None:
     )
 
 
+def test_json_nested_too_deeply_is_400(rt: Runtime) -> None:
+    deep = b"[" * 100_000 + b"]" * 100_000
+    for path in ("/context", "/memories", "/sessions"):
+        assert error_of(call(rt, "POST", f"/families/{FAMILY}{path}", raw_body=deep)) == (
+            400,
+            "invalid_input",
+            "body: nested too deeply",
+        )
+
+
+LONE = "body: a string holds an unpaired surrogate (a lone \\ud800-\\udfff escape); send valid Unicode text"
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body"),
+    [
+        ("POST", "/memories", b'{"member_id": "lucia", "type": "fact", "about": "x", "summary": "Tea \\ud800."}'),
+        ("PATCH", "/memories/{thai}", b'{"member_id": "lucia", "summary": "Thai \\udc00 food."}'),
+        ("POST", "/memories/{thai}/forget", b'{"member_id": "lucia", "reason": "\\ud800"}'),
+        ("POST", "/forget-group", b'{"member_id": "lucia", "topic": "\\ud83d"}'),
+        ("POST", "/context", b'{"message": "hi \\ud800"}'),
+        ("POST", "/tools/search_memory", b'{"query": "\\udfff"}'),
+        ("POST", "/sessions", b'{"family_id": "fam-rivera", "note": "\\ud800"}'),
+    ],
+)
+def test_a_lone_surrogate_in_any_body_is_400_naming_it(
+    rt: Runtime, family: dict[str, str], method: str, path: str, body: bytes
+) -> None:
+    response = call(rt, method, f"/families/{FAMILY}{path.format(**family)}", raw_body=body)
+    assert error_of(response) == (400, "invalid_input", LONE)
+
+
+def test_a_surrogate_pair_is_text(rt: Runtime, family: dict[str, str]) -> None:
+    body = b'{"member_id": "lucia", "type": "fact", "about": "x", "summary": "Tea \\ud83c\\udf75."}'
+    added = call(rt, "POST", f"/families/{FAMILY}/memories", raw_body=body)
+    assert added["statusCode"] == 201 and payload(added)["memory"]["summary"] == "Tea \U0001f375."
+
+
+def test_a_pydantic_error_escaping_a_service_is_400_naming_the_field_and_logged(
+    rt: Runtime, family: dict[str, str], monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from family_memory.domain.evidence import EvidenceRecord
+
+    def escapes(*_: Any, **__: Any) -> Any:
+        return EvidenceRecord.model_validate({"ref": "memory://x", "quote": 7})
+
+    monkeypatch.setattr(card, "add_memory", escapes)
+    with caplog.at_level("ERROR"):
+        response = call(rt, "POST", f"/families/{FAMILY}/memories", TEA)
+    status, code, message = error_of(response)
+    assert (status, code) == (400, "invalid_input") and "quote" in message
+    assert any("validation error escaped" in r.getMessage() for r in caplog.records)
+
+
 def test_a_validation_error_names_the_field(rt: Runtime, family: dict[str, str]) -> None:
     status, code, message = error_of(
         call(rt, "POST", f"/families/{FAMILY}/context", {"message": "hi", "surface": "tv"})
@@ -305,10 +361,113 @@ def test_a_busy_family_is_503_with_retry_after(tmp_path: Path) -> None:
     lease = rt.catalog.acquire_lease(FAMILY, "another-writer", timedelta(seconds=30))
     assert lease is not None
     response = call(rt, "POST", f"/families/{FAMILY}/memories/{row.id}/forget", {"member_id": "lucia"})
-    status, code, _ = error_of(response)
+    status, code, message = error_of(response)
     assert (status, code) == (503, "family_busy")
+    assert message == f"another change to this family is in progress; retry after {RETRY_AFTER_SECONDS} seconds"
+    assert "another-writer" not in response["body"]  # the lease holder (host:pid:uuid in production) is logged only
     assert response["headers"]["Retry-After"] == str(RETRY_AFTER_SECONDS)
     assert rt.catalog.get_rows(FAMILY, [row.id])[row.id].status.value == "active"
+
+
+# --- a committed write answers success whatever its delivery does -------------------------
+
+TEA = {"member_id": "lucia", "type": "preference", "about": "tea", "summary": "Lucía drinks green tea."}
+
+
+def test_an_add_whose_indexing_fails_is_201_and_indexed_at_the_next_drain(
+    rt: Runtime, family: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert rt.retrieval is not None
+    index = rt.retrieval.indexer.index
+    real_upsert = index.upsert
+    down = [True]
+
+    def flaky_upsert(*args: Any, **kwargs: Any) -> None:
+        if down[0]:
+            raise IndexUnavailableError("connection refused by search-node-7.internal:9200")
+        real_upsert(*args, **kwargs)
+
+    monkeypatch.setattr(index, "upsert", flaky_upsert)
+    added = call(rt, "POST", f"/families/{FAMILY}/memories", TEA)
+    assert added["statusCode"] == 201
+    memory_id = payload(added)["memory"]["id"]
+    assert rt.bus is not None and rt.bus.pending == 1  # the index event was kept, not lost
+    assert memory_id not in index.revisions(FAMILY)
+    down[0] = False  # the index is back
+    rt.drain()
+    assert rt.bus.pending == 0 and memory_id in index.revisions(FAMILY)
+    items = payload(call(rt, "POST", f"/families/{FAMILY}/context", {"message": "green tea?"}))["items"]
+    assert memory_id in [item["memory_id"] for item in items]
+
+
+def test_a_lease_taken_between_commit_and_delivery_still_answers_201(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rt = local_runtime(
+        tmp_path / "home", FixedClock(FRIDAY_MORNING + timedelta(hours=1)), embedder="hashed", lease_wait_seconds=0
+    )
+    assert end_session(rt)["statusCode"] == 201
+    real_add = card.add_memory
+    leases = []
+
+    def add_then_another_writer_comes(*args: Any, **kwargs: Any) -> Any:
+        added = real_add(*args, **kwargs)
+        leases.append(rt.catalog.acquire_lease(FAMILY, "another-writer", timedelta(seconds=30)))
+        return added
+
+    monkeypatch.setattr(card, "add_memory", add_then_another_writer_comes)
+    added = call(rt, "POST", f"/families/{FAMILY}/memories", TEA)
+    assert added["statusCode"] == 201 and leases[0] is not None
+    memory_id = payload(added)["memory"]["id"]
+    assert rt.catalog.get_rows(FAMILY, [memory_id])[memory_id].status.value == "active"
+    assert rt.bus is not None and rt.bus.pending > 0  # what could not run under the other lease waits
+    rt.catalog.release_lease(leases[0])
+    rt.drain()
+    assert rt.bus.pending == 0
+
+
+def test_every_write_route_answers_success_when_delivery_after_its_commit_fails(
+    rt: Runtime, family: dict[str, str], caplog: pytest.LogCaptureFixture
+) -> None:
+    def broken_pump() -> int:
+        raise RuntimeError("the dream queue is stuck")
+
+    rt.pumps.append(broken_pump)
+    base = f"/families/{FAMILY}"
+    added = call(rt, "POST", f"{base}/memories", TEA)
+    assert added["statusCode"] == 201
+    new = payload(added)["memory"]["id"]
+    edited = call(rt, "PATCH", f"{base}/memories/{new}", {"member_id": "lucia", "summary": "Mint tea."})
+    assert edited["statusCode"] == 200
+    assert call(rt, "POST", f"{base}/memories/{family['thai']}/forget", {"member_id": "lucia"})["statusCode"] == 200
+    group = {"member_id": "lucia", "topic": "red-eyes", "confirm": True, "expected_count": 1}
+    assert call(rt, "POST", f"{base}/forget-group", group)["statusCode"] == 200
+    assert end_session(rt, session_id="sess-2")["statusCode"] == 201
+    failures = [r for r in caplog.records if "committed write failed" in r.getMessage()]
+    assert len(failures) == 5
+
+
+def test_search_unavailable_says_so_without_the_engines_error_text(
+    rt: Runtime, family: dict[str, str], monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    assert rt.retrieval is not None
+
+    def down(*_: Any, **__: Any) -> Any:
+        raise IndexUnavailableError("ConnectionError(<urllib3.connection.HTTPSConnection> search-7.internal:443)")
+
+    for method in ("keyword", "semantic"):
+        monkeypatch.setattr(rt.retrieval.index, method, down)
+    with caplog.at_level("WARNING"):
+        response = call(rt, "POST", f"/families/{FAMILY}/context", {"message": "Thai food?"})
+        tool = call(rt, "POST", f"/families/{FAMILY}/tools/search_memory", {"query": "Thai food"})
+    assert error_of(response) == (503, "search_unavailable", "search is unavailable right now; try again shortly")
+    assert payload(tool) == {
+        "tool": "search_memory",
+        "status": "error",
+        "text": "search is unavailable right now; try again shortly",
+    }
+    assert "search-7.internal" not in response["body"] + tool["body"]
+    assert sum("search-7.internal" in str(r.__dict__) for r in caplog.records) == 2  # the operator still sees it
 
 
 def test_an_unexpected_error_is_500_without_internals(rt: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -342,6 +501,70 @@ def test_an_add_retried_with_its_id_adds_one_memory(rt: Runtime, family: dict[st
     assert (status, code) == (409, "conflict") and "a new memory needs a new id" in message
 
 
+def test_an_add_retried_after_its_valid_until_passed_returns_the_memory(rt: Runtime, family: dict[str, str]) -> None:
+    memory_id = new_ulid()
+    body = {"id": memory_id, **TEA, "valid_until": "2026-11-30"}
+    assert call(rt, "POST", f"/families/{FAMILY}/memories", body)["statusCode"] == 201
+    rt.clock.advance(timedelta(days=5))  # type: ignore[attr-defined]
+    again = call(rt, "POST", f"/families/{FAMILY}/memories", body)
+    assert again["statusCode"] == 201 and payload(again)["memory"]["id"] == memory_id
+    fresh = call(rt, "POST", f"/families/{FAMILY}/memories", {**body, "id": new_ulid()})
+    assert error_of(fresh)[:2] == (400, "invalid_input") and "valid_until" in error_of(fresh)[2]
+
+
+@pytest.mark.parametrize(
+    ("changed", "named"),
+    [
+        ({"body": "Lucía drinks green tea every morning."}, "body"),
+        ({"when_to_use": "when ordering drinks"}, "when_to_use"),
+        ({"applies_to": ["Lucía"]}, "applies_to"),
+        ({"strength": "hard"}, "strength"),
+        ({"pin": True}, "pin"),
+        ({"valid_until": "2027-01-01"}, "valid_until"),
+        ({"sensitivity": "health"}, "sensitivity"),
+        ({"body": "Other.", "strength": "hard"}, "body, strength"),
+    ],
+)
+def test_an_add_retried_with_its_id_but_other_fields_is_a_conflict_naming_them(
+    rt: Runtime, family: dict[str, str], changed: dict[str, Any], named: str
+) -> None:
+    memory_id = new_ulid()
+    assert call(rt, "POST", f"/families/{FAMILY}/memories", {"id": memory_id, **TEA})["statusCode"] == 201
+    status, code, message = error_of(
+        call(rt, "POST", f"/families/{FAMILY}/memories", {"id": memory_id, **TEA, **changed})
+    )
+    assert (status, code) == (409, "conflict")
+    assert message == (
+        f"memory id {memory_id} was added with other values for {named}; "
+        "a retry must repeat the request as it was, and a change is an edit"
+    )
+    assert call(rt, "POST", f"/families/{FAMILY}/memories", {"id": memory_id, **TEA})["statusCode"] == 201
+
+
+def test_an_add_retried_with_the_same_names_and_derived_fields_is_the_same_add(
+    rt: Runtime, family: dict[str, str]
+) -> None:
+    memory_id = new_ulid()
+    body = {"id": memory_id, **TEA, "applies_to": ["Lucía", "Abuela Rosa"], "durability": "passing"}
+    first = payload(call(rt, "POST", f"/families/{FAMILY}/memories", body))["memory"]
+    again = call(rt, "POST", f"/families/{FAMILY}/memories", body)
+    assert again["statusCode"] == 201 and payload(again)["memory"] == first
+
+
+def test_a_memory_is_unpinned_with_pin_false(rt: Runtime, family: dict[str, str]) -> None:
+    pinned = payload(call(rt, "POST", f"/families/{FAMILY}/memories", {**TEA, "pin": True}))["memory"]
+    assert pinned["pin"] is True
+    edited = call(rt, "PATCH", f"/families/{FAMILY}/memories/{pinned['id']}", {"member_id": "lucia", "pin": False})
+    assert edited["statusCode"] == 200
+    new = payload(edited)["memory"]
+    assert new["pin"] is False and new["supersedes"] == pinned["id"] and new["summary"] == pinned["summary"]
+    nothing = call(rt, "PATCH", f"/families/{FAMILY}/memories/{new['id']}", {"member_id": "lucia"})
+    assert error_of(nothing)[:2] == (400, "invalid_input") and "at least one field" in error_of(nothing)[2]
+    only_false = {"member_id": "lucia", "clear_valid_until": False}
+    refused = call(rt, "PATCH", f"/families/{FAMILY}/memories/{new['id']}", only_false)
+    assert "at least one field" in error_of(refused)[2]
+
+
 def test_an_edit_or_a_group_forget_retried_changes_nothing(rt: Runtime, family: dict[str, str]) -> None:
     edit = {"member_id": "lucia", "summary": "We love Thai and Lao food."}
     assert call(rt, "PATCH", f"/families/{FAMILY}/memories/{family['thai']}", edit)["statusCode"] == 200
@@ -352,3 +575,16 @@ def test_an_edit_or_a_group_forget_retried_changes_nothing(rt: Runtime, family: 
     assert error_of(call(rt, "POST", f"/families/{FAMILY}/forget-group", group))[:2] == (409, "conflict")
     statuses = sorted(r["status"] for r in payload(call(rt, "GET", f"/families/{FAMILY}/memories"))["memories"])
     assert statuses == ["active", "retracted", "superseded"]
+
+
+def test_public_message_hides_the_text_of_errors_that_carry_internals() -> None:
+    from family_memory.domain.errors import LeaseHeldError, NotFoundError, public_message
+    from family_memory.retrieval.embedding import EmbeddingUnavailableError
+
+    assert public_message(LeaseHeldError("held by host-3:4121:9f2c")) == (
+        "another change to this family is in progress; retry shortly"
+    )
+    assert public_message(EmbeddingUnavailableError("bedrock-runtime.us-east-1 timed out")) == (
+        "search is unavailable right now; try again shortly"
+    )
+    assert public_message(NotFoundError("memory 01X does not exist")) == "memory 01X does not exist"

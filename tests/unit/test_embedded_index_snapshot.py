@@ -14,7 +14,6 @@ import pytest
 
 from factories import FAMILY, memory
 from family_memory.adapters.local.embedded_index import EmbeddedIndex, _Vocabulary, edit_budget
-from family_memory.domain.errors import InvalidInputError
 from family_memory.domain.memory import Memory, MemoryType, Sensitivity, Status, embedding_text
 from family_memory.retrieval.documents import IndexDocument, document_from_memory
 from family_memory.retrieval.index import IndexMismatchError, SearchFilter
@@ -182,7 +181,7 @@ def test_a_family_indexed_by_another_embedder_is_searched_by_words_only(
     assert any("another embedder" in r.getMessage() for r in caplog.records)
     assert [h.memory_id for h in other.keyword(FAMILY, "piano", SearchFilter(), 5)] == [piano.id]
     soccer = memory(about="Soccer", summary="Maya has soccer practice on Saturdays.")
-    with pytest.raises(InvalidInputError, match="family-memory rebuild-index"):
+    with pytest.raises(IndexMismatchError, match="family-memory rebuild-index"):
         other.upsert(FAMILY, [doc(soccer, "local/another-model-384")])
     # A rebuild (forced writes from the files) with the new embedder starts the family afresh.
     other.upsert(FAMILY, [doc(soccer, "local/another-model-384")], force=True)

@@ -255,3 +255,18 @@ def test_an_edit_can_clear_an_end_date(cli, tmp_path: Path) -> None:  # type: ig
         "memories", "edit", "--family", "fam-rivera", memory_id, "--member", "lucia", "--clear-valid-until"
     )
     assert code == 0 and "until 2099-01-01" in out.splitlines()[0] and "until" not in out.splitlines()[1]
+
+
+def test_an_edit_can_unpin_a_memory(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    cli("ingest", write(tmp_path, "s1.json", session_json([("user", "lucia", "We love Thai food.")])))
+    base = ("memories", "add", "--family", "fam-rivera", "--member", "lucia", "--type", "fact", "--about", "Plumber")
+    code, out, _ = cli(*base, "--summary", "The plumber is Ana.", "--pin")
+    pinned = ids(out.removeprefix("added "))[0]
+    code, out, _ = cli("memories", "edit", "--family", "fam-rivera", pinned, "--member", "lucia", "--unpin")
+    assert code == 0
+    found = re.search(r"^by\s+(\S+)", out, flags=re.M)
+    assert found is not None
+    code, out, _ = cli("memories", "show", "--family", "fam-rivera", found.group(1))
+    assert code == 0 and "pin: false" in out
+    code, out, _ = cli("memories", "show", "--family", "fam-rivera", pinned)
+    assert "pin: true" in out

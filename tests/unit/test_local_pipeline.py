@@ -12,6 +12,7 @@ import pytest
 from aws_lambda_powertools.utilities.idempotency import IdempotencyConfig
 from aws_lambda_powertools.utilities.idempotency.exceptions import IdempotencyItemAlreadyExistsError
 
+from family_memory.adapters.local.events import InProcessBus
 from family_memory.adapters.local.idempotency import SQLiteIdempotencyStore
 from family_memory.adapters.local.queue import InProcessQueue
 from family_memory.app.bootstrap import Runtime, build_local
@@ -156,3 +157,26 @@ def test_extraction_metrics_count_rejections_by_rule_and_token_usage(runtime: Ru
         300,
         2,
     )
+
+
+def test_a_handler_that_raises_keeps_its_event_for_the_next_drain(caplog: pytest.LogCaptureFixture) -> None:
+    bus = InProcessBus()
+    seen: list[str] = []
+    failures = [RuntimeError("index down")]
+
+    def flaky(event: dict[str, Any]) -> None:
+        if failures:
+            raise failures.pop()
+        seen.append(event["detail"]["object"]["key"])
+
+    others: list[str] = []
+    bus.subscribe(r"families/[^/]+/memories/.+", flaky)
+    bus.subscribe(r"families/[^/]+/memories/.+", lambda event: others.append("x"))
+    bus.on_write(FAMILY, "memories/a.md", "t1")
+    with caplog.at_level("ERROR"):
+        assert bus.drain() == 1  # the other handler took it; the failed delivery is not retried in this drain
+    assert seen == [] and others == ["x"] and bus.pending == 1
+    assert any("delivered again at the next drain" in r.getMessage() for r in caplog.records)
+    assert bus.drain() == 1  # retried once, by the handler that failed only
+    assert seen == [f"families/{FAMILY}/memories/a.md"] and others == ["x"] and bus.pending == 0
+    assert bus.drain() == 0

@@ -6,10 +6,12 @@ from __future__ import annotations
 import base64
 import http.client
 import json
+import socket
 import threading
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,7 +19,7 @@ from api_helpers import api_event
 from family_memory.app.api import MAX_BODY_BYTES, handle
 from family_memory.app.bootstrap import Runtime
 from family_memory.app.cli import build_parser
-from family_memory.app.local_server import READ_LIMIT_BYTES, http_event, response_parts, serve
+from family_memory.app.local_server import READ_LIMIT_BYTES, allowed_hosts, http_event, response_parts, serve
 from family_memory.domain.clock import FixedClock
 from formation_helpers import FAMILY, FRIDAY_MORNING, session_json
 from retrieval_helpers import local_runtime
@@ -127,3 +129,126 @@ def test_the_local_server_refuses_a_body_above_the_gateways_limit_unread(server:
         connection.close()
     assert response.status == 413 and error["code"] == "payload_too_large"
     assert error["message"] == f"body: {READ_LIMIT_BYTES + 1:,} bytes; the most this API takes is {MAX_BODY_BYTES:,}"
+
+
+# --- who may call, and what framing is accepted ---------------------------------------------
+
+
+def raw_exchange(url: str, data: bytes) -> bytes:
+    """Send ``data`` as it is and read everything the server answers until it closes."""
+    host, port = url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as connection:
+        connection.sendall(data)
+        chunks = []
+        while chunk := connection.recv(65536):
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def call_with(
+    url: str, method: str, path: str, headers: dict[str, str], body: bytes | None = None
+) -> tuple[int, dict[str, Any]]:
+    host, port = url.removeprefix("http://").split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=10)
+    try:
+        connection.putrequest(method, path, skip_host="Host" in headers)
+        for name, value in headers.items():
+            connection.putheader(name, value)
+        if body is not None:
+            connection.putheader("Content-Length", str(len(body)))
+        connection.endheaders(body)
+        response = connection.getresponse()
+        return response.status, json.loads(response.read())
+    finally:
+        connection.close()
+
+
+@pytest.mark.allow_hosts(["127.0.0.1"])
+def test_a_host_other_than_this_servers_is_refused(server: str) -> None:
+    port = server.rsplit(":", 1)[1]
+    for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}", f"LOCALHOST:{port}"):
+        assert call_with(server, "GET", "/tool-specs", {"Host": host})[0] == 200, host
+    for host in (f"attacker.example:{port}", "127.0.0.1:80", f"127.0.0.1.nip.io:{port}", ""):
+        status, answer = call_with(server, "GET", "/tool-specs", {"Host": host})
+        assert status == 403 and answer["error"]["code"] == "forbidden", host
+        assert answer["error"]["message"].startswith("Host: ")
+
+
+def test_a_server_bound_to_every_interface_answers_any_host_and_one_bound_to_an_address_that_too() -> None:
+    assert allowed_hosts("0.0.0.0", 8787) is None and allowed_hosts("::", 8787) is None  # noqa: S104
+    assert allowed_hosts("127.0.0.1", 8787) == {"127.0.0.1:8787", "localhost:8787", "[::1]:8787"}
+    assert allowed_hosts("192.168.1.20", 9000) == {
+        "127.0.0.1:9000",
+        "localhost:9000",
+        "[::1]:9000",
+        "192.168.1.20:9000",
+    }
+
+
+@pytest.mark.allow_hosts(["127.0.0.1"])
+def test_a_server_bound_to_every_interface_still_refuses_a_web_page(rt: Runtime) -> None:
+    running = serve(rt, "0.0.0.0", 0)  # noqa: S104
+    thread = threading.Thread(target=running.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{running.server_address[1]}"
+        assert call_with(url, "GET", "/tool-specs", {"Host": "my-laptop.lan:8787"})[0] == 200
+        status, answer = call_with(url, "GET", "/tool-specs", {"Host": "x.lan", "Origin": "https://x.lan"})
+        assert status == 403 and answer["error"]["code"] == "forbidden"
+    finally:
+        running.shutdown()
+        running.server_close()
+        thread.join(timeout=5)
+
+
+@pytest.mark.allow_hosts(["127.0.0.1"])
+def test_a_request_with_an_origin_is_refused_unread(server: str, rt: Runtime) -> None:
+    body = json.dumps({"member_id": "lucia", "type": "fact", "about": "x", "summary": "Cross-site."}).encode()
+    headers = {"Origin": "https://evil.example", "Content-Type": "application/json"}
+    status, answer = call_with(server, "POST", f"/families/{FAMILY}/memories", headers, body)
+    assert status == 403 and answer["error"] == {
+        "code": "forbidden",
+        "message": "requests from a web page (with an Origin header) are refused; call this API from a backend",
+    }
+    assert call_with(server, "GET", "/tool-specs", {"Origin": "null"})[0] == 403
+    assert list(rt.store.families()) == []
+
+
+@pytest.mark.allow_hosts(["127.0.0.1"])
+def test_a_body_must_be_sent_as_json(server: str) -> None:
+    path = f"/families/{FAMILY}/context"
+    body = b'{"message": "Thai food?"}'
+    for content_type in ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", None):
+        headers = {} if content_type is None else {"Content-Type": content_type}
+        status, answer = call_with(server, "POST", path, headers, body)
+        assert status == 415 and answer["error"]["code"] == "unsupported_media_type", content_type
+    for content_type in ("application/json", "Application/JSON; charset=utf-8"):
+        assert call_with(server, "POST", path, {"Content-Type": content_type}, body)[0] == 200, content_type
+    assert call_with(server, "GET", "/tool-specs", {})[0] == 200  # no body, no type needed
+
+
+@pytest.mark.allow_hosts(["127.0.0.1"])
+def test_a_content_length_that_is_not_a_number_is_400(server: str) -> None:
+    host = server.removeprefix("http://")
+    for length in ("abc", "-5", "1e3", "5, 6"):
+        request = (
+            f"POST /families/{FAMILY}/context HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {length}\r\n\r\n"
+        ).encode() + b'{"message": "hi"}'
+        answer = raw_exchange(server, request)
+        assert answer.startswith(b"HTTP/1.1 400 "), (length, answer[:80])
+        assert json.loads(answer.split(b"\r\n\r\n", 1)[1])["error"]["code"] == "invalid_input"
+
+
+@pytest.mark.allow_hosts(["127.0.0.1"])
+def test_a_chunked_body_is_refused_and_not_read_as_the_next_request(server: str) -> None:
+    host = server.removeprefix("http://")
+    smuggled = f"GET /tool-specs HTTP/1.1\r\nHost: {host}\r\n\r\n"
+    chunk = f'{{"message": "hi"}}\r\n{smuggled}'
+    request = (
+        f"POST /families/{FAMILY}/context HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+        f"Transfer-Encoding: chunked\r\n\r\n{len(chunk):x}\r\n{chunk}\r\n0\r\n\r\n"
+    ).encode()
+    answer = raw_exchange(server, request)  # returns once the server closes the connection
+    assert answer.startswith(b"HTTP/1.1 501 ") and answer.count(b"HTTP/1.1 ") == 1
+    assert json.loads(answer.split(b"\r\n\r\n", 1)[1])["error"]["code"] == "not_implemented"

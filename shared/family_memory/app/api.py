@@ -13,7 +13,10 @@ family's memory id is "not found" here, with no data of that family.
 
 Errors are one JSON shape, ``{"error": {"code", "message"}}``, mapped from the
 core's exception classes in one table (``ERRORS``, most specific class first
-by the exception's MRO); anything else is a 500 without internals, logged.
+by the exception's MRO); a pydantic ValidationError that escapes a service is the
+caller's input (400 naming the fields, logged with its trace); anything else is a 500
+without internals, logged. A 503's message is fixed (``PUBLIC_MESSAGES``): the detail,
+which may name hosts or the lease holder, goes to the log only.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from typing import Any, cast
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
 from aws_lambda_powertools.utilities.typing import LambdaContext
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from family_memory.app.bootstrap import Runtime, retrieval_for
 from family_memory.app.lifecycle import lifecycle_of
@@ -39,17 +42,20 @@ from family_memory.card import operations as card
 from family_memory.card.views import evidence_view, lineage_view, list_memories, open_conflicts, read_memory
 from family_memory.domain.clock import format_utc
 from family_memory.domain.errors import (
+    SEARCH_UNAVAILABLE,
     ConflictError,
+    FamilyMemoryError,
     InvalidInputError,
     LeaseHeldError,
     LeaseLostError,
     NotFoundError,
     PayloadTooLargeError,
+    public_message,
 )
 from family_memory.domain.family import Surface
 from family_memory.domain.ids import check_family_id, check_memory_id
 from family_memory.domain.memory import Memory, MemoryType, Status
-from family_memory.domain.okf import validate
+from family_memory.domain.okf import validate, validation_message
 from family_memory.domain.refs import MemoryRef
 from family_memory.domain.transcript import MAX_TRANSCRIPT_BYTES
 from family_memory.ports.catalog import CatalogRow
@@ -76,6 +82,11 @@ ERRORS: dict[type[Exception], tuple[HTTPStatus, str]] = {
     IndexUnavailableError: (HTTPStatus.SERVICE_UNAVAILABLE, "search_unavailable"),
 }
 _RETRY_LATER = (HTTPStatus.SERVICE_UNAVAILABLE,)
+#: Fixed messages for the codes whose exceptions carry internals in their text (logged instead).
+PUBLIC_MESSAGES = {
+    "family_busy": f"another change to this family is in progress; retry after {RETRY_AFTER_SECONDS} seconds",
+    "search_unavailable": SEARCH_UNAVAILABLE,
+}
 
 
 # --- request bodies ---------------------------------------------------------------------
@@ -198,10 +209,21 @@ def build_api(runtime: Runtime) -> APIGatewayHttpResolver:
             raise InvalidInputError("body: a JSON object is required")
         try:
             parsed = json.loads(data)
+        except RecursionError as exc:
+            raise InvalidInputError("body: nested too deeply") from exc
         except ValueError as exc:
             raise InvalidInputError(f"body: not valid JSON ({exc})") from exc
         if not isinstance(parsed, dict):
             raise InvalidInputError(f"body: expected a JSON object, got {type(parsed).__name__}")
+        try:
+            # JSON may escape half of a UTF-16 pair ("\ud800") alone: not text, refused once here.
+            json.dumps(parsed, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise InvalidInputError(
+                "body: a string holds an unpaired surrogate (a lone \\ud800-\\udfff escape); send valid Unicode text"
+            ) from exc
+        except RecursionError as exc:
+            raise InvalidInputError("body: nested too deeply") from exc
         return parsed
 
     def query(name: str) -> str | None:
@@ -237,8 +259,9 @@ def build_api(runtime: Runtime) -> APIGatewayHttpResolver:
     def mapped(exc: Exception) -> Response[str]:
         status, code = next(ERRORS[cls] for cls in type(exc).__mro__ if cls in ERRORS)
         if status in _RETRY_LATER:
+            # The detail (a host name, the lease holder, a vendor's text) is for the operator's log only.
             logger.warning("request refused for now", extra={"error": type(exc).__name__, "detail": str(exc)})
-        return error_response(status, code, str(exc))
+        return error_response(status, code, PUBLIC_MESSAGES.get(code) or public_message(exc))
 
     for error in ERRORS:
         app.exception_handler(error)(mapped)
@@ -251,6 +274,15 @@ def build_api(runtime: Runtime) -> APIGatewayHttpResolver:
         return error_response(HTTPStatus.INTERNAL_SERVER_ERROR, "internal_error", f"the request failed{suffix}")
 
     app.exception_handler(Exception)(unexpected)
+
+    def invalid_model(exc: ValidationError) -> Response[str]:
+        # Input is validated into InvalidInputError at each service's edge (okf.validate); one
+        # that escapes as pydantic's error is still the caller's input, answered 400 naming the
+        # fields (never the values), and logged with its traceback: the edge that missed it is a bug.
+        logger.exception("a validation error escaped a service", extra={"path": app.current_event.path})
+        return error_response(HTTPStatus.BAD_REQUEST, "invalid_input", validation_message(exc))
+
+    app.exception_handler(ValidationError)(invalid_model)
 
     @app.not_found
     def no_route(exc: Exception) -> Response[str]:
@@ -330,8 +362,18 @@ def build_api(runtime: Runtime) -> APIGatewayHttpResolver:
         if name not in TOOL_NAMES:
             raise NotFoundError(f"there is no tool named {name[:60]!r}; the tools are {', '.join(TOOL_NAMES)}")
         surface = surface_param()
-        result = retrieval_for(runtime).tools(family_id, surface).run(name, body_object())
-        return json_response(HTTPStatus.OK, {"tool": name, "status": result.status, "text": result.text})
+        tools = retrieval_for(runtime).tools(family_id, surface)
+        tool_input = body_object()
+        # ReadTools.run, with the public text of an error whose message names internals
+        # (retrieval/tools.py answers str(exc); its owner is to switch it to public_message).
+        try:
+            status, text = "success", tools.call(name, tool_input)
+        except FamilyMemoryError as exc:
+            status, text = "error", public_message(exc)
+            if text != str(exc):
+                detail = {"tool": name, "error": type(exc).__name__, "detail": str(exc)}
+                logger.warning("tool call failed", extra=detail)
+        return json_response(HTTPStatus.OK, {"tool": name, "status": status, "text": text})
 
     # --- the memory card ------------------------------------------------------------------
 
@@ -388,7 +430,7 @@ def build_api(runtime: Runtime) -> APIGatewayHttpResolver:
             raise InvalidInputError("id: a memory id (ULID) as a string")
         draft = validate(card.MemoryDraft, rest, "body")
         memory = card.add_memory(runtime.writer, family_id, member_id, draft, memory_id=memory_id)
-        runtime.drain()
+        runtime.drain_committed()  # the write has committed: it answers success whatever follows
         return json_response(HTTPStatus.CREATED, {"memory": memory_json(family_id, memory)})
 
     @app.patch("/families/<family_id>/memories/<memory_id>")
@@ -397,7 +439,7 @@ def build_api(runtime: Runtime) -> APIGatewayHttpResolver:
         member_id, rest = acting(body_object())
         changes = validate(card.MemoryEdit, rest, "body")
         old, new = card.edit_memory(runtime.writer, family_id, memory_id, member_id, changes)
-        runtime.drain()
+        runtime.drain_committed()  # the write has committed: it answers success whatever follows
         return json_response(
             HTTPStatus.OK, {"superseded": memory_json(family_id, old), "memory": memory_json(family_id, new)}
         )
@@ -407,7 +449,7 @@ def build_api(runtime: Runtime) -> APIGatewayHttpResolver:
         family_id, memory_id = check_family_id(family_id), check_memory_id(memory_id)
         request = validate(ForgetRequest, body_object(), "body")
         memory, rule = card.forget_memory(runtime.writer, family_id, memory_id, request.member_id, request.reason)
-        runtime.drain()
+        runtime.drain_committed()  # the write has committed: it answers success whatever follows
         return json_response(
             HTTPStatus.OK,
             {
@@ -448,7 +490,7 @@ def build_api(runtime: Runtime) -> APIGatewayHttpResolver:
             expected_count=request.expected_count,
             reason=request.reason,
         )
-        runtime.drain()
+        runtime.drain_committed()  # the write has committed: it answers success whatever follows
         return json_response(
             HTTPStatus.OK,
             {

@@ -13,6 +13,7 @@ from datetime import timedelta
 from typing import Any
 
 from family_memory.adapters.local.events import InProcessBus
+from family_memory.app.observability import logger
 from family_memory.app.settings import Settings, load_settings
 from family_memory.domain.clock import Clock, SystemClock
 from family_memory.domain.errors import InvalidInputError
@@ -51,6 +52,17 @@ class Runtime:
             if not delivered:
                 return total
             total += delivered
+
+    def drain_committed(self) -> int:
+        """``drain`` after a write that has committed: what the write caused is delivered
+        now when it can be, and a failure to deliver (a handler's error, the family's
+        lease held by another writer, an index that refuses) is logged, never the
+        caller's error. The bus keeps an undelivered event for the next drain."""
+        try:
+            return self.drain()
+        except Exception:
+            logger.exception("delivering the events of a committed write failed; the next drain retries them")
+            return 0
 
 
 def retrieval_for(runtime: Runtime) -> Retrieval:

@@ -103,6 +103,31 @@ def response_parts(response: Mapping[str, Any]) -> tuple[int, dict[str, str], by
     return int(response.get("statusCode", 200)), headers, data
 
 
+#: Hosts that mean this machine only: a server bound to one of them answers only to them.
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+#: Addresses that bind every interface: the user chose to be reachable under any name.
+WILDCARD_HOSTS = ("0.0.0.0", "::", "")  # noqa: S104 (recognised, not bound, here)
+
+
+def host_header(host: str, port: int) -> str:
+    """``host:port`` as a Host header spells it (an IPv6 address in brackets)."""
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def allowed_hosts(bound: str, port: int) -> frozenset[str] | None:
+    """The Host headers a server bound to ``bound:port`` answers (lower case); None: any.
+    Checking it keeps a web page from reaching the server through a DNS name it rebinds to
+    127.0.0.1 (DNS rebinding): the browser sends that name as the Host."""
+    if bound in WILDCARD_HOSTS:
+        return None
+    return frozenset(host_header(h, port).lower() for h in (*LOOPBACK_HOSTS, bound))
+
+
+def media_type(content_type: str) -> str:
+    """The media type of a Content-Type value, without parameters, in lower case."""
+    return content_type.split(";", 1)[0].strip().lower()
+
+
 class LocalApiServer(ThreadingHTTPServer):
     daemon_threads = True
 
@@ -110,6 +135,7 @@ class LocalApiServer(ThreadingHTTPServer):
         super().__init__(address, _Handler)
         self.runtime = runtime
         self.lock = threading.Lock()
+        self.hosts = allowed_hosts(address[0], int(self.server_address[1]))
 
     @property
     def url(self) -> str:
@@ -126,16 +152,53 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
     def _serve(self) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        if length > READ_LIMIT_BYTES:
-            message = f"body: {length:,} bytes; the most this API takes is {MAX_BODY_BYTES:,}"
-            payload = json.dumps(error_payload("payload_too_large", message)).encode()
-            self.close_connection = True  # the unread body cannot be skipped
-            self._reply(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, {"Content-Type": "application/json"}, payload)
+        refused = self._framing_refused() or self._caller_refused()
+        if refused is not None:
+            # Nothing of the body was read, and it cannot be skipped safely: this connection ends here.
+            self.close_connection = True
+            status, code, message = refused
+            payload = json.dumps(error_payload(code, message)).encode()
+            self._reply(status, {"Content-Type": "application/json"}, payload)
             return
+        length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length > 0 else b""
         event = http_event(self.command, self.path, list(self.headers.items()), body, source_ip=self.client_address[0])
         self._reply(*response_parts(self.server.resolve(event)))
+
+    def _framing_refused(self) -> tuple[HTTPStatus, str, str] | None:
+        """Where the body ends must be beyond doubt, or its bytes would be read as the next
+        request (request smuggling): one Content-Length of digits, and no Transfer-Encoding."""
+        if self.headers.get_all("Transfer-Encoding"):
+            message = "Transfer-Encoding is not supported here; send the body with a Content-Length"
+            return HTTPStatus.NOT_IMPLEMENTED, "not_implemented", message
+        lengths = {value.strip() for value in self.headers.get_all("Content-Length") or []}
+        if len(lengths) > 1:
+            return HTTPStatus.BAD_REQUEST, "invalid_input", "Content-Length: given more than once with other values"
+        (length,) = lengths or {"0"}
+        if not (length.isascii() and length.isdigit()):
+            return HTTPStatus.BAD_REQUEST, "invalid_input", f"Content-Length: {length[:40]!r} is not a number of bytes"
+        if int(length) > READ_LIMIT_BYTES:
+            message = f"body: {int(length):,} bytes; the most this API takes is {MAX_BODY_BYTES:,}"
+            return HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "payload_too_large", message
+        return None
+
+    def _caller_refused(self) -> tuple[HTTPStatus, str, str] | None:
+        """Only the backend's own requests: to this server's name (no DNS rebinding), not from
+        a web page (a browser sends Origin on a cross-site request; the backend does not), and
+        a body only as JSON (a page's form post or no-CORS fetch cannot send that type)."""
+        host = (self.headers.get("Host") or "").strip().lower()
+        if self.server.hosts is not None and host not in self.server.hosts:
+            allowed = ", ".join(sorted(self.server.hosts))
+            return HTTPStatus.FORBIDDEN, "forbidden", f"Host: {host[:80]!r} is not this server; use one of {allowed}"
+        if self.headers.get("Origin") is not None:
+            message = "requests from a web page (with an Origin header) are refused; call this API from a backend"
+            return HTTPStatus.FORBIDDEN, "forbidden", message
+        if int(self.headers.get("Content-Length") or 0) > 0:
+            given = media_type(self.headers.get("Content-Type") or "")
+            if given != "application/json":
+                message = f"Content-Type: {given[:80]!r}; a body must be sent as application/json"
+                return HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type", message
+        return None
 
     def _reply(self, status: int, headers: dict[str, str], data: bytes) -> None:
         self.send_response(status)

@@ -23,7 +23,8 @@ from family_memory.formation.service import extract_session, read_document, rece
 @dataclass(frozen=True)
 class SessionEnd:
     intake: IntakeResult
-    #: False on AWS: formation runs later, started by the session's S3 event.
+    #: False on AWS: formation runs later, started by the session's S3 event; False here when
+    #: a delivery failed (logged) and waits for the next drain.
     formed_now: bool
     #: The candidates document once formation ran here (None on AWS, or when it produced none).
     document: CandidatesDocument | None = None
@@ -47,6 +48,6 @@ def end_session(
     if not receipt.intake.stored:
         # No arrival event this time: make sure a run that stopped half-way is finished.
         extract_session(services.deps, transcript.family_id, transcript.session_id)
-    runtime.drain()
+    runtime.drain_committed()  # the transcript is stored: formation left undone is retried at the next drain
     document = read_document(runtime.store, transcript.family_id, transcript.session_id)
-    return SessionEnd(receipt.intake, formed_now=True, document=document)
+    return SessionEnd(receipt.intake, formed_now=runtime.bus.pending == 0, document=document)

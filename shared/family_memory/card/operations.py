@@ -119,7 +119,9 @@ class MemoryEdit(BaseModel):
 
     @model_validator(mode="after")
     def _something(self) -> MemoryEdit:
-        if all(getattr(self, name) in (None, False) for name in type(self).model_fields):
+        # A field given as false is a change (``pin: false`` unpins); only clear_valid_until: false asks nothing.
+        given = {name for name in self.model_fields_set if getattr(self, name) is not None}
+        if not given - ({"clear_valid_until"} if not self.clear_valid_until else set()):
             raise InvalidInputError("an edit must change at least one field (summary, about, body, ...)")
         if self.clear_valid_until and self.valid_until is not None:
             raise InvalidInputError("valid_until: give a new date or clear it, not both")
@@ -309,24 +311,24 @@ def add_memory(
     family's local date (InvalidInputError / NotFoundError otherwise, nothing written).
 
     ``memory_id``, chosen by the caller, makes a retried add change nothing: when the
-    family already has that memory, added by the same member with the same type, about
-    and summary, it is returned as it is now; a different memory under that id is a
-    ConflictError."""
+    family already has that memory, added by the same member from the same draft, it is
+    returned as it is now (even once its ``valid_until`` has passed); a different memory
+    under that id, or the same id with other fields, is a ConflictError naming them."""
     actor, family = _actor(writer, family_id, member_id)
     if memory_id is not None:
         check_memory_id(memory_id)
     now = writer.clock.now()
-    _check_valid_until(draft.valid_until, family, now)
     with writer.open(family_id) as session:
-        if memory_id is not None:
-            replayed = _added_before(session, memory_id, draft, actor)
-            if replayed is not None:
-                return replayed
         directory = EntityDirectory.load(writer.store, family_id, family, now)
         try:
             resolution = directory.resolve(list(draft.applies_to), [])
         except ValidationError as exc:
             raise InvalidInputError(f"applies_to: {validation_message(exc)}") from exc
+        if memory_id is not None:
+            replayed = _added_before(session, memory_id, draft, actor, resolution.entity_ids)
+            if replayed is not None:
+                return replayed
+        _check_valid_until(draft.valid_until, family, now)  # after the replay: a retry is not a new add
         directory.apply(resolution)
         tag = draft.sensitivity or topics.detect(
             [draft.about, draft.summary, draft.body, draft.when_to_use],
@@ -369,8 +371,11 @@ def add_memory(
     return memory
 
 
-def _added_before(session: WriteSession, memory_id: str, draft: MemoryDraft, actor: str) -> Memory | None:
-    """The memory an earlier add with ``memory_id`` made (None if there is none yet)."""
+def _added_before(
+    session: WriteSession, memory_id: str, draft: MemoryDraft, actor: str, applies_to: list[str]
+) -> Memory | None:
+    """The memory an earlier add with ``memory_id`` made (None if there is none yet).
+    ``applies_to``: the draft's names resolved to entity ids, as the add stored them."""
     try:
         existing = _read(session, memory_id)
     except NotFoundError:
@@ -381,7 +386,39 @@ def _added_before(session: WriteSession, memory_id: str, draft: MemoryDraft, act
             f"memory id {memory_id} is already another memory in family {session.family_id}; "
             "a new memory needs a new id"
         )
+    differing = _retry_differences(existing, draft, applies_to)
+    if differing:
+        raise ConflictError(
+            f"memory id {memory_id} was added with other values for {', '.join(differing)}; "
+            "a retry must repeat the request as it was, and a change is an edit"
+        )
     return existing
+
+
+def _retry_differences(existing: Memory, draft: MemoryDraft, applies_to: list[str]) -> list[str]:
+    """The draft's fields whose values differ from what the add of ``existing`` stored. What the
+    add derived (the body from the summary, a sensitivity tagged or raised to ``minors``) and
+    what a dream changed since (a passing memory promoted to durable) count as the same."""
+    differing = []
+    if existing.body != (draft.body or draft.summary):
+        differing.append("body")
+    if existing.when_to_use != draft.when_to_use:
+        differing.append("when_to_use")
+    if sorted(existing.applies_to) != sorted(applies_to):
+        differing.append("applies_to")
+    if existing.strength is not draft.strength:
+        differing.append("strength")
+    if existing.pin != draft.pin:
+        differing.append("pin")
+    promoted = draft.durability is Durability.PASSING and existing.durability is Durability.DURABLE
+    if existing.durability is not draft.durability and not promoted:
+        differing.append("durability")
+    if existing.valid_until != draft.valid_until:
+        differing.append("valid_until")
+    raised = draft.sensitivity is Sensitivity.NORMAL and existing.sensitivity is Sensitivity.MINORS
+    if draft.sensitivity is not None and existing.sensitivity is not draft.sensitivity and not raised:
+        differing.append("sensitivity")
+    return differing
 
 
 def _memory(**fields: Any) -> Memory:

@@ -6,9 +6,26 @@ matches on message text.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
+#: The public text of the errors whose message names internals.
+BUSY = "another change to this family is in progress; retry shortly"
+SEARCH_UNAVAILABLE = "search is unavailable right now; try again shortly"
+
 
 class FamilyMemoryError(Exception):
     """Base of every error the core raises on purpose."""
+
+    #: What a caller outside the process (an HTTP client, the model calling a tool) is told
+    #: instead of the message, for errors whose message carries internals: a host name, the
+    #: lease holder, a vendor's error text. None: the message is written for the caller.
+    public: ClassVar[str | None] = None
+
+
+def public_message(exc: BaseException) -> str:
+    """What to tell a caller outside the process about ``exc`` (log ``str(exc)`` for the operator)."""
+    public = getattr(exc, "public", None)
+    return public if isinstance(public, str) else str(exc)
 
 
 class InvalidInputError(FamilyMemoryError, ValueError):
@@ -37,9 +54,13 @@ class AlreadyExistsError(StaleRevisionError):
 class LeaseHeldError(ConflictError):
     """Another writer holds the family's lease."""
 
+    public = BUSY
+
 
 class LeaseLostError(ConflictError):
     """This writer's lease was taken over; its writes are refused (fencing)."""
+
+    public = BUSY
 
 
 class PayloadTooLargeError(InvalidInputError):

@@ -18,7 +18,7 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 
-from family_memory.domain.errors import FamilyMemoryError, InvalidInputError
+from family_memory.domain.errors import SEARCH_UNAVAILABLE, FamilyMemoryError, InvalidInputError
 
 Vector = list[float]
 
@@ -28,6 +28,8 @@ MAX_EMBED_CHARS = 2000
 
 class EmbeddingUnavailableError(FamilyMemoryError):
     """The embedding service could not answer (after the adapter's retries)."""
+
+    public = SEARCH_UNAVAILABLE
 
 
 class Embedder(ABC):

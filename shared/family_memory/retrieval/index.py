@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from family_memory.domain.errors import FamilyMemoryError, InvalidInputError
+from family_memory.domain.errors import SEARCH_UNAVAILABLE, FamilyMemoryError, InvalidInputError
 from family_memory.domain.memory import MemoryType, Sensitivity, Status
 from family_memory.retrieval.documents import IndexDocument
 from family_memory.retrieval.embedding import Vector
@@ -113,6 +113,8 @@ class MemoryIndex(ABC):
 
 class IndexUnavailableError(FamilyMemoryError):
     """The search engine could not be reached or refused a request it should accept."""
+
+    public = SEARCH_UNAVAILABLE
 
 
 class IndexMismatchError(IndexUnavailableError):

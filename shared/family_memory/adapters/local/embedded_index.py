@@ -558,7 +558,7 @@ class EmbeddedIndex(MemoryIndex):
                 db.execute("UPDATE meta SET value = ? WHERE key = 'dimension'", (self.dimension,))
             return False
         if not force:
-            raise InvalidInputError(
+            raise IndexMismatchError(
                 f"the index of family {family_id} holds vectors of {stored_model or 'another embedder'} "
                 f"({stored_dimension} dimensions); these come from {model} ({self.dimension}): "
                 f"run `family-memory rebuild-index --family {family_id}` to re-embed it with this embedder"

@@ -4,7 +4,8 @@ The directory store announces each write; the bus turns it into the same
 EventBridge "Object Created" event S3 would send and queues it. ``drain()``
 delivers queued events to the handlers subscribed to matching keys, in
 order, until nothing is left (a handler's own writes are delivered in the
-same drain). Delivery is deferred, never nested inside the write that caused
+same drain). A delivery whose handler raises is logged and kept for the next
+drain. Delivery is deferred, never nested inside the write that caused
 it, just as in AWS: a handler never runs while its trigger's writer still
 holds the family lease.
 """
@@ -56,6 +57,8 @@ class InProcessBus:
         self.bucket = bucket
         self._routes: list[tuple[re.Pattern[str], Handler]] = []
         self._queue: deque[dict[str, Any]] = deque()
+        #: Deliveries whose handler raised: (event, handler), retried first at the next drain.
+        self._failed: list[tuple[dict[str, Any], Handler]] = []
         self._lock = threading.Lock()
         self.delivered = 0
 
@@ -72,19 +75,43 @@ class InProcessBus:
 
     @property
     def pending(self) -> int:
-        return len(self._queue)
+        """Events queued, and deliveries that failed and wait for the next drain."""
+        return len(self._queue) + len(self._failed)
 
     def drain(self) -> int:
-        """Deliver until the queue is empty; returns how many deliveries were made."""
+        """Deliver until the queue is empty; returns how many deliveries were made.
+
+        A handler that raises does not lose its event: the error is logged and that
+        delivery is kept for the next drain (not retried within this one, so a handler
+        that always fails cannot loop), as EventBridge retries a failed target. The
+        caller's write has committed either way; a drain never raises for a handler."""
+        with self._lock:
+            retry, self._failed = self._failed, []
+        failed: list[tuple[dict[str, Any], Handler]] = []
         count = 0
+        for event, handler in retry:
+            count += self._deliver(event, handler, failed)
         while True:
             with self._lock:
                 if not self._queue:
+                    self._failed = failed + self._failed
                     return count
                 event = self._queue.popleft()
             key = event["detail"]["object"]["key"]
             for pattern, handler in self._routes:
                 if pattern.fullmatch(key):
-                    handler(event)
-                    count += 1
-                    self.delivered += 1
+                    count += self._deliver(event, handler, failed)
+
+    def _deliver(self, event: dict[str, Any], handler: Handler, failed: list[tuple[dict[str, Any], Handler]]) -> int:
+        """1 when ``handler`` took ``event``; 0 when it raised (logged, kept in ``failed``)."""
+        try:
+            handler(event)
+        except Exception:
+            log.exception(
+                "an event handler failed; the event is delivered again at the next drain",
+                extra={"key": event["detail"]["object"]["key"], "handler": getattr(handler, "__qualname__", "?")},
+            )
+            failed.append((event, handler))
+            return 0
+        self.delivered += 1
+        return 1

@@ -73,6 +73,9 @@ def register(subparsers: Any) -> None:
     edit.add_argument("--when")
     edit.add_argument("--valid-until", help="YYYY-MM-DD, after today (needed to correct an expired memory)")
     edit.add_argument("--clear-valid-until", action="store_true", help="the corrected memory has no end date (lasting)")
+    pinning = edit.add_mutually_exclusive_group()
+    pinning.add_argument("--pin", dest="pin", action="store_const", const=True, help="always in the brief")
+    pinning.add_argument("--unpin", dest="pin", action="store_const", const=False, help="no longer always in the brief")
 
     forget = command("forget", "retract a memory and keep formation from learning it back", _forget, memory=True)
     forget.add_argument("--member", required=True)
@@ -95,7 +98,7 @@ def _line(memory: Memory) -> str:
 
 
 def _drain(runtime: Runtime) -> None:
-    runtime.drain()
+    runtime.drain_committed()  # the change is on file: a failure to index it now is logged and retried
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -189,6 +192,7 @@ def _edit(args: argparse.Namespace) -> int:
         "when_to_use": args.when,
         "valid_until": args.valid_until,
         "clear_valid_until": True if args.clear_valid_until else None,
+        "pin": args.pin,
     }
     edit = validate(MemoryEdit, {k: v for k, v in changes.items() if v is not None}, "edit")
     family_id = check_family_id(args.family)
