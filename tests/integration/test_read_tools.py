@@ -25,8 +25,9 @@ from family_memory.domain.changes import Action
 from family_memory.domain.clock import FixedClock
 from family_memory.domain.family import Surface
 from family_memory.domain.ids import new_ulid
-from family_memory.domain.layout import evidence_path, session_path
+from family_memory.domain.layout import evidence_path, memory_path, session_path
 from family_memory.domain.memory import Sensitivity, Status
+from family_memory.domain.okf import split_front_matter
 from family_memory.families import save_family
 from family_memory.retrieval.tools import TOOL_NAMES, TOOL_SPECS, ReadTools, one_line, tool_config
 from formation_helpers import family as formation_family
@@ -90,8 +91,14 @@ def test_read_memory_returns_the_whole_file_with_front_matter(runtime: Runtime) 
     m = fact("Maya sees Dr. Patel, her orthodontist.", "Orthodontist", body="Every six weeks, Elm Street office.")
     remember(runtime, m)
     text = tools(runtime).call("read_memory", {"ref": f"memory://{FAMILY}/{m.id}"})
-    assert text.startswith(f'<memory_file ref="memory://{FAMILY}/{m.id}">\n---\nid: {m.id}\ntype: preference')
-    assert "status: active" in text and "Every six weeks, Elm Street office." in text
+    assert text.startswith(f'<memory_file ref="memory://{FAMILY}/{m.id}">\nid: "{m.id}"\ntype: "preference"\n')
+    fields = text.split("\n</memory_file>\n", 1)[0].splitlines()[1:]
+    assert 'status: "active"' in fields and 'body: "Every six weeks, Elm Street office."' in fields
+    # Every front-matter field of the file is there, in its order, one line each, then the body.
+    stored = runtime.store.read_optional(FAMILY, memory_path(m.id))
+    assert stored is not None
+    front, _ = split_front_matter(stored.data.decode("utf-8"), "memory")
+    assert [line.split(": ", 1)[0] for line in fields] == [*front, "body"]
 
 
 @pytest.mark.parametrize("breaker", ["\n", "\r", "\r\n", "\x0b", "\x0c", "\x1c", "\x85", "\u2028", "\u2029"])
@@ -186,7 +193,7 @@ def test_read_memory_refuses_a_forgotten_memory_but_opens_a_superseded_one(runti
     refused = tools(runtime).run("read_memory", {"ref": f"memory://{FAMILY}/{forgotten.id}"})
     assert refused.status == "error" and "forgotten" in refused.text and "Forgotten fact" not in refused.text
     opened = tools(runtime).call("read_memory", {"ref": f"memory://{FAMILY}/{old.id}"})
-    assert "status: superseded" in opened
+    assert 'status: "superseded"' in opened
 
 
 def test_read_conversation_excerpt_returns_the_cited_turns_as_data(runtime: Runtime) -> None:
@@ -317,7 +324,7 @@ def test_read_memory_refuses_every_earlier_version_of_a_forgotten_memory(runtime
     _, third = edit_memory(runtime.writer, FAMILY, second.id, "lucia", MemoryEdit(summary="Pepper's pills: 8 and 8."))
     # While the newest version stands, the history is open (the lineage is the record).
     opened = tools(runtime).call("read_memory", {"ref": f"memory://{FAMILY}/{first.id}"})
-    assert "status: superseded" in opened and "Pepper needs her pills at 8." in opened
+    assert 'status: "superseded"' in opened and "Pepper needs her pills at 8." in opened
     forget_memory(runtime.writer, FAMILY, third.id, "lucia")
     runtime.drain()
     for version in (first, second, third):

@@ -95,7 +95,7 @@ def test_the_command_line_rebuilds_looks_up_and_reads(
     code, out = run_cli(tmp_path, "lookup", "--family", FAMILY, "--explain", "who coaches soccer?", capsys=capsys)
     assert code == 0 and f"memory://{FAMILY}/{m.id}" in out and "found by" in out
     code, out = run_cli(tmp_path, "read", "--family", FAMILY, f"memory://{FAMILY}/{m.id}", capsys=capsys)
-    assert code == 0 and f"id: {m.id}" in out
+    assert code == 0 and f'id: "{m.id}"' in out
     code, out = run_cli(tmp_path, "read", "--family", FAMILY, f"memory://{OTHER_FAMILY}/{m.id}", capsys=capsys)
     assert code == 2 and "can only read its own" in out
     code, out = run_cli(tmp_path, "tool-specs", capsys=capsys)

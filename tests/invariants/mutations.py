@@ -900,9 +900,10 @@ MUTATIONS: list[Mutation] = [
         [
             (
                 TOOLS,
-                "return f'<memory_file ref=\"{parsed}\">\\n{escape(text)}\\n</memory_file>\\n' + self._evidence_block(parsed)",
-                "return f'<memory_file ref=\"{parsed}\">\\n{text}\\n</memory_file>\\n' + self._evidence_block(parsed)",
-            )
+                "    if isinstance(value, str):\n        return one_line(value)\n",
+                "    if isinstance(value, str):\n        return value\n",
+            ),
+            (TOOLS, '[f"body: {one_line(body)}"]', '[f"body: {body}"]'),
         ],
         [T_TOOLS, T_INV],
     ),

@@ -332,6 +332,8 @@ def test_a_bad_id_is_400_naming_it(rt: Runtime) -> None:
     assert (status, code) == (400, "invalid_input") and message.startswith("memory id")
     status, code, message = error_of(call(rt, "GET", "/families/..%2Fetc/memories"))
     assert (status, code) == (400, "invalid_input") and message.startswith("family id")
+    status, code, message = error_of(call(rt, "GET", f"/families/{FAMILY.upper()}/memories"))
+    assert (status, code) == (400, "invalid_input") and message.startswith("family ids are lower case")
 
 
 def test_an_unknown_memory_is_404(rt: Runtime, family: dict[str, str]) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from family_memory.adapters.local.directory_store import DirectoryStore, content_tag
+from family_memory.domain.errors import InvalidInputError
 
 
 def test_a_crash_mid_write_leaves_the_old_file_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -40,3 +41,13 @@ def test_listeners_hear_every_write(tmp_path: Path) -> None:
     store.replace("fam-rivera", "memories/a.md", b"2", expected_tag=tag)
     store.put("fam-rivera", "brief.json", b"{}")
     assert heard == [("fam-rivera", "memories/a.md"), ("fam-rivera", "memories/a.md"), ("fam-rivera", "brief.json")]
+
+
+def test_an_upper_case_family_cannot_reach_a_lower_case_familys_folder(tmp_path: Path) -> None:
+    store = DirectoryStore(tmp_path)
+    store.put("fam-rivera", "notes/a.md", b"ours")
+    with pytest.raises(InvalidInputError, match="family ids are lower case"):
+        store.put("FAM-RIVERA", "notes/a.md", b"theirs")
+    with pytest.raises(InvalidInputError, match="family ids are lower case"):
+        store.read_optional("Fam-Rivera", "notes/a.md")
+    assert sorted(p.name for p in (tmp_path / "families").iterdir()) == ["fam-rivera"]

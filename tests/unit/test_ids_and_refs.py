@@ -39,6 +39,19 @@ def test_family_id_accepts_plain_tokens() -> None:
     assert check_family_id("fam-rivera_2") == "fam-rivera_2"
 
 
+@pytest.mark.parametrize("value", ["FAM-RIVERA", "Fam-rivera", "fam-Rivera", "A", "fam_RIVERA-2"])
+def test_family_ids_are_lower_case_so_two_families_never_share_a_folder(value: str) -> None:
+    # On macOS and Windows fam-rivera and FAM-RIVERA would be one folder and one index file.
+    with pytest.raises(InvalidInputError, match=f"family ids are lower case: '{value}' is not allowed"):
+        check_family_id(value)
+    with pytest.raises(InvalidInputError, match="family ids are lower case"):
+        MemoryRef.parse(f"memory://{value}/01K6N1R0A0B0C0D0E0F0G0H010")
+    with pytest.raises(InvalidInputError, match="family ids are lower case"):
+        ConvRef.parse(f"conv://{value}/sess-1#turn=1")
+    # Other ids keep their case rules: only the family names a folder of its own.
+    assert check_session_id("Sess-A1") == "Sess-A1"
+
+
 def test_id_errors_say_what_is_wrong() -> None:
     with pytest.raises(InvalidInputError, match="session id '../x' is not allowed"):
         check_session_id("../x")

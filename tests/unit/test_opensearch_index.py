@@ -6,6 +6,7 @@ suite runs the same port against a real collection when one is configured."""
 from __future__ import annotations
 
 import random
+import re
 from datetime import date
 from typing import Any
 
@@ -30,7 +31,7 @@ from family_memory.domain.memory import Memory, MemoryType, Sensitivity
 from family_memory.retrieval.documents import IndexDocument, document_from_memory
 from family_memory.retrieval.index import IndexMismatchError, IndexUnavailableError, SearchFilter
 from family_memory.retrieval.indexer import IndexReport
-from family_memory.retrieval.query_words import MAX_QUERY_WORDS, query_words
+from family_memory.retrieval.query_words import MAX_QUERY_TEXT_CHARS, MAX_QUERY_WORDS, query_words
 from opensearch_engine import ID_REFUSED, Engine, RecordingClient
 
 TODAY = date(2026, 11, 30)
@@ -96,16 +97,48 @@ def test_the_keyword_query_is_a_bounded_fuzzy_multi_match_with_the_family_filter
     assert keyword_query(FAMILY, "the and of it", search_filter, 5) is None
 
 
+# What OpenSearch's analyzers make of text written without spaces: one token per character of
+# Han, Hiragana, Katakana or Hangul (as they look after NFKD: Hangul syllables become jamo).
+_CJK = "\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_ANALYZED = re.compile(f"[{_CJK}]|[^{_CJK}\\W_]+")
+
+
+def analyzed_tokens(text: str) -> list[str]:
+    return _ANALYZED.findall(text)
+
+
+def worst_clauses(body: dict[str, Any]) -> int:
+    """Each analyzed token may expand to max_expansions terms in each field; filters add a few."""
+    multi = body["query"]["bool"]["must"][0]["multi_match"]
+    tokens = analyzed_tokens(multi["query"])
+    return len(tokens) * len(TEXT_BOOSTS) * multi["max_expansions"] + 3 * len(body["query"]["bool"]["filter"])
+
+
 def test_a_long_message_is_cut_to_the_words_the_embedded_engine_searches_and_stays_under_the_clause_limit() -> None:
     message = " ".join(f"word{n} the word{n}" for n in range(400))
     body = keyword_query(FAMILY, message, SearchFilter.current(TODAY), 10)
     assert body is not None
-    multi = body["query"]["bool"]["must"][0]["multi_match"]
-    sent = multi["query"].split()
+    sent = body["query"]["bool"]["must"][0]["multi_match"]["query"].split()
     assert sent == query_words(message) == [f"word{n}" for n in range(MAX_QUERY_WORDS)]
-    # Each word may expand to max_expansions terms in each field; the filters add a few clauses.
-    worst = len(sent) * len(TEXT_BOOSTS) * multi["max_expansions"] + 3 * len(body["query"]["bool"]["filter"])
-    assert worst <= MAX_CLAUSES
+    assert worst_clauses(body) <= MAX_CLAUSES
+
+
+LONG_CJK_MESSAGES = [
+    "玛雅的正畸医生是帕特尔医生每六周去一次榆树街的诊所" * 40,  # Chinese, no spaces at all
+    "マヤの歯医者はパテル先生です。六週間ごとにエルム通りへ行きます。" * 30,  # Japanese, kana and kanji
+    "마야의치과의사는파텔선생님입니다 " * 60,  # Korean
+    " ".join(f"orthodontist{n} 玛雅的正畸医生{n}" for n in range(100)),  # mixed, many short runs
+]
+
+
+@pytest.mark.parametrize("message", LONG_CJK_MESSAGES, ids=["zh", "ja", "ko", "mixed"])
+def test_a_long_cjk_message_counts_one_token_a_character_and_stays_under_the_clause_limit(message: str) -> None:
+    body = keyword_query(FAMILY, message, SearchFilter.current(TODAY), 10)
+    assert body is not None
+    sent = body["query"]["bool"]["must"][0]["multi_match"]["query"]
+    assert sent == " ".join(query_words(message)) and sent
+    assert len(analyzed_tokens(sent)) <= MAX_QUERY_WORDS and len(sent) <= MAX_QUERY_TEXT_CHARS
+    assert worst_clauses(body) <= MAX_CLAUSES
 
 
 def test_every_request_of_every_operation_carries_the_family_term() -> None:

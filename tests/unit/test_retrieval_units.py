@@ -21,6 +21,7 @@ from family_memory.retrieval.embedding import (
     content_hash,
 )
 from family_memory.retrieval.lookup import interleave
+from family_memory.retrieval.query_words import MAX_QUERY_TEXT_CHARS, MAX_QUERY_WORDS, MAX_WORD_CHARS, query_words
 from retrieval_helpers import hashed, minilm
 
 
@@ -128,3 +129,21 @@ def test_a_model_or_tokenizer_file_other_than_the_measured_one_is_refused(tmp_pa
     changed.write_bytes(tokenizer_file().read_bytes().replace(b"[PAD]", b"[PAX]", 1))
     with pytest.raises(RuntimeError, match="not the file all-MiniLM-L6-v2-int8 was measured with"):
         verified(changed, TOKENIZER_SHA256)
+
+
+def test_short_cjk_words_are_kept_whole_as_the_embedded_index_stores_them() -> None:
+    assert query_words("Maya 帕特尔 医生, orthodontist") == ["maya", "帕特尔", "医生", "orthodontist"]
+
+
+def test_a_long_cjk_run_costs_one_token_a_character_and_fills_the_query() -> None:
+    run = "玛雅的正畸医生是帕特尔医生每六周去一次榆树街的诊所"
+    assert query_words(f"{run} orthodontist") == [run[:MAX_QUERY_WORDS]]
+    assert query_words(f"dentist {run} orthodontist") == ["dentist", run[: MAX_QUERY_WORDS - 1]]
+
+
+def test_query_words_cap_each_word_and_the_characters_in_all() -> None:
+    assert query_words("x" * 100 + " dentist") == ["x" * MAX_WORD_CHARS, "dentist"]
+    long_words = [f"{chr(97 + n)}{'q' * 28}{n:02d}" for n in range(MAX_QUERY_WORDS)]
+    chosen = query_words(" ".join(long_words))
+    assert chosen == long_words[: len(chosen)] and len(chosen) < MAX_QUERY_WORDS
+    assert sum(map(len, chosen)) <= MAX_QUERY_TEXT_CHARS < sum(map(len, chosen)) + len(long_words[len(chosen)])

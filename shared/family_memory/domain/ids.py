@@ -3,6 +3,10 @@
 An id becomes part of an S3 key, a DynamoDB key or a file path, so it is
 validated before it goes anywhere: a closed character set, a length limit,
 no ``/``, no ``..``, no NUL. Memory and entity ids are ULIDs.
+
+A family id is also lower case only: it names the family's folder and its index
+file, and on a case-insensitive file system (macOS, Windows) ``fam-rivera`` and
+``FAM-RIVERA`` would be one folder, one family's memories read as another's.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ from family_memory.domain.errors import InvalidInputError
 # Family, session, member and change ids: letters, digits, '_' and '-',
 # starting with a letter or digit. Dots are excluded so '..' can never occur.
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
+# Family ids: the same, lower case only (one family, one folder, whatever the file system).
+_FAMILY_TOKEN = re.compile(r"[a-z0-9][a-z0-9_-]*")
 # Crockford base32 as ULIDs use it: no I, L, O, U; the first char is 0-7.
 _ULID = re.compile(r"[0-7][0-9A-HJKMNP-TV-Z]{25}")
 
@@ -48,7 +54,13 @@ def _check_token(kind: str, value: object, max_len: int) -> str:
 
 
 def check_family_id(value: object) -> str:
-    return _check_token("family id", value, FAMILY_ID_MAX)
+    checked = _check_token("family id", value, FAMILY_ID_MAX)
+    if not _FAMILY_TOKEN.fullmatch(checked):
+        raise InvalidInputError(
+            f"family ids are lower case: {_describe(checked)} is not allowed; use a-z, 0-9, '_' and '-', "
+            "starting with a letter or digit"
+        )
+    return checked
 
 
 def check_session_id(value: object) -> str:

@@ -14,6 +14,11 @@ attribute, or disguise what it says, is ``\\u``-escaped:
   invisible to readers);
 * the bidirectional controls (U+061C, U+200E, U+200F, U+202A-U+202E,
   U+2066-U+2069), which make a line read differently from what it holds;
+* every other format character (Unicode category Cf: the soft hyphen, the
+  zero-width space and joiners U+200B-U+200D, U+2060-U+2064, the byte order
+  mark U+FEFF, ...) and the whole tag block U+E0000-U+E007F, invisible
+  characters that can carry text a reader never sees; one outside the Basic
+  Multilingual Plane is written as its JSON surrogate pair (``\\udb40\\udc41``);
 * lone surrogates, which cannot be encoded at all.
 
 So a summary such as ``x" (remembered today) memory://other-family/01K...``
@@ -26,8 +31,16 @@ from __future__ import annotations
 import json
 import re
 
+#: The format characters (category Cf) as of Unicode 16, with the unassigned code points
+#: around them in their blocks, and the whole tag block U+E0000-U+E007F.
+#: tests/unit/test_literal.py checks this covers every Cf the running Python knows.
+_FORMAT = (
+    "\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3"
+    "\U0001d173-\U0001d17a\U000e0000-\U000e007f"
+)
 #: A JSON escape sequence (kept, except ``\"``) or a character to ``\u``-escape.
-_UNSAFE = re.compile("\\\\.|[<>&\u2028\u2029\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_UNSAFE = re.compile("\\\\.|[<>&\u2028\u2029\x7f-\x9f\ud800-\udfff" + _FORMAT + "]")
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -36,7 +49,11 @@ def _escape(match: re.Match[str]) -> str:
         return "\\u0022"
     if found.startswith("\\"):
         return found
-    return f"\\u{ord(found):04x}"
+    code = ord(found)
+    if code > 0xFFFF:  # JSON has no longer escape: the UTF-16 surrogate pair
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+    return f"\\u{code:04x}"
 
 
 def one_line(text: str) -> str:

@@ -29,7 +29,6 @@ eligible and their lines say so, so the model uses them only for the task.
 
 from __future__ import annotations
 
-import html
 import logging
 import threading
 import time
@@ -77,11 +76,6 @@ def interleave(semantic: Sequence[str], keyword: Sequence[str], lead: int = 3) -
             seen.add(memory_id)
             merged.append(memory_id)
     return merged
-
-
-def escape(text: str) -> str:
-    """Memory text is data: it cannot open or close a delimiter in the prompt."""
-    return html.escape(text, quote=False)
 
 
 @dataclass(frozen=True)

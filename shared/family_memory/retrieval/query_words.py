@@ -1,11 +1,19 @@
 """The words of a keyword query, one rule for both index adapters.
 
-A message can be long; both engines search its first ``MAX_QUERY_WORDS``
-distinct words that are not stop words (and longer than one letter), taken
-from its first ``MAX_QUERY_CHARS`` characters. The embedded index expands each
-to its near neighbours in the family's vocabulary; OpenSearch gets them as the
+A message can be long; both engines search its first distinct words that are
+not stop words (and longer than one letter), taken from its first
+``MAX_QUERY_CHARS`` characters. The embedded index expands each to its near
+neighbours in the family's vocabulary; OpenSearch gets them as the
 ``multi_match`` text, so a long message stays well under OpenSearch's 1,024
 clause limit once fuzziness expands every word. Pure functions, no engine.
+
+The limit counts what OpenSearch's analyzer will make of the words, not the
+words: a run of Han, Hiragana, Katakana or Hangul letters has no spaces, so it
+is one word here but one token per character there (times four fields). So a
+word costs one token per CJK character plus one per stretch of other letters,
+the chosen words cost at most ``MAX_QUERY_WORDS`` tokens in all (a CJK run that
+would go over is cut to what fits), no word is longer than ``MAX_WORD_CHARS``
+and the words hold at most ``MAX_QUERY_TEXT_CHARS`` characters together.
 """
 
 from __future__ import annotations
@@ -156,7 +164,22 @@ STOPWORDS = frozenset(
         "y",
     ]
 )
+#: At most this many analyzer tokens (words, or CJK characters) per query.
 MAX_QUERY_WORDS = 24
+#: A longer word is cut to this many characters.
+MAX_WORD_CHARS = 32
+#: The chosen words hold at most this many characters together.
+MAX_QUERY_TEXT_CHARS = 200
+
+#: Scripts written without spaces, which an analyzer splits into single characters
+#: (Han, Hiragana, Katakana, Hangul syllables and jamo, as they look after NFKD).
+_CJK = (
+    "\u1100-\u11ff\u2e80-\u2fdf\u3005-\u3007\u3021-\u3029\u3031-\u3035\u3038-\u303c\u3040-\u30ff"
+    "\u3130-\u318f\u31a0-\u31bf\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7ff"
+    "\uf900-\ufaff\uff66-\uffdc\U00020000-\U0003ffff"
+)
+#: One analyzer token: a CJK character, or a stretch of other letters and digits.
+_ANALYZER_TOKEN = re.compile(f"[{_CJK}]|[^{_CJK}]+")
 
 
 def words(text: str) -> list[str]:
@@ -166,13 +189,31 @@ def words(text: str) -> list[str]:
     return _TOKEN.findall(plain)
 
 
+def analyzer_tokens(word: str) -> list[str]:
+    """What an analyzer makes of one word: each CJK character alone, other letters together."""
+    return _ANALYZER_TOKEN.findall(word)
+
+
 def query_words(text: str) -> list[str]:
-    """The first ``MAX_QUERY_WORDS`` distinct, non-stop words of ``text``, in order."""
+    """The first distinct, non-stop words of ``text``, in order, within the limits of the module."""
     found: list[str] = []
-    for word in words(text[:MAX_QUERY_CHARS]):
+    tokens = chars = 0
+    for whole in words(text[:MAX_QUERY_CHARS]):
+        word = whole[:MAX_WORD_CHARS]
         if word in found or word in STOPWORDS or len(word) < 2:
             continue
+        pieces = analyzer_tokens(word)
+        if tokens + len(pieces) > MAX_QUERY_WORDS:
+            # Cut a long CJK run to the characters that still fit; then the query is full.
+            word = "".join(pieces[: MAX_QUERY_WORDS - tokens])
+            pieces = analyzer_tokens(word)
+            if len(word) < 2 or word in found:
+                break
+        if chars + len(word) > MAX_QUERY_TEXT_CHARS:
+            break
         found.append(word)
-        if len(found) == MAX_QUERY_WORDS:
+        tokens += len(pieces)
+        chars += len(word)
+        if tokens >= MAX_QUERY_WORDS:
             break
     return found

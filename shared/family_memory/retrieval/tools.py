@@ -11,12 +11,13 @@ On the household surface no tool is offered (memories belong to individuals,
 product post section 9), and a call that arrives anyway is refused.
 
 Whatever a tool returns is data: memory text and transcript turns are escaped
-and wrapped in a delimiter naming their reference. Text that is meant to be
-one line (a turn, an evidence quote, a summary, the query echoed back) is
-written by ``domain.literal.one_line``, as the brief's lines are: a JSON string
-literal, so a line break or a quote inside it cannot start a line of its own
-or an attribute and pass for a turn, a record or a reference; ``json.loads`` of
-the literal gives it back.
+and wrapped in a delimiter naming their reference. Every piece of untrusted
+text (a turn, an evidence quote, each value of a memory file's front matter
+and its whole body, the query echoed back) is written by
+``domain.literal.one_line``, as the brief's lines are: a JSON string literal,
+so a line break or a quote inside it cannot start a line of its own or an
+attribute and pass for a turn, a record, a field or a reference;
+``json.loads`` of the literal gives it back.
 
 The chain of references (product post section 7) is open to the agent end to
 end: a brief line or lookup line carries ``memory://``, ``read_memory`` returns
@@ -32,7 +33,9 @@ evidence quote holding forgotten words as ``[forgotten at the family's request]`
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
+from datetime import date, datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -45,13 +48,13 @@ from family_memory.domain.ids import check_family_id
 from family_memory.domain.layout import evidence_path, memory_path, session_path
 from family_memory.domain.literal import one_line
 from family_memory.domain.memory import Status
-from family_memory.domain.okf import parse_memory, validation_message
+from family_memory.domain.okf import parse_memory, split_front_matter, validation_message
 from family_memory.domain.refs import MAX_REF_LENGTH, ConvRef, MemoryRef
 from family_memory.domain.transcript import parse_transcript
 from family_memory.ports.store import Store
 from family_memory.retrieval.age import age_in_words
 from family_memory.retrieval.forgotten import FORGOTTEN, ForgottenWords, replaced_by_forgotten
-from family_memory.retrieval.lookup import MAX_QUERY_CHARS, TurnLookup, escape, line_for
+from family_memory.retrieval.lookup import MAX_QUERY_CHARS, TurnLookup, line_for
 
 SEARCH_DEFAULT_LIMIT = 5
 SEARCH_MAX_LIMIT = 10
@@ -96,8 +99,9 @@ TOOL_SPECS: list[dict[str, Any]] = [
         "toolSpec": {
             "name": "read_memory",
             "description": (
-                "Open one memory by its memory:// reference and get the whole file: front matter (type, "
-                "strength, status, dates, what it applies to) and body, then its evidence: each quote with the "
+                "Open one memory by its memory:// reference and get the whole file, one field a line: front "
+                "matter (type, strength, status, dates, what it applies to) and body, every text a quoted JSON "
+                "string, then its evidence: each quote with the "
                 "conv:// reference of the turns it came from and when it was recorded. Use it for the exact "
                 "condition of a rule or the context behind a preference; open a conv:// reference with "
                 "read_conversation_excerpt for the family's exact words."
@@ -239,7 +243,8 @@ class ReadTools:
             # An earlier wording of a claim the family later asked to forget.
             raise NotFoundError(f"memory {parsed.memory_id} was forgotten at the family's request")
         text = document.data.decode("utf-8").strip()
-        return f'<memory_file ref="{parsed}">\n{escape(text)}\n</memory_file>\n' + self._evidence_block(parsed)
+        fields = "\n".join(memory_file_lines(text, path))
+        return f'<memory_file ref="{parsed}">\n{fields}\n</memory_file>\n' + self._evidence_block(parsed)
 
     def _evidence_block(self, ref: MemoryRef) -> str:
         """One line per record, newest last: its reference, when it was recorded, the quote.
@@ -298,6 +303,43 @@ class ReadTools:
             + "\n".join(lines)
             + "\n</conversation_excerpt>"
         )
+
+
+#: A front-matter key written as it is; any other key is written as a literal.
+_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _key(key: object) -> str:
+    text = str(key)
+    return text if _PLAIN_KEY.fullmatch(text) else one_line(text)
+
+
+def _value(value: object) -> str:
+    """A front-matter value on one line: every string a ``one_line`` literal, the rest as YAML
+    loaded it (booleans, null, numbers, dates, lists and mappings of these) in JSON-like form."""
+    if isinstance(value, str):
+        return one_line(value)
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    if isinstance(value, int | float):
+        return json.dumps(value)
+    if isinstance(value, datetime):
+        return format_utc(value) if value.tzinfo is not None else value.isoformat()
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_value(item) for item in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_key(k)}: {_value(v)}" for k, v in value.items()) + "}"
+    return one_line(str(value))
+
+
+def memory_file_lines(text: str, where: str) -> list[str]:
+    """A memory file as the agent reads it: one ``key: value`` line per front-matter field,
+    in the file's order, then ``body:`` and the whole body as one literal (its line breaks
+    become ``\\n`` inside it). No memory text can start a line of its own (DESIGN invariant 7)."""
+    front, body = split_front_matter(text, where)
+    return [f"{_key(key)}: {_value(value)}" for key, value in front.items()] + [f"body: {one_line(body)}"]
 
 
 def _parse(model: type[BaseModel], tool_input: Any, name: str) -> Any:
