@@ -470,6 +470,9 @@ def test_search_unavailable_says_so_without_the_engines_error_text(
     }
     assert "search-7.internal" not in response["body"] + tool["body"]
     assert sum("search-7.internal" in str(r.__dict__) for r in caplog.records) == 2  # the operator still sees it
+    # The model's own tool calls (ReadTools.run, outside the API) get the same public text.
+    direct = rt.retrieval.tools(FAMILY).run("search_memory", {"query": "Thai food"})
+    assert (direct.status, direct.text) == ("error", "search is unavailable right now; try again shortly")
 
 
 def test_an_unexpected_error_is_500_without_internals(rt: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:

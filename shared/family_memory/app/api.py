@@ -44,7 +44,6 @@ from family_memory.domain.clock import format_utc
 from family_memory.domain.errors import (
     SEARCH_UNAVAILABLE,
     ConflictError,
-    FamilyMemoryError,
     InvalidInputError,
     LeaseHeldError,
     LeaseLostError,
@@ -362,18 +361,8 @@ def build_api(runtime: Runtime) -> APIGatewayHttpResolver:
         if name not in TOOL_NAMES:
             raise NotFoundError(f"there is no tool named {name[:60]!r}; the tools are {', '.join(TOOL_NAMES)}")
         surface = surface_param()
-        tools = retrieval_for(runtime).tools(family_id, surface)
-        tool_input = body_object()
-        # ReadTools.run, with the public text of an error whose message names internals
-        # (retrieval/tools.py answers str(exc); its owner is to switch it to public_message).
-        try:
-            status, text = "success", tools.call(name, tool_input)
-        except FamilyMemoryError as exc:
-            status, text = "error", public_message(exc)
-            if text != str(exc):
-                detail = {"tool": name, "error": type(exc).__name__, "detail": str(exc)}
-                logger.warning("tool call failed", extra=detail)
-        return json_response(HTTPStatus.OK, {"tool": name, "status": status, "text": text})
+        result = retrieval_for(runtime).tools(family_id, surface).run(name, body_object())
+        return json_response(HTTPStatus.OK, {"tool": name, "status": result.status, "text": result.text})
 
     # --- the memory card ------------------------------------------------------------------
 

@@ -33,6 +33,7 @@ evidence quote holding forgotten words as ``[forgotten at the family's request]`
 from __future__ import annotations
 
 import json
+import logging
 import re
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -41,7 +42,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from family_memory.domain.clock import format_utc
-from family_memory.domain.errors import FamilyMemoryError, InvalidInputError, NotFoundError
+from family_memory.domain.errors import FamilyMemoryError, InvalidInputError, NotFoundError, public_message
 from family_memory.domain.evidence import parse_ledger
 from family_memory.domain.family import Surface
 from family_memory.domain.ids import check_family_id
@@ -55,6 +56,8 @@ from family_memory.ports.store import Store
 from family_memory.retrieval.age import age_in_words
 from family_memory.retrieval.forgotten import FORGOTTEN, ForgottenWords, replaced_by_forgotten
 from family_memory.retrieval.lookup import MAX_QUERY_CHARS, TurnLookup, line_for
+
+log = logging.getLogger(__name__)
 
 SEARCH_DEFAULT_LIMIT = 5
 SEARCH_MAX_LIMIT = 10
@@ -192,11 +195,16 @@ class ReadTools:
     # --- dispatch -------------------------------------------------------------------
 
     def run(self, name: str, tool_input: Any) -> ToolResult:
-        """Run a tool call from the model; every failure is an error result, never an exception."""
+        """Run a tool call from the model; every failure is an error result, never an exception.
+        The model sees an error's public text (no host names, no lease holders); the detail
+        is logged for the operator."""
         try:
             return ToolResult("success", self.call(name, tool_input))
         except FamilyMemoryError as exc:
-            return ToolResult("error", str(exc))
+            text = public_message(exc)
+            if text != str(exc):
+                log.warning("tool call failed", extra={"tool": name, "error": type(exc).__name__, "detail": str(exc)})
+            return ToolResult("error", text)
 
     def call(self, name: str, tool_input: Any) -> str:
         if self.surface is Surface.HOUSEHOLD:
