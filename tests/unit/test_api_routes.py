@@ -444,9 +444,13 @@ def test_every_write_route_answers_success_when_delivery_after_its_commit_fails(
     assert call(rt, "POST", f"{base}/memories/{family['thai']}/forget", {"member_id": "lucia"})["statusCode"] == 200
     group = {"member_id": "lucia", "topic": "red-eyes", "confirm": True, "expected_count": 1}
     assert call(rt, "POST", f"{base}/forget-group", group)["statusCode"] == 200
-    assert end_session(rt, session_id="sess-2")["statusCode"] == 201
-    failures = [r for r in caplog.records if "committed write failed" in r.getMessage()]
-    assert len(failures) == 5
+    ended = end_session(rt, session_id="sess-2")
+    assert ended["statusCode"] == 201
+    # The bus still delivered (the new memories are indexed); the stuck queue is logged each time.
+    assert payload(ended)["formation"] == "done"
+    assert rt.bus is not None and rt.bus.pending == 0
+    stuck = [r for r in caplog.records if "a local queue failed to deliver" in r.getMessage()]
+    assert len(stuck) >= 5 and all("the dream queue is stuck" in str(r.exc_info) for r in stuck)
 
 
 def test_search_unavailable_says_so_without_the_engines_error_text(

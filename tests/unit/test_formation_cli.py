@@ -8,7 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from family_memory.adapters.local.embedded_index import EmbeddedIndex
 from family_memory.app.cli import main
+from family_memory.formation.extraction import ExtractionUnavailableError
+from family_memory.formation.offline import OfflineExtractor
+from family_memory.retrieval.index import IndexUnavailableError
 from formation_helpers import candidate, session_json
 
 Run = tuple[int, str, str]
@@ -270,3 +274,31 @@ def test_an_edit_can_unpin_a_memory(cli, tmp_path: Path) -> None:  # type: ignor
     assert code == 0 and "pin: false" in out
     code, out, _ = cli("memories", "show", "--family", "fam-rivera", pinned)
     assert "pin: true" in out
+
+
+def test_a_command_whose_formation_fails_says_so_and_exits_2(  # type: ignore[no-untyped-def]
+    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def unreachable(self: object, transcript: object, family: object) -> object:
+        raise ExtractionUnavailableError("Bedrock could not be reached: timeout")
+
+    monkeypatch.setattr(OfflineExtractor, "_extract", unreachable)
+    code, out, err = cli("ingest", write(tmp_path, "s1.json", session_json([("user", "lucia", "We love Thai food.")])))
+    assert code == 2 and "Bedrock could not be reached" in out + err
+    assert "run in AWS" not in out  # a one-shot command never reports local work as started elsewhere
+
+
+def test_a_card_change_whose_indexing_fails_says_so_and_exits_2(  # type: ignore[no-untyped-def]
+    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cli("ingest", write(tmp_path, "s1.json", session_json([("user", "lucia", "We love Thai food.")])))
+
+    def down(*_: object, **__: object) -> None:
+        raise IndexUnavailableError("the index is down")
+
+    monkeypatch.setattr(EmbeddedIndex, "upsert", down)
+    base = ("memories", "add", "--family", "fam-rivera", "--member", "lucia", "--type", "fact", "--about", "Plumber")
+    code, out, err = cli(*base, "--summary", "The plumber is Ana.")
+    assert code == 2 and "the index is down" in out + err
+    code, out, _ = cli("memories", "list", "--family", "fam-rivera")
+    assert code == 0 and "The plumber is Ana." in out  # the change itself is on file

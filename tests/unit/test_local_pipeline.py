@@ -12,7 +12,7 @@ import pytest
 from aws_lambda_powertools.utilities.idempotency import IdempotencyConfig
 from aws_lambda_powertools.utilities.idempotency.exceptions import IdempotencyItemAlreadyExistsError
 
-from family_memory.adapters.local.events import InProcessBus
+from family_memory.adapters.local.events import MAX_ATTEMPTS, InProcessBus
 from family_memory.adapters.local.idempotency import SQLiteIdempotencyStore
 from family_memory.adapters.local.queue import InProcessQueue
 from family_memory.app.bootstrap import Runtime, build_local
@@ -176,7 +176,50 @@ def test_a_handler_that_raises_keeps_its_event_for_the_next_drain(caplog: pytest
     with caplog.at_level("ERROR"):
         assert bus.drain() == 1  # the other handler took it; the failed delivery is not retried in this drain
     assert seen == [] and others == ["x"] and bus.pending == 1
-    assert any("delivered again at the next drain" in r.getMessage() for r in caplog.records)
+    assert any("delivered again at a later drain" in r.getMessage() for r in caplog.records)
+    assert [str(e) for e in bus.errors] == ["index down"]
     assert bus.drain() == 1  # retried once, by the handler that failed only
     assert seen == [f"families/{FAMILY}/memories/a.md"] and others == ["x"] and bus.pending == 0
     assert bus.drain() == 0
+
+
+def test_a_delivery_that_keeps_failing_is_dead_lettered_after_max_attempts(caplog: pytest.LogCaptureFixture) -> None:
+    bus = InProcessBus()
+    calls: list[int] = []
+
+    def broken(event: dict[str, Any]) -> None:
+        calls.append(1)
+        raise RuntimeError("index of another embedder")
+
+    bus.subscribe(r"families/[^/]+/memories/.+", broken)
+    bus.on_write(FAMILY, "memories/a.md", "t1")
+    with caplog.at_level("ERROR"):
+        for _ in range(MAX_ATTEMPTS + 3):
+            bus.drain()
+    assert len(calls) == MAX_ATTEMPTS and bus.pending == 0
+    assert [d.attempts for d in bus.dead_letters] == [MAX_ATTEMPTS]
+    assert any("dead-lettered" in r.getMessage() for r in caplog.records)
+
+
+def test_a_runtime_drain_ends_when_a_handler_writes_and_then_raises(tmp_path: Path) -> None:
+    # The handler's own write is delivered (to itself again), it raises each time: the drain
+    # must neither loop nor retry within the call; strict raises the first error at the end.
+    runtime = build_local(
+        load_settings({}, home=str(tmp_path), backend="local", embedder="hashed"), FixedClock(FRIDAY_MORNING)
+    )
+    assert runtime.bus is not None
+    calls: list[str] = []
+
+    def writes_then_fails(event: dict[str, Any]) -> None:
+        calls.append(event["detail"]["object"]["key"])
+        if len(calls) < 10:
+            runtime.bus.on_write(FAMILY, f"memories/loop-{len(calls)}.md", "t")  # type: ignore[union-attr]
+        raise RuntimeError(f"failed {len(calls)}")
+
+    runtime.bus.subscribe(r"families/[^/]+/memories/loop-.+", writes_then_fails)
+    runtime.bus.on_write(FAMILY, "memories/loop-0.md", "t")
+    with pytest.raises(RuntimeError, match="failed 1"):
+        runtime.drain()
+    # Each event was delivered once; none of the failures was retried within the call.
+    assert len(calls) == 10 and len(set(calls)) == 10
+    assert runtime.drain(strict=False) == 0 and len(calls) == 20  # the next drain retries each once

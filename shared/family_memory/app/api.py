@@ -161,7 +161,7 @@ def session_json(ended: SessionEnd) -> dict[str, Any]:
         "session_id": transcript.session_id,
         "stored": ended.intake.stored,
         "family_created": ended.intake.family_created,
-        "formation": "done" if ended.formed_now else "started",
+        "formation": ended.formation.value,
     }
     doc = ended.document
     if doc is not None:
@@ -498,7 +498,7 @@ def build_api(runtime: Runtime) -> APIGatewayHttpResolver:
         family_id = check_family_id(family_id)
         data = body_bytes()
         body_object(data)  # a clear error for a body that is not a JSON object; stored as received
-        ended = end_session(runtime, data, family_id=family_id)
+        ended = end_session(runtime, data, family_id=family_id, strict=False)
         status = HTTPStatus.CREATED if ended.intake.stored else HTTPStatus.OK
         return json_response(status, session_json(ended))
 

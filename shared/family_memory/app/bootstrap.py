@@ -7,13 +7,13 @@ patching module globals.
 from __future__ import annotations
 
 import functools
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
 from family_memory.adapters.local.events import InProcessBus
-from family_memory.app.observability import logger
 from family_memory.app.settings import Settings, load_settings
 from family_memory.domain.clock import Clock, SystemClock
 from family_memory.domain.errors import InvalidInputError
@@ -24,6 +24,8 @@ from family_memory.retrieval.index import IndexUnavailableError
 from family_memory.retrieval.lookup import LookupSettings
 from family_memory.retrieval.service import MEMORY_FILE_KEYS, Retrieval, build_retrieval
 from family_memory.writes.protocol import FamilyWriter
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -41,28 +43,41 @@ class Runtime:
     #: Local mode: in-process queues, pumped by ``drain`` after the bus (each returns deliveries made).
     pumps: list[Callable[[], int]] = field(default_factory=list)
 
-    def drain(self) -> int:
+    def drain(self, *, strict: bool = True) -> int:
         """Local mode: deliver the events and queued messages the last operation
-        caused, until nothing is left (a no-op on AWS)."""
-        total = 0
+        caused, until nothing is left (a no-op on AWS); returns the deliveries made.
+
+        Everything deliverable is delivered first. Then, ``strict`` (a one-shot
+        command, whose process ends here): the first handler error is raised, so the
+        command reports it and exits non-zero. Not ``strict`` (``drain_committed``, a
+        long-lived server): errors stay logged and the bus retries those deliveries at
+        a later drain. A delivery that failed is not retried within this call."""
+        total, errors, first = 0, list[Exception](), True
         while True:
-            delivered = self.bus.drain() if self.bus is not None else 0
+            delivered = 0
+            if self.bus is not None:
+                delivered = self.bus.drain(retry_failed=first)
+                errors += self.bus.errors
+            first = False
             for pump in self.pumps:
-                delivered += pump()
+                try:
+                    delivered += pump()
+                except Exception as exc:  # a queue's own failure (its lease busy, say): as a handler's
+                    log.exception("a local queue failed to deliver; a later drain tries again")
+                    errors.append(exc)
             if not delivered:
-                return total
+                break
             total += delivered
+        if strict and errors:
+            raise errors[0]
+        return total
 
     def drain_committed(self) -> int:
-        """``drain`` after a write that has committed: what the write caused is delivered
-        now when it can be, and a failure to deliver (a handler's error, the family's
-        lease held by another writer, an index that refuses) is logged, never the
-        caller's error. The bus keeps an undelivered event for the next drain."""
-        try:
-            return self.drain()
-        except Exception:
-            logger.exception("delivering the events of a committed write failed; the next drain retries them")
-            return 0
+        """``drain`` after a write that has committed, in a process that lives on (the
+        API): what the write caused is delivered now when it can be; a handler's
+        failure is logged by the bus and retried at a later drain, never the caller's
+        error (the write it followed stands)."""
+        return self.drain(strict=False)
 
 
 def retrieval_for(runtime: Runtime) -> Retrieval:

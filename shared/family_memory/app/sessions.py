@@ -11,6 +11,7 @@ session's candidates document is returned with each verdict and outcome.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 from family_memory.app.bootstrap import Runtime
 from family_memory.app.formation import formation
@@ -20,12 +21,18 @@ from family_memory.formation.intake import IntakeResult
 from family_memory.formation.service import extract_session, read_document, receive_session
 
 
+class Formation(StrEnum):
+    """Where a stored session's formation stands when session end returns."""
+
+    DONE = "done"  # extracted and reconciled here; the document holds the outcomes
+    STARTED = "started"  # runs elsewhere: on AWS the session's S3 event starts it
+    PENDING = "pending"  # ran here and did not finish (logged); a later drain retries it
+
+
 @dataclass(frozen=True)
 class SessionEnd:
     intake: IntakeResult
-    #: False on AWS: formation runs later, started by the session's S3 event; False here when
-    #: a delivery failed (logged) and waits for the next drain.
-    formed_now: bool
+    formation: Formation
     #: The candidates document once formation ran here (None on AWS, or when it produced none).
     document: CandidatesDocument | None = None
 
@@ -36,18 +43,23 @@ def end_session(
     *,
     family_id: str | None = None,
     supplied: SuppliedCandidates | None = None,
+    strict: bool = True,
 ) -> SessionEnd:
     """Store the transcript ``data`` (for ``family_id`` when the caller names one: a
     transcript of another family is refused) and, on one machine, form memories now.
-    Receiving the same session again changes nothing; a stopped run is finished."""
+    Receiving the same session again changes nothing; a stopped run is finished.
+    ``strict`` (a command): a formation error is raised once everything else was
+    delivered; not ``strict`` (the API, where the stored transcript is the answer):
+    it is logged and the session is PENDING."""
     services = formation(runtime)
     receipt = receive_session(services.deps, data, supplied=supplied, family_id=family_id)
     transcript = receipt.intake.transcript
     if runtime.bus is None:
-        return SessionEnd(receipt.intake, formed_now=False)
+        return SessionEnd(receipt.intake, Formation.STARTED)
     if not receipt.intake.stored:
         # No arrival event this time: make sure a run that stopped half-way is finished.
         extract_session(services.deps, transcript.family_id, transcript.session_id)
-    runtime.drain_committed()  # the transcript is stored: formation left undone is retried at the next drain
+    runtime.drain(strict=strict)
     document = read_document(runtime.store, transcript.family_id, transcript.session_id)
-    return SessionEnd(receipt.intake, formed_now=runtime.bus.pending == 0, document=document)
+    done = document is not None and document.reconciliation is not None
+    return SessionEnd(receipt.intake, Formation.DONE if done else Formation.PENDING, document)

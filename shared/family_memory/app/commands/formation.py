@@ -12,7 +12,7 @@ from typing import Any
 from family_memory.app.bootstrap import Runtime
 from family_memory.app.commands import runtime_for
 from family_memory.app.formation import formation
-from family_memory.app.sessions import end_session
+from family_memory.app.sessions import Formation, end_session
 from family_memory.domain.errors import InvalidInputError
 from family_memory.domain.ids import check_family_id
 from family_memory.domain.layout import candidates_path, memory_path, session_path
@@ -117,13 +117,16 @@ def _ingest(args: argparse.Namespace) -> int:
         print(f"session {session_id} of family {family_id} was already stored with the same content: {where}")
     if ended.intake.family_created:
         print(f"created {location(runtime, family_id, 'family.json')} from the transcript (time zone, members)")
-    if not ended.formed_now:
+    if ended.formation is Formation.STARTED:
         print("extraction and reconciliation run in AWS (the session's S3 event starts them)")
         return 0
     if ended.document is None:
         print("no candidates were produced (see the log)")
         return 1
     print("\n".join(document_lines(runtime, ended.document)))
+    if ended.formation is Formation.PENDING:
+        print("reconciliation did not finish (see the log); `family-memory ingest` again finishes it")
+        return 1
     return 0
 
 

@@ -98,7 +98,9 @@ def _line(memory: Memory) -> str:
 
 
 def _drain(runtime: Runtime) -> None:
-    runtime.drain_committed()  # the change is on file: a failure to index it now is logged and retried
+    """Index the change now. The change is on file; if indexing fails the command says so
+    and exits 2 (``family-memory rebuild-index --family ID`` catches the index up)."""
+    runtime.drain()
 
 
 def _list(args: argparse.Namespace) -> int:
