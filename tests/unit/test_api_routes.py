@@ -365,7 +365,7 @@ def test_a_busy_family_is_503_with_retry_after(tmp_path: Path) -> None:
     response = call(rt, "POST", f"/families/{FAMILY}/memories/{row.id}/forget", {"member_id": "lucia"})
     status, code, message = error_of(response)
     assert (status, code) == (503, "family_busy")
-    assert message == f"another change to this family is in progress; retry after {RETRY_AFTER_SECONDS} seconds"
+    assert message == "another change to this family is in progress; retry in a few seconds"
     assert "another-writer" not in response["body"]  # the lease holder (host:pid:uuid in production) is logged only
     assert response["headers"]["Retry-After"] == str(RETRY_AFTER_SECONDS)
     assert rt.catalog.get_rows(FAMILY, [row.id])[row.id].status.value == "active"
@@ -591,9 +591,17 @@ def test_public_message_hides_the_text_of_errors_that_carry_internals() -> None:
     from family_memory.retrieval.embedding import EmbeddingUnavailableError
 
     assert public_message(LeaseHeldError("held by host-3:4121:9f2c")) == (
-        "another change to this family is in progress; retry shortly"
+        "another change to this family is in progress; retry in a few seconds"
     )
     assert public_message(EmbeddingUnavailableError("bedrock-runtime.us-east-1 timed out")) == (
         "search is unavailable right now; try again shortly"
     )
     assert public_message(NotFoundError("memory 01X does not exist")) == "memory 01X does not exist"
+
+
+def test_a_paired_surrogate_escape_is_text_and_a_lone_one_is_refused(rt: Runtime, family: dict[str, str]) -> None:
+    paired = b'{"message": "tea \\ud83c\\udf75 please"}'  # an emoji, escaped as JSON allows
+    assert call(rt, "POST", f"/families/{FAMILY}/context", raw_body=paired)["statusCode"] == 200
+    lone = b'{"message": "tea \\uD800 please"}'
+    status, code, message = error_of(call(rt, "POST", f"/families/{FAMILY}/context", raw_body=lone))
+    assert (status, code) == (400, "invalid_input") and "unpaired surrogate" in message

@@ -51,3 +51,14 @@ def test_an_upper_case_family_cannot_reach_a_lower_case_familys_folder(tmp_path:
     with pytest.raises(InvalidInputError, match="family ids are lower case"):
         store.read_optional("Fam-Rivera", "notes/a.md")
     assert sorted(p.name for p in (tmp_path / "families").iterdir()) == ["fam-rivera"]
+
+
+def test_a_folder_that_is_not_a_family_id_is_skipped_with_a_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    store = DirectoryStore(tmp_path)
+    store.put("fam-rivera", "family.json", b"{}")
+    (tmp_path / "families" / "FAM-OLD").mkdir()  # made before family ids were lower case only
+    with caplog.at_level("WARNING"):
+        assert list(store.families()) == ["fam-rivera"]
+    assert any("FAM-OLD" in r.getMessage() for r in caplog.records)

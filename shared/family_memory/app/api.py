@@ -15,8 +15,8 @@ Errors are one JSON shape, ``{"error": {"code", "message"}}``, mapped from the
 core's exception classes in one table (``ERRORS``, most specific class first
 by the exception's MRO); a pydantic ValidationError that escapes a service is the
 caller's input (400 naming the fields, logged with its trace); anything else is a 500
-without internals, logged. A 503's message is fixed (``PUBLIC_MESSAGES``): the detail,
-which may name hosts or the lease holder, goes to the log only.
+without internals, logged. A 503's message is the error's fixed public text (``domain.errors.public_message``):
+the detail, which may name hosts or the lease holder, goes to the log only.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 from dataclasses import asdict
 from http import HTTPStatus
 from typing import Any, cast
@@ -42,7 +43,6 @@ from family_memory.card import operations as card
 from family_memory.card.views import evidence_view, lineage_view, list_memories, open_conflicts, read_memory
 from family_memory.domain.clock import format_utc
 from family_memory.domain.errors import (
-    SEARCH_UNAVAILABLE,
     ConflictError,
     InvalidInputError,
     LeaseHeldError,
@@ -81,14 +81,12 @@ ERRORS: dict[type[Exception], tuple[HTTPStatus, str]] = {
     IndexUnavailableError: (HTTPStatus.SERVICE_UNAVAILABLE, "search_unavailable"),
 }
 _RETRY_LATER = (HTTPStatus.SERVICE_UNAVAILABLE,)
-#: Fixed messages for the codes whose exceptions carry internals in their text (logged instead).
-PUBLIC_MESSAGES = {
-    "family_busy": f"another change to this family is in progress; retry after {RETRY_AFTER_SECONDS} seconds",
-    "search_unavailable": SEARCH_UNAVAILABLE,
-}
 
 
 # --- request bodies ---------------------------------------------------------------------
+
+#: A JSON escape of a UTF-16 surrogate (paired or not): the only way one can reach a body.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
 class _Body(BaseModel):
@@ -214,6 +212,8 @@ def build_api(runtime: Runtime) -> APIGatewayHttpResolver:
             raise InvalidInputError(f"body: not valid JSON ({exc})") from exc
         if not isinstance(parsed, dict):
             raise InvalidInputError(f"body: expected a JSON object, got {type(parsed).__name__}")
+        if not _SURROGATE_ESCAPE.search(data):
+            return parsed  # a surrogate can only arrive escaped: most bodies need no second pass
         try:
             # JSON may escape half of a UTF-16 pair ("\ud800") alone: not text, refused once here.
             json.dumps(parsed, ensure_ascii=False).encode("utf-8")
@@ -260,7 +260,7 @@ def build_api(runtime: Runtime) -> APIGatewayHttpResolver:
         if status in _RETRY_LATER:
             # The detail (a host name, the lease holder, a vendor's text) is for the operator's log only.
             logger.warning("request refused for now", extra={"error": type(exc).__name__, "detail": str(exc)})
-        return error_response(status, code, PUBLIC_MESSAGES.get(code) or public_message(exc))
+        return error_response(status, code, public_message(exc))
 
     for error in ERRORS:
         app.exception_handler(error)(mapped)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 #: The public text of the errors whose message names internals.
-BUSY = "another change to this family is in progress; retry shortly"
+BUSY = "another change to this family is in progress; retry in a few seconds"
 SEARCH_UNAVAILABLE = "search is unavailable right now; try again shortly"
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import logging
 import os
 import tempfile
 from collections.abc import Callable, Iterator
@@ -21,6 +22,8 @@ from family_memory.domain.errors import AlreadyExistsError, NotFoundError, Stale
 from family_memory.domain.ids import check_family_id
 from family_memory.domain.layout import check_relpath
 from family_memory.ports.store import Document, Store
+
+log = logging.getLogger(__name__)
 
 #: Called after every successful write with (family_id, path, tag): how the
 #: local mode sees what S3 would announce through EventBridge.
@@ -157,6 +160,8 @@ class DirectoryStore(Store):
             if entry.is_dir() and not entry.name.startswith("."):
                 try:
                     names.append(check_family_id(entry.name))
-                except ValueError:
-                    continue
+                except ValueError as exc:
+                    # Not a family id (upper case, say, from before ids were lower case only):
+                    # listed by no command until the folder is renamed.
+                    log.warning("skipping a folder that is not a family id: %s (%s)", entry.name, exc)
         return iter(sorted(names))
