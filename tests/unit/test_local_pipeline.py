@@ -19,6 +19,7 @@ from family_memory.app.bootstrap import Runtime, build_local
 from family_memory.app.formation import formation
 from family_memory.app.settings import load_settings
 from family_memory.domain.clock import FixedClock
+from family_memory.domain.errors import DeliveryFailedError
 from family_memory.formation.document import Limits
 from family_memory.formation.queue import ReconcileRequest
 from family_memory.formation.service import read_document, receive_session
@@ -218,8 +219,53 @@ def test_a_runtime_drain_ends_when_a_handler_writes_and_then_raises(tmp_path: Pa
 
     runtime.bus.subscribe(r"families/[^/]+/memories/loop-.+", writes_then_fails)
     runtime.bus.on_write(FAMILY, "memories/loop-0.md", "t")
-    with pytest.raises(RuntimeError, match="failed 1"):
+    with pytest.raises(DeliveryFailedError, match="failed 1"):
         runtime.drain()
     # Each event was delivered once; none of the failures was retried within the call.
     assert len(calls) == 10 and len(set(calls)) == 10
     assert runtime.drain(strict=False) == 0 and len(calls) == 20  # the next drain retries each once
+
+
+def _runtime(tmp_path: Path) -> Runtime:
+    runtime = build_local(
+        load_settings({}, home=str(tmp_path), backend="local", embedder="hashed"), FixedClock(FRIDAY_MORNING)
+    )
+    assert runtime.bus is not None
+    return runtime
+
+
+def test_a_strict_drain_reports_only_what_failed_in_it_and_wraps_foreign_errors(tmp_path: Path) -> None:
+    runtime = _runtime(tmp_path)
+    assert runtime.bus is not None
+
+    def disk_full(event: dict[str, Any]) -> None:
+        raise OSError(28, "No space left on device")
+
+    runtime.bus.subscribe(r"families/[^/]+/x-test/full-.+", disk_full)
+    runtime.bus.on_write(FAMILY, "x-test/full-1.md", "t")
+    with pytest.raises(DeliveryFailedError, match="No space left on device"):
+        runtime.drain()  # a command reports it as the core's error (exit 2), not a traceback
+    # A later, healthy command is not failed by the old delivery's retry (only logged).
+    seen: list[str] = []
+    runtime.bus.subscribe(r"families/[^/]+/x-test/ok-.+", lambda event: seen.append("ok"))
+    runtime.bus.on_write(FAMILY, "x-test/ok-1.md", "t")
+    assert runtime.drain() == 1 and seen == ["ok"] and runtime.bus.failed == 1
+
+
+def test_a_pump_that_raises_is_not_called_again_within_the_drain(tmp_path: Path) -> None:
+    runtime = _runtime(tmp_path)
+    assert runtime.bus is not None
+    runtime.bus.subscribe(r"families/[^/]+/x-test/.+", lambda event: None)
+    calls: list[int] = []
+
+    def writes_then_raises() -> int:
+        calls.append(1)
+        runtime.bus.on_write(FAMILY, f"x-test/p-{len(calls)}.md", "t")  # type: ignore[union-attr]
+        raise RuntimeError("the queue is stuck")
+
+    runtime.pumps.append(writes_then_raises)
+    runtime.bus.on_write(FAMILY, "x-test/p-0.md", "t")
+    assert runtime.drain(strict=False) == 2  # p-0, then the pump's own write; the pump once
+    assert calls == [1]
+    with pytest.raises(DeliveryFailedError, match="stuck"):
+        runtime.drain()

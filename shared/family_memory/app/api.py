@@ -86,7 +86,7 @@ _RETRY_LATER = (HTTPStatus.SERVICE_UNAVAILABLE,)
 # --- request bodies ---------------------------------------------------------------------
 
 #: A JSON escape of a UTF-16 surrogate (paired or not): the only way one can reach a body.
-_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 class _Body(BaseModel):
@@ -205,14 +205,18 @@ def build_api(runtime: Runtime) -> APIGatewayHttpResolver:
         if not data.strip():
             raise InvalidInputError("body: a JSON object is required")
         try:
-            parsed = json.loads(data)
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InvalidInputError(f"body: not UTF-8 ({exc.reason} at byte {exc.start})") from exc
+        try:
+            parsed = json.loads(text)
         except RecursionError as exc:
             raise InvalidInputError("body: nested too deeply") from exc
         except ValueError as exc:
             raise InvalidInputError(f"body: not valid JSON ({exc})") from exc
         if not isinstance(parsed, dict):
             raise InvalidInputError(f"body: expected a JSON object, got {type(parsed).__name__}")
-        if not _SURROGATE_ESCAPE.search(data):
+        if not _SURROGATE_ESCAPE.search(text):
             return parsed  # a surrogate can only arrive escaped: most bodies need no second pass
         try:
             # JSON may escape half of a UTF-16 pair ("\ud800") alone: not text, refused once here.

@@ -16,7 +16,7 @@ from typing import Any
 from family_memory.adapters.local.events import InProcessBus
 from family_memory.app.settings import Settings, load_settings
 from family_memory.domain.clock import Clock, SystemClock
-from family_memory.domain.errors import InvalidInputError
+from family_memory.domain.errors import DeliveryFailedError, FamilyMemoryError, InvalidInputError
 from family_memory.ports.catalog import Catalog
 from family_memory.ports.store import Store
 from family_memory.retrieval.embedding import Embedder
@@ -49,27 +49,36 @@ class Runtime:
 
         Everything deliverable is delivered first. Then, ``strict`` (a one-shot
         command, whose process ends here): the first handler error is raised, so the
-        command reports it and exits non-zero. Not ``strict`` (``drain_committed``, a
+        command reports it and exits non-zero (an error of the core as it is, any other
+        as DeliveryFailedError); a retried delivery's error was reported when it first
+        failed and is only logged. Not ``strict`` (``drain_committed``, a
         long-lived server): errors stay logged and the bus retries those deliveries at
         a later drain. A delivery that failed is not retried within this call."""
         total, errors, first = 0, list[Exception](), True
+        broken: set[int] = set()  # pumps that raised: not called again in this call
         while True:
             delivered = 0
             if self.bus is not None:
                 delivered = self.bus.drain(retry_failed=first)
                 errors += self.bus.errors
             first = False
-            for pump in self.pumps:
+            for n, pump in enumerate(self.pumps):
+                if n in broken:
+                    continue
                 try:
                     delivered += pump()
                 except Exception as exc:  # a queue's own failure (its lease busy, say): as a handler's
                     log.exception("a local queue failed to deliver; a later drain tries again")
                     errors.append(exc)
+                    broken.add(n)
             if not delivered:
                 break
             total += delivered
         if strict and errors:
-            raise errors[0]
+            first_error = errors[0]
+            if isinstance(first_error, FamilyMemoryError):
+                raise first_error
+            raise DeliveryFailedError(f"delivering what the change caused failed: {first_error}") from first_error
         return total
 
     def drain_committed(self) -> int:

@@ -28,6 +28,11 @@ def public_message(exc: BaseException) -> str:
     return public if isinstance(public, str) else str(exc)
 
 
+class DeliveryFailedError(FamilyMemoryError):
+    """On one machine, delivering what a committed change caused (indexing, formation,
+    a compile) failed with an error from outside the core; the change itself stands."""
+
+
 class InvalidInputError(FamilyMemoryError, ValueError):
     """Input from outside (an id, a reference, a file, a request) is malformed.
 

@@ -73,7 +73,8 @@ class InProcessBus:
         self._failed: list[_Failed] = []
         #: Deliveries that failed ``MAX_ATTEMPTS`` times: no longer retried (logged as errors).
         self.dead_letters: list[_Failed] = []
-        #: The errors of the last ``drain`` call, in order (its caller decides what they mean).
+        #: The errors of the deliveries the last ``drain`` call made for the first time, in
+        #: order (its caller decides what they mean; a retry's failure is only logged).
         self.errors: list[Exception] = []
         self._lock = threading.Lock()
         self.delivered = 0
@@ -88,6 +89,11 @@ class InProcessBus:
         if any(pattern.fullmatch(key) for pattern, _ in self._routes):
             with self._lock:
                 self._queue.append(object_created_event(self.bucket, key, tag))
+
+    @property
+    def failed(self) -> int:
+        """Deliveries that failed and were not delivered since: waiting to be retried, or dead."""
+        return len(self._failed) + len(self.dead_letters)
 
     @property
     def pending(self) -> int:
@@ -125,7 +131,8 @@ class InProcessBus:
         try:
             handler(event)
         except Exception as exc:
-            self.errors.append(exc)
+            if attempts == 0:  # a retry's error was reported when it first failed
+                self.errors.append(exc)
             kept = _Failed(event, handler, attempts + 1, exc)
             where = {"key": event["detail"]["object"]["key"], "handler": getattr(handler, "__qualname__", "?")}
             if kept.attempts >= MAX_ATTEMPTS:

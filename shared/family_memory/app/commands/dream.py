@@ -39,6 +39,7 @@ def _run(args: argparse.Namespace) -> int:
     runtime = runtime_for(args)
     lifecycle = lifecycle_of(runtime)
     now: datetime = parse_utc(args.at) if args.at else runtime.clock.now()
+    failed_before = runtime.bus.failed if runtime.bus is not None else 0
     if args.due:
         if lifecycle.queue is None:
             print("no dream queue configured (set DREAM_QUEUE_URL)")
@@ -49,14 +50,24 @@ def _run(args: argparse.Namespace) -> int:
 
             def work(body: str) -> None:
                 print("\n".join(dream_requested(lifecycle.deps, body, now=now).lines()))
-                runtime.drain()
+                runtime.drain_committed()  # the dream stands; its compile or indexing is logged if it fails
 
             drained = lifecycle.local_queue.drain(work)
             print(f"worker: {drained.processed} dreamed, {len(drained.dead_lettered)} dead-lettered")
-            return 1 if drained.dead_lettered else 0
+            return 1 if drained.dead_lettered else _undelivered(runtime, failed_before)
         return 0
     for family_id in family_ids(runtime, args):
         require_family(runtime, family_id)
         print("\n".join(dream_family(lifecycle.deps, family_id, now=now).lines()))
-        runtime.drain()
-    return 0
+        runtime.drain_committed()  # one family's failure to index does not stop the others
+    return _undelivered(runtime, failed_before)
+
+
+def _undelivered(runtime: Runtime, failed_before: int) -> int:
+    """0, or 2 with a message when delivering what the dreams caused failed (logged)."""
+    failed = (runtime.bus.failed if runtime.bus is not None else 0) - failed_before
+    if failed <= 0:
+        return 0
+    print(f"{failed} deliveries of what the dreams changed failed (see the log); the dreams stand, and")
+    print("`family-memory rebuild-index --family ID` and `family-memory brief compile --family ID` catch up")
+    return 2

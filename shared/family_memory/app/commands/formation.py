@@ -126,7 +126,7 @@ def _ingest(args: argparse.Namespace) -> int:
     print("\n".join(document_lines(runtime, ended.document)))
     if ended.formation is Formation.PENDING:
         print("reconciliation did not finish (see the log); `family-memory ingest` again finishes it")
-        return 1
+        return 2
     return 0
 
 
