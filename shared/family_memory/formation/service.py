@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from family_memory.domain.clock import Clock
 from family_memory.domain.entity import Entity
@@ -112,16 +113,9 @@ def build_document(
     if extraction.attempts > 1:
         usage["attempts"] = extraction.attempts
     return CandidatesDocument(
-        family_id=transcript.family_id,
-        session_id=transcript.session_id,
-        surface=transcript.surface,
-        started_at=transcript.started_at,
-        time_zone=transcript.time_zone,
-        extractor=extractor.info,
+        **_about_the_session(transcript, raw, extractor, limits),
         summary=summary,
-        transcript_sha256=transcript_hash(raw),
         extracted_at=clock.now(),
-        limits=limits,
         problems=problems,
         usage=usage,
         candidates=entries,
@@ -173,19 +167,26 @@ def failed_document(
     """The record of a session the extractor refused for good: no candidates, no summary, the reason."""
     now = clock.now()
     return CandidatesDocument(
-        family_id=transcript.family_id,
-        session_id=transcript.session_id,
-        surface=transcript.surface,
-        started_at=transcript.started_at,
-        time_zone=transcript.time_zone,
-        extractor=extractor.info,
+        **_about_the_session(transcript, raw, extractor, limits),
         summary="",
-        transcript_sha256=transcript_hash(raw),
         extracted_at=now,
-        limits=limits,
         problems=[f"extraction failed and will not be retried ({error.code}): {error.reason}"[:1000]],
         extraction_failed=ExtractionFailure(code=error.code[:200], reason=error.reason[:1000], failed_at=now),
     )
+
+
+def _about_the_session(transcript: Transcript, raw: bytes, extractor: Extractor, limits: Limits) -> dict[str, Any]:
+    """The fields every candidates document takes from its session and extractor."""
+    return {
+        "family_id": transcript.family_id,
+        "session_id": transcript.session_id,
+        "surface": transcript.surface,
+        "started_at": transcript.started_at,
+        "time_zone": transcript.time_zone,
+        "extractor": extractor.info,
+        "transcript_sha256": transcript_hash(raw),
+        "limits": limits,
+    }
 
 
 def read_document(store: Store, family_id: str, session_id: str) -> CandidatesDocument | None:
