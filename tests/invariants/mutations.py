@@ -894,8 +894,9 @@ MUTATIONS: list[Mutation] = [
         [
             (
                 TOOLS,
-                '        text = document.data.decode("utf-8").strip()\n',
-                '        self.store.put(self.family_id, path + ".read", b"")\n        text = document.data.decode("utf-8").strip()\n',
+                '        fields = "\\n".join(memory_file_lines(front, body))\n',
+                '        self.store.put(self.family_id, path + ".read", b"")\n'
+                '        fields = "\\n".join(memory_file_lines(front, body))\n',
             )
         ],
         [T_TOOLS, T_INV],

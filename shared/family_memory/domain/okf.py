@@ -169,9 +169,14 @@ def serialise_memory(memory: Memory) -> bytes:
 
 
 def parse_memory(data: bytes | str, where: str = "memory file") -> Memory:
+    return parse_memory_file(data, where)[0]
+
+
+def parse_memory_file(data: bytes | str, where: str = "memory file") -> tuple[Memory, dict[str, Any], str]:
+    """The memory, with its front matter and body as they stand in the file (field order,
+    unknown ``x_`` fields kept): for a reader that shows the file itself."""
     metadata, body = split_front_matter(_decode(data, where), where)
-    metadata["body"] = body
-    return validate(Memory, metadata, where)
+    return validate(Memory, {**metadata, "body": body}, where), metadata, body
 
 
 def serialise_entity(entity: Entity) -> bytes:

@@ -49,7 +49,7 @@ from family_memory.domain.ids import check_family_id
 from family_memory.domain.layout import evidence_path, memory_path, session_path
 from family_memory.domain.literal import one_line
 from family_memory.domain.memory import Status
-from family_memory.domain.okf import parse_memory, split_front_matter, validation_message
+from family_memory.domain.okf import parse_memory_file, validation_message
 from family_memory.domain.refs import MAX_REF_LENGTH, ConvRef, MemoryRef
 from family_memory.domain.transcript import parse_transcript
 from family_memory.ports.store import Store
@@ -243,15 +243,14 @@ class ReadTools:
         document = self.store.read_optional(self.family_id, path)
         if document is None:
             raise NotFoundError(f"there is no memory {parsed.memory_id} in this family")
-        memory = parse_memory(document.data, path)
+        memory, front, body = parse_memory_file(document.data, path)
         if memory.status is Status.RETRACTED:
             # The family asked to forget it: it stays on file for the record, not for the agent.
             raise NotFoundError(f"memory {parsed.memory_id} was forgotten at the family's request")
         if replaced_by_forgotten(self.store, self.family_id, memory):
             # An earlier wording of a claim the family later asked to forget.
             raise NotFoundError(f"memory {parsed.memory_id} was forgotten at the family's request")
-        text = document.data.decode("utf-8").strip()
-        fields = "\n".join(memory_file_lines(text, path))
+        fields = "\n".join(memory_file_lines(front, body))
         return f'<memory_file ref="{parsed}">\n{fields}\n</memory_file>\n' + self._evidence_block(parsed)
 
     def _evidence_block(self, ref: MemoryRef) -> str:
@@ -327,9 +326,7 @@ def _value(value: object) -> str:
     loaded it (booleans, null, numbers, dates, lists and mappings of these) in JSON-like form."""
     if isinstance(value, str):
         return one_line(value)
-    if isinstance(value, bool) or value is None:
-        return json.dumps(value)
-    if isinstance(value, int | float):
+    if isinstance(value, bool | int | float) or value is None:
         return json.dumps(value)
     if isinstance(value, datetime):
         return format_utc(value) if value.tzinfo is not None else value.isoformat()
@@ -342,11 +339,10 @@ def _value(value: object) -> str:
     return one_line(str(value))
 
 
-def memory_file_lines(text: str, where: str) -> list[str]:
+def memory_file_lines(front: dict[str, Any], body: str) -> list[str]:
     """A memory file as the agent reads it: one ``key: value`` line per front-matter field,
     in the file's order, then ``body:`` and the whole body as one literal (its line breaks
     become ``\\n`` inside it). No memory text can start a line of its own (DESIGN invariant 7)."""
-    front, body = split_front_matter(text, where)
     return [f"{_key(key)}: {_value(value)}" for key, value in front.items()] + [f"body: {one_line(body)}"]
 
 
