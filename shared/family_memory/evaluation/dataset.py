@@ -612,9 +612,7 @@ def _check_candidate(family: EvalFamily, session: EvalSession, index: int, raw: 
             raise _problem(family.path, where, f"quote {cited.quote[:60]!r} is not in turns {cited.turns}")
     cited_places = {(session.id, n) for c in candidate.evidence for n in range(c.first, c.last + 1)}
     text = f"{candidate.summary} {candidate.about}"
-    scored = sorted(
-        ((f.matcher().score(text), f) for f in family.spec.facts), key=lambda pair: -pair[0]
-    )
+    scored = sorted(((f.matcher().score(text), f) for f in family.spec.facts), key=lambda pair: -pair[0])
     best = [f for score, f in scored if score and score == scored[0][0]]
     if not any({(p.session, p.turn) for p in [*f.said, *f.restated]} & cited_places for f in best):
         names = ", ".join(f.id for f in best) or "no fact"

@@ -25,7 +25,9 @@ from family_memory.domain.memory import Sensitivity, Status, Strength
 from family_memory.evaluation.dataset import EvalFamily, Fact, FactFinal, Trap, TrapKind, words
 from family_memory.evaluation.runner import FamilyRun, MemoryView
 
-_PRONOUNS = frozenset("he she they it him her his hers their theirs them this that these those its".split())
+#: Words that cannot start a whole claim: it would lean on a sentence the memory does not have.
+_PRONOUNS = frozenset({"he", "she", "they", "it", "him", "her", "his", "hers", "their", "theirs", "them", "its"})
+_PRONOUNS |= {"this", "that", "these", "those"}
 _ABBREVIATIONS = re.compile(r"\b(?:dr|st|mr|mrs|ms|mt|ave|jr|sr|prof|no|vs|approx|e\.g|i\.e)\.$", re.I)
 _SAME_TEXT = 0.9
 
@@ -70,7 +72,10 @@ class Figure:
 
     @property
     def met(self) -> bool | None:
-        return None if self.target is None else self.target.met(self.value)
+        """None when there is no target, or nothing was labelled to measure it on."""
+        if self.target is None or self.value is None:
+            return None
+        return self.target.met(self.value)
 
     def shown(self) -> str:
         v = self.value
@@ -199,24 +204,62 @@ class FamilyScore:
 def _matching(run: FamilyRun, fact: Fact, statuses: Iterable[Status] | None = None) -> list[MemoryView]:
     matcher = fact.matcher()
     wanted = set(statuses) if statuses is not None else None
-    return [
-        m for m in run.memories.values() if (wanted is None or m.memory.status in wanted) and matcher.score(m.text)
-    ]
+    return [m for m in run.memories.values() if (wanted is None or m.memory.status in wanted) and matcher.score(m.text)]
+
+
+@dataclass
+class Context:
+    """What every figure of one family reads: the run, each memory's label, the brief's memories."""
+
+    run: FamilyRun
+    assignments: dict[str, Assignment]
+    brief_ids: set[str]
+    in_scope: Callable[[Fact], bool]
+    out: FamilyScore
+
+    @property
+    def family(self) -> EvalFamily:
+        return self.run.family
+
+    def matching(self, fact: Fact, statuses: Iterable[Status] | None = None) -> list[MemoryView]:
+        return _matching(self.run, fact, statuses)
 
 
 def score_family(run: FamilyRun, *, in_scope: Callable[[Fact], bool]) -> FamilyScore:
-    family = run.family
-    out = FamilyScore(family.id)
-    assignments = {mid: assign(family, view) for mid, view in run.memories.items()}
-    brief_ids = set().union(*(brief.memory_ids() for brief in run.briefs.values()))
-    active = run.active()
+    """Every count of one family (``in_scope``: the facts the scoped rows count)."""
+    ctx = Context(
+        run=run,
+        assignments={mid: assign(run.family, view) for mid, view in run.memories.items()},
+        brief_ids=set().union(*(brief.memory_ids() for brief in run.briefs.values())),
+        in_scope=in_scope,
+        out=FamilyScore(run.family.id),
+    )
+    for part in (
+        _formed,
+        _reachable,
+        _duplicates,
+        _forgetting,
+        _corrections,
+        _traps,
+        _sensitive,
+        _task_queries,
+        _dated,
+        _proposals,
+    ):
+        part(ctx)
+    ctx.out.add("brief_tokens", run.brief_tokens)
+    ctx.out.add("brief_unstable", int(not run.brief_stable))
+    return ctx.out
 
-    # --- formed memories: correct and cited; unsupported or misleading ---------------
-    for mid, view in run.memories.items():
+
+def _formed(ctx: Context) -> None:
+    """Formed memories: correct and cited; unsupported or misleading; the tagger; the type."""
+    out = ctx.out
+    for mid, view in ctx.run.memories.items():
         if not view.formed:
             continue
-        a = assignments[mid]
-        reasons = misleading(family, view, a)
+        a = ctx.assignments[mid]
+        reasons = misleading(ctx.family, view, a)
         cited = a.fact is not None and view.cites(list(a.fact.said))
         correct = a.fact is not None and cited and not reasons
         out.add("correct", int(correct), 1)
@@ -227,151 +270,175 @@ def score_family(run: FamilyRun, *, in_scope: Callable[[Fact], bool]) -> FamilyS
                 why.append("matches no labelled fact (review)")
             elif a.fact is not None and not cited:
                 why.append(f"does not cite the turns of {a.fact.id}")
-            out.reviews.append(MemoryReview(family.id, mid, view.memory.summary, a.label, why))
-        # The tagger, on memories that state a labelled fact.
-        if a.fact is not None:
-            for tag in (Sensitivity.HEALTH, Sensitivity.FINANCES, Sensitivity.MINORS):
-                predicted = view.memory.sensitivity is tag
-                labelled = a.fact.sensitivity is tag
-                out.add(f"tag_precision_{tag.value}", int(predicted and labelled), int(predicted))
-                out.add(f"tag_recall_{tag.value}", int(predicted and labelled), int(labelled))
-            out.add("kind_agrees", int(view.memory.type is a.fact.kind), 1)
+            out.reviews.append(MemoryReview(ctx.family.id, mid, view.memory.summary, a.label, why))
+        if a.fact is None:
+            continue
+        for tag in (Sensitivity.HEALTH, Sensitivity.FINANCES, Sensitivity.MINORS):
+            predicted = view.memory.sensitivity is tag
+            labelled = a.fact.sensitivity is tag
+            out.add(f"tag_precision_{tag.value}", int(predicted and labelled), int(predicted))
+            out.add(f"tag_recall_{tag.value}", int(predicted and labelled), int(labelled))
+        if view.memory.sensitivity is not a.fact.sensitivity:
+            tagged, labelled_as = view.memory.sensitivity.value, a.fact.sensitivity.value
+            out.misses.append(f"tagged {tagged}, labelled {labelled_as}: {view.memory.summary}")
+        out.add("kind_agrees", int(view.memory.type is a.fact.kind), 1)
 
-    # --- reachability: brief or search_memory --------------------------------------
+
+def _reachable(ctx: Context) -> None:
+    """Current facts in the brief or among search_memory's results for their probe."""
+    out = ctx.out
+
     def reachable(fact: Fact, *, hard: bool = False) -> bool:
-        for view in _matching(run, fact, [Status.ACTIVE]):
+        for view in ctx.matching(fact, [Status.ACTIVE]):
             if hard and view.memory.strength is not Strength.HARD:
                 continue
-            if view.id in brief_ids or view.id in run.probes.get(fact.id, []):
+            if view.id in ctx.brief_ids or view.id in ctx.run.probes.get(fact.id, []):
                 return True
         return False
 
-    for fact in family.spec.facts:
+    for fact in ctx.family.spec.facts:
         if fact.final is not FactFinal.ACTIVE:
             continue
         ok = reachable(fact)
         out.add("reachable", int(ok), 1)
-        if in_scope(fact):
+        if ctx.in_scope(fact):
             out.add("reachable_in_scope", int(ok), 1)
         if not ok:
             out.misses.append(f"not reachable: {fact.id}: {fact.text}")
         if fact.hard:
             ok_hard = reachable(fact, hard=True)
             out.add("hard_reachable", int(ok_hard), 1)
-            if in_scope(fact):
+            if ctx.in_scope(fact):
                 out.add("hard_reachable_in_scope", int(ok_hard), 1)
             if not ok_hard:
                 out.misses.append(f"hard constraint not reachable as hard: {fact.id}: {fact.text}")
 
-    # --- duplicates among active memories -----------------------------------------
-    clusters = 0
+
+def _duplicates(ctx: Context) -> None:
+    """Active memories stating one fact (or, unlabelled, near-equal summaries), a cluster each."""
+    active = ctx.run.active()
     by_fact: dict[str, int] = {}
     loose: list[MemoryView] = []
     for view in active:
-        fact = assignments[view.id].fact
+        fact = ctx.assignments[view.id].fact
         if fact is not None:
             by_fact[fact.id] = by_fact.get(fact.id, 0) + 1
         else:
             loose.append(view)
-    clusters += sum(1 for n in by_fact.values() if n > 1)
-    for fact_id, n in by_fact.items():
-        if n > 1:
-            out.misses.append(f"duplicate: {n} active memories state {fact_id}")
+    clusters = sum(1 for n in by_fact.values() if n > 1)
+    ctx.out.misses += [f"duplicate: {n} active memories state {f}" for f, n in by_fact.items() if n > 1]
     seen: list[str] = []
     for view in loose:
         text = " ".join(words(view.memory.summary))
         if any(SequenceMatcher(None, text, other).ratio() >= _SAME_TEXT for other in seen):
             clusters += 1
-            out.misses.append(f"duplicate (unlabelled): {view.memory.summary}")
+            ctx.out.misses.append(f"duplicate (unlabelled): {view.memory.summary}")
         seen.append(text)
-    out.add("duplicates", clusters, len(active))
-    out.add("duplicates_worst_family", clusters, len(active))
+    ctx.out.add("duplicates", clusters, len(active))
+    ctx.out.add("duplicates_worst_family", clusters, len(active))
 
-    # --- forgetting ---------------------------------------------------------------
-    forgotten_after = family.forgotten_after()
-    for fact_id, session_id in forgotten_after.items():
-        if not run.forgot.get(fact_id):
+
+def _forgetting(ctx: Context) -> None:
+    """Forgotten facts stay forgotten; a different fact about the same subject is still learned."""
+    family, out = ctx.family, ctx.out
+    for fact_id, session_id in family.forgotten_after().items():
+        if not ctx.run.forgot.get(fact_id):
             out.add("forgets_without_target", 1)
             continue
         order = family.session_order(session_id)
-        fact = family.fact(fact_id)
         back = [
             v
-            for v in _matching(run, fact)
+            for v in ctx.matching(family.fact(fact_id))
             if v.memory.status is not Status.RETRACTED
-            and (
-                v.memory.status is Status.ACTIVE
-                or any(family.session_order(s) > order for s in v.sessions() if s in {x.id for x in family.sessions})
-            )
+            and (v.memory.status is Status.ACTIVE or any(family.session_order(s) > order for s in v.sessions()))
         ]
         out.add("learned_back", int(bool(back)), 1)
         if back:
             out.misses.append(f"forgotten {fact_id} came back: {back[0].memory.summary}")
     for fact in family.spec.facts:
         if fact.after_forget_of is not None:
-            ok = bool(_matching(run, fact, [Status.ACTIVE]))
+            ok = bool(ctx.matching(fact, [Status.ACTIVE]))
             out.add("after_forget_learned", int(ok), 1)
             if not ok:
                 out.misses.append(f"a different fact about a forgotten subject was not learned: {fact.id}")
 
-    # --- corrections (later sessions and card edits) --------------------------------
-    for fact in family.spec.facts:
+
+def _corrections(ctx: Context) -> None:
+    """A later statement or a card edit: the new value active, the old one superseded."""
+    for fact in ctx.family.spec.facts:
         if fact.corrects is None or fact.final is not FactFinal.ACTIVE:
             continue
-        old = family.fact(fact.corrects)
-        new_active = _matching(run, fact, [Status.ACTIVE])
-        old_views = [v for v in _matching(run, old) if v.id not in {n.id for n in new_active}]
+        old = ctx.family.fact(fact.corrects)
+        new_active = ctx.matching(fact, [Status.ACTIVE])
+        new_ids = {n.id for n in new_active}
+        old_views = [v for v in ctx.matching(old) if v.id not in new_ids]
         old_active = [v for v in old_views if v.memory.status is Status.ACTIVE]
         old_superseded = [v for v in old_views if v.memory.status is Status.SUPERSEDED]
         ok = bool(new_active) and not old_active and (not old_views or bool(old_superseded))
-        out.add("corrections", int(ok), 1)
+        ctx.out.add("corrections", int(ok), 1)
         if not ok:
-            what = "no active memory states it" if not new_active else "the old value is still active"
-            if new_active and not old_active:
-                what = "the old value was not superseded"
-            out.misses.append(f"correction {fact.id} (replaces {old.id}): {what}")
+            what = (
+                "no active memory states it"
+                if not new_active
+                else ("the old value is still active" if old_active else "the old value was not superseded")
+            )
+            ctx.out.misses.append(f"correction {fact.id} (replaces {old.id}): {what}")
 
-    # --- traps --------------------------------------------------------------------
-    trapped = {assignments[mid].trap.id for mid, v in run.memories.items() if v.formed and assignments[mid].trap}
-    for trap in family.spec.traps:
+
+def _traps(ctx: Context) -> None:
+    trapped = {
+        trap.id
+        for mid, view in ctx.run.memories.items()
+        if view.formed and (trap := ctx.assignments[mid].trap) is not None
+    }
+    for trap in ctx.family.spec.traps:
         hit = trap.id in trapped
-        out.add("traps", int(hit), 1)
+        ctx.out.add("traps", int(hit), 1)
         if trap.kind is TrapKind.FORGOTTEN:
-            out.add("learned_back_group", int(hit), 1)
+            ctx.out.add("learned_back_group", int(hit), 1)
         if hit:
-            out.misses.append(f"trap became a memory: {trap.id} ({trap.kind.value}): {trap.text}")
+            ctx.out.misses.append(f"trap became a memory: {trap.id} ({trap.kind.value}): {trap.text}")
 
-    # --- sensitive facts: never in the brief, never in a household lookup -----------
-    sensitive = [f for f in family.spec.facts if f.sensitivity is not Sensitivity.NORMAL]
-    brief_lines = [line for brief in run.briefs.values() for s in SECTION_ORDER for line in brief.lines(s)]
+
+def _sensitive(ctx: Context) -> None:
+    """Sensitive facts never in the brief (a line stating one, or its memory), never in a household lookup."""
+    run, out = ctx.run, ctx.out
+    lines = [line for brief in run.briefs.values() for s in SECTION_ORDER for line in brief.lines(s)]
     leaked: set[str] = set()
-    for fact in sensitive:
-        ids = {v.id for v in _matching(run, fact)}
-        if ids & brief_ids or any(fact.matcher().score(line.text) for line in brief_lines):
+    for fact in ctx.family.spec.facts:
+        if fact.sensitivity is Sensitivity.NORMAL:
+            continue
+        ids = {v.id for v in ctx.matching(fact)}
+        if ids & ctx.brief_ids or any(fact.matcher().score(line.text) for line in lines):
             leaked.add(fact.id)
-    for mid in brief_ids:
-        view = run.memories.get(mid)
-        if view is not None and view.memory.sensitivity is not Sensitivity.NORMAL:
+    for mid in ctx.brief_ids:
+        in_brief = run.memories.get(mid)
+        if in_brief is not None and in_brief.memory.sensitivity is not Sensitivity.NORMAL:
             leaked.add(f"memory {mid}")
     out.add("sensitive_in_brief", len(leaked))
     out.misses += [f"sensitive in the brief: {x}" for x in sorted(leaked)]
-    household_leaks: set[str] = set()
-    for ids in [*run.household_probes.values(), *run.household_queries.values()]:
-        for mid in ids:
-            view = run.memories[mid]
-            a = assignments[mid]
-            if view.memory.sensitivity is not Sensitivity.NORMAL or (
-                a.fact is not None and a.fact.sensitivity is not Sensitivity.NORMAL
+    household: set[str] = set()
+    for ids_found in [*run.household_probes.values(), *run.household_queries.values()]:
+        for mid in ids_found:
+            label = ctx.assignments[mid].fact
+            if run.memories[mid].memory.sensitivity is not Sensitivity.NORMAL or (
+                label is not None and label.sensitivity is not Sensitivity.NORMAL
             ):
-                household_leaks.add(mid)
-    out.add("sensitive_in_household", len(household_leaks))
-    out.misses += [f"sensitive in a household lookup: {run.memories[m].memory.summary}" for m in household_leaks]
+                household.add(mid)
+    out.add("sensitive_in_household", len(household))
+    out.misses += [f"sensitive in a household lookup: {run.memories[m].memory.summary}" for m in sorted(household)]
 
-    # --- task-shaped queries ------------------------------------------------------
+
+def _task_queries(ctx: Context) -> None:
+    """Each query's lookup (or the brief) carries every needed fact, and no superseded value."""
+    run, family, out = ctx.run, ctx.family, ctx.out
     for query in family.spec.queries:
-        carried = set(run.queries.get(query.id, [])) | brief_ids
+        looked_up = set(run.queries.get(query.id, []))
+        carried = looked_up | ctx.brief_ids
         missing = [
-            need for need in query.needs if not any(v.id in carried for v in _matching(run, family.fact(need), [Status.ACTIVE]))
+            need
+            for need in query.needs
+            if not any(v.id in carried for v in ctx.matching(family.fact(need), [Status.ACTIVE]))
         ]
         out.add("task_queries", int(not missing), 1)
         if missing:
@@ -379,29 +446,39 @@ def score_family(run: FamilyRun, *, in_scope: Callable[[Fact], bool]) -> FamilyS
         stale = [
             f.id
             for f in family.spec.facts
-            if f.final is FactFinal.SUPERSEDED
-            and any(v.id in run.queries.get(query.id, []) for v in _matching(run, f))
+            if f.final is FactFinal.SUPERSEDED and any(v.id in looked_up for v in ctx.matching(f))
         ]
         out.add("superseded_in_lookup", len(stale))
         out.misses += [f"query {query.id!r} carries the superseded {s}" for s in stale]
 
-    # --- dated facts --------------------------------------------------------------
-    expected_status = {FactFinal.ACTIVE: Status.ACTIVE, FactFinal.EXPIRED: Status.EXPIRED}
-    for fact in family.spec.facts:
-        if fact.valid_until is None or fact.final not in expected_status:
+
+def _dated(ctx: Context) -> None:
+    """Dated facts: a memory with the labelled valid_until, active or expired as labelled."""
+    expected = {FactFinal.ACTIVE: Status.ACTIVE, FactFinal.EXPIRED: Status.EXPIRED}
+    for fact in ctx.family.spec.facts:
+        if fact.valid_until is None or fact.final not in expected:
             continue
-        views = _matching(run, fact)
-        ok = any(
-            v.memory.valid_until == fact.valid_until and v.memory.status is expected_status[fact.final] for v in views
-        )
-        out.add("dated", int(ok), 1)
+        views = ctx.matching(fact)
+        ok = any(v.memory.valid_until == fact.valid_until and v.memory.status is expected[fact.final] for v in views)
+        ctx.out.add("dated", int(ok), 1)
         if not ok:
             got = ", ".join(f"{v.memory.valid_until} {v.memory.status.value}" for v in views) or "no memory"
-            out.misses.append(f"dated {fact.id}: labelled {fact.valid_until} {fact.final.value}, got {got}")
+            ctx.out.misses.append(f"dated {fact.id}: labelled {fact.valid_until} {fact.final.value}, got {got}")
 
-    out.add("brief_tokens", run.brief_tokens)
-    out.add("brief_unstable", int(not run.brief_stable))
-    return out
+
+def _proposals(ctx: Context) -> None:
+    """What the extractor offered and validation refused, and what reconciliation decided."""
+    for doc in ctx.run.documents:
+        for entry in doc.candidates:
+            ctx.out.add("proposals_accepted", int(entry.accepted), 1)
+            if not entry.accepted:
+                proposed = entry.proposed if isinstance(entry.proposed, dict) else {}
+                rules = ", ".join(r.rule for r in entry.reasons)
+                summary = str(proposed.get("summary", ""))[:100]
+                ctx.out.misses.append(f"refused in {doc.session_id} ({rules}): {summary}")
+        if doc.reconciliation is not None:
+            for outcome in doc.reconciliation.outcomes:
+                ctx.out.add(f"outcome_{outcome.kind.value}", 1)
 
 
 @dataclass(frozen=True)
@@ -441,6 +518,7 @@ ROWS: tuple[Row, ...] = (
     Row("tag_precision_minors", "sensitivity tagger precision: minors", Target(">=", 0.95)),
     Row("tag_recall_minors", "sensitivity tagger recall: minors", Target(">=", 0.95)),
     Row("kind_agrees", "memory type agrees with the label (information)", None),
+    Row("proposals_accepted", "proposals accepted by validation (information)", None),
     Row("forgets_without_target", "scripted forgets that found no memory (information)", None, "count"),
 )
 

@@ -56,8 +56,8 @@ def render(report: ModeReport) -> str:
     width = max(len(f.label) for f in report.all_figures())
     lines.append(f"  {'metric':<{width}}  {'measured':<22} {'target':<9} status")
     for f in report.all_figures():
-        status = "" if f.met is None else ("met" if f.met else "MISS")
-        lines.append(f"  {f.label:<{width}}  {f.shown():<22} {str(f.target or ''):<9} {status}")
+        status = ("n/a" if f.target is not None else "") if f.met is None else ("met" if f.met else "MISS")
+        lines.append(f"  {f.label:<{width}}  {f.shown():<22} {f.target or ''!s:<9} {status}")
     if report.recall:
         lines.append("")
         cuts = list(next(iter(report.recall.values())))
@@ -78,7 +78,9 @@ def details(report: ModeReport, limit: int = 40) -> str:
             continue
         out.append(f"  {score.family_id}")
         for review in score.reviews[:limit]:
-            out.append(f"    memory {review.memory_id} [{review.label}] {review.summary!r}: {'; '.join(review.reasons)}")
+            out.append(
+                f"    memory {review.memory_id} [{review.label}] {review.summary!r}: {'; '.join(review.reasons)}"
+            )
         for miss in score.misses[:limit]:
             out.append(f"    {miss}")
     return "\n".join(out)
@@ -125,7 +127,7 @@ def read_ratchet(path: Path) -> dict[str, list[str]]:
     if not isinstance(enforced, dict) or not all(
         isinstance(v, list) and all(isinstance(x, str) for x in v) for v in enforced.values()
     ):
-        raise InvalidInputError(f"{path}: expected {{\"enforced\": {{mode: [metric keys]}}}}")
+        raise InvalidInputError(f'{path}: expected {{"enforced": {{mode: [metric keys]}}}}')
     return {str(k): list(v) for k, v in enforced.items()}
 
 

@@ -254,7 +254,7 @@ class FamilyRunner:
                 )
                 return f"edit {action.edit}: superseded {targets[0].id}"
             assert action.forget_group is not None
-            (key, value), = action.forget_group.items()
+            ((key, value),) = action.forget_group.items()
             selector = (
                 GroupSelector(entity=value)
                 if key == "entity"
@@ -303,9 +303,7 @@ class FamilyRunner:
         briefs = {surface: loaded for surface in Surface}
         texts = {surface: prompt_block(loaded, surface).text for surface in Surface}
         tokens = max(prompt_block(loaded, surface).brief_tokens for surface in Surface)
-        documents = [
-            doc for s in family.sessions if (doc := read_document(runtime.store, fid, s.id)) is not None
-        ]
+        documents = [doc for s in family.sessions if (doc := read_document(runtime.store, fid, s.id)) is not None]
         run = FamilyRun(
             family=family,
             memories=memories,
