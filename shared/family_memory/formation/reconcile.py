@@ -54,7 +54,16 @@ from family_memory.domain.transcript import Transcript, parse_transcript
 from family_memory.families import load_family
 from family_memory.formation.candidate import AUTHORITY_RANK, Candidate
 from family_memory.formation.children import children_learned, tag_minors, with_children
-from family_memory.formation.decisions import Decision, DecisionKind, EvidenceKey, Known, Proposal, decide
+from family_memory.formation.decisions import (
+    Decision,
+    DecisionKind,
+    EvidenceKey,
+    Known,
+    Proposal,
+    decide,
+    marks_change,
+    protected,
+)
 from family_memory.formation.document import (
     CandidatesDocument,
     Outcome,
@@ -384,6 +393,7 @@ class _Run:
             evidence=frozenset(r.key for r in evidence),
             stated_at=stated_at,
             names=self.name_words(names, resolution),
+            marks_change=marks_change(candidate.summary, *(c.quote for c in candidate.evidence)),
         )
         decision = decide(proposal, self.known(candidate))
         return self.carry_out(index, candidate, decision, resolution, evidence, stated_at, new_id)
@@ -428,8 +438,11 @@ class _Run:
             records = _stance(evidence, "contradicts", candidate)
             self.plan.write(Action.CONTRADICTION, contested, records)
             return Outcome(index=index, kind=OutcomeKind.CONTRADICTION, memory_id=target.id, detail=decision.reason)
-        # SUPERSEDE: a new memory, and the old one points at it.
+        # SUPERSEDE: a new memory, and the old one points at it. A replaced hard constraint is
+        # named on the new memory, so the card lists it as a recent change the family can undo.
         memory = self.new_memory(new_id, candidate, resolution, stated_at, supersedes=target)
+        if protected(target):
+            memory = memory.evolve(corrected_constraint={"memory": target.id, "summary": target.summary})
         self.directory.apply(resolution)
         self.plan.write(Action.SUPERSEDE, target.evolve(status=Status.SUPERSEDED, superseded_by=memory.id), [])
         self.plan.write(Action.ADD, memory, evidence)
