@@ -34,6 +34,11 @@ section 4):
   and one line for the one-line fields.
 - ``confidence``: statements need ``min_confidence_statement`` (0.5),
   inferences the higher ``min_confidence_inference`` (0.8).
+- ``relative_time``: relative time words in the summary ("tonight", "tmrw",
+  "next Friday", "the 14th") are given their date from the cited turn's local
+  day ("tonight (Friday 2026-11-27)": an adjustment); words that name no day
+  ("next month", "in a few weeks") are refused, since the memory would be a
+  puzzle when it is read later.
 - ``duplicate``: the same claim twice in one session counts once.
 - ``session_cap``: at most ``max_new`` (12) candidates per session; when more
   pass, statements beat inferences, then higher confidence wins.
@@ -66,6 +71,7 @@ from family_memory.formation import sensitivity
 from family_memory.formation.candidate import AUTHORITY_RANK, Candidate
 from family_memory.formation.dates import turn_day
 from family_memory.formation.document import CandidateEntry, Limits, Rejection, Verdict, bounded_proposal
+from family_memory.formation.relative_time import absolutise
 from family_memory.formation.text_similarity import content_tokens
 
 SCHEMA = "schema"
@@ -79,6 +85,7 @@ NOT_FROM_ASSISTANT_OR_TOOL = "not_from_assistant_or_tool"
 VALID_UNTIL = "valid_until"
 LENGTH = "length"
 CONFIDENCE = "confidence"
+RELATIVE_TIME = "relative_time"
 DUPLICATE = "duplicate"
 SESSION_CAP = "session_cap"
 
@@ -94,6 +101,7 @@ RULES = (
     VALID_UNTIL,
     LENGTH,
     CONFIDENCE,
+    RELATIVE_TIME,
     DUPLICATE,
     SESSION_CAP,
 )
@@ -420,6 +428,25 @@ class _Check:
             ]
         return []
 
+    def absolute_time(self, candidate: Candidate) -> tuple[Candidate, list[str], list[Rejection]]:
+        """The summary's relative time words dated from the cited turn's local day, or a refusal."""
+        first = self.transcript.turn(candidate.evidence[0].first)
+        said_on = turn_day(first.at, self.transcript.time_zone) if first and first.at else self.session_day
+        result = absolutise(candidate.summary, said_on)
+        if result.unresolved:
+            words = ", ".join(repr(w) for w in result.unresolved)
+            message = f"the summary says {words}, which names no day; write the absolute date or leave it out"
+            return candidate, [], [Rejection(rule=RELATIVE_TIME, message=message)]
+        if not result.resolved:
+            return candidate, [], []
+        try:
+            _SUMMARY.validate_python(result.summary)
+        except ValidationError:
+            message = "the summary's relative time words need their dates, and with them it is over the length cap"
+            return candidate, [], [Rejection(rule=RELATIVE_TIME, message=message)]
+        notes = [f"relative time made absolute: {', '.join(result.resolved)}"]
+        return candidate.model_copy(update={"summary": result.summary}), notes, []
+
     def adjust_sensitivity(self, candidate: Candidate) -> tuple[Candidate, list[str]]:
         if candidate.sensitivity is not Sensitivity.NORMAL:
             return candidate, []
@@ -461,8 +488,12 @@ def validate_proposals(
         if reasons:
             entries[index] = _rejected(index, proposed, reasons)
             continue
+        candidate, dated, refused = check.absolute_time(candidate)
+        if refused:
+            entries[index] = _rejected(index, proposed, refused)
+            continue
         candidate, adjustments = check.adjust_sensitivity(candidate)
-        passed.append((index, candidate, adjustments, proposed))
+        passed.append((index, candidate, dated + adjustments, proposed))
 
     first_of: dict[tuple[str, str], int] = {}
     distinct: list[tuple[int, Candidate, list[str], Any]] = []
