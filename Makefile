@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PIP_INSTALL := $(BIN)/pip install --disable-pip-version-check -q -c requirements/constraints.txt
 
-.PHONY: install demo serve test test-fast lint typecheck template mutations ci bench clean
+.PHONY: install demo serve test test-fast lint typecheck template mutations mutations-check eval ci bench clean
 
 $(BIN)/family-memory: pyproject.toml requirements/constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -40,7 +40,13 @@ template: install  ## offline validation of the SAM template
 mutations: install  ## break each invariant clause in a scratch copy; every break must be caught (~5 min)
 	$(BIN)/python tests/invariants/mutations.py
 
-ci: lint typecheck template test
+eval: install  ## the section-13 harness on eval/families; fails only on a target eval/ratchet.json enforces
+	mkdir -p build && $(BIN)/family-memory eval --ratchet eval/ratchet.json --json build/eval.json
+
+ci: lint typecheck template mutations-check test eval
+
+mutations-check: install
+	$(BIN)/python tests/invariants/mutations.py --check
 
 bench: install
 	$(BIN)/family-memory bench all
