@@ -162,6 +162,19 @@ FILTERS = [
 ]
 
 
+def test_keyword_search_finds_the_familys_own_words_in_the_quotes(subject: Subject) -> None:
+    m = memory(summary="Kai swims at the recreation center.", about="Kai's swimming", body="")
+    embedder = hashed()
+    quoted = document_from_memory(
+        FAMILY, m, embedder.model_id, embedder.embed_one(embedding_text(m)), ["kai swims at the rec on alder"]
+    )
+    other = doc(summary="Pizza on Fridays.")
+    subject.index.upsert(FAMILY, [quoted, other])
+    subject.settle(FAMILY, [quoted.memory_id, other.memory_id])
+    assert [h.memory_id for h in subject.index.keyword(FAMILY, "alder", SearchFilter(), 10)] == [m.id]
+    assert subject.index.get(FAMILY, [m.id])[m.id].quotes == ["kai swims at the rec on alder"]
+
+
 def test_both_searches_apply_the_filter_exactly_as_the_rule_states(subject: Subject) -> None:
     docs = [
         doc(summary=f"Swimming lessons note {n}.", about="Swimming lessons", **case) for n, case in enumerate(CASES)

@@ -83,6 +83,17 @@ def memory_id_from_path(path: str) -> str | None:
         return None
 
 
+def indexed_memory_id(path: str) -> str | None:
+    """The memory whose search document a write of ``path`` changes: ``memories/{id}.md``
+    and its evidence sidecar ``memories/{id}.evidence.jsonl`` (the quotes it indexes)."""
+    if path.startswith(MEMORIES) and path.endswith(EVIDENCE_SUFFIX):
+        try:
+            return check_memory_id(path[len(MEMORIES) : -len(EVIDENCE_SUFFIX)])
+        except InvalidInputError:
+            return None
+    return memory_id_from_path(path)
+
+
 def split_key(key: str) -> tuple[str, str]:
     """``families/{family_id}/{path}`` (an S3 object key) to a validated (family_id, path)."""
     if not key.startswith(FAMILIES_PREFIX):

@@ -21,8 +21,9 @@ from family_memory.retrieval.lookup import FamilyZones, LookupSettings, TurnLook
 from family_memory.retrieval.similar import IndexSimilarMemories
 from family_memory.retrieval.tools import ReadTools
 
-#: The object keys the indexer listens to (S3 -> EventBridge, or the local bus).
-MEMORY_FILE_KEYS = r"families/[^/]+/memories/[^/]+\.md"
+#: The object keys the indexer listens to (S3 -> EventBridge, or the local bus): memory files
+#: and their evidence sidecars (the quotes a document holds).
+MEMORY_FILE_KEYS = r"families/[^/]+/memories/[^/]+\.(?:md|evidence\.jsonl)"
 
 
 @dataclass

@@ -57,14 +57,14 @@ HEADROOM = 20
 PAGE = 500
 #: Operations per ``_bulk`` request.
 BULK_CHUNK = 500
-#: Fuzzy terms each query word may expand to, per field. 24 words x 4 fields x 10 terms
+#: Fuzzy terms each query word may expand to, per field. 24 words x 5 fields x 8 terms
 #: = 960 clauses at most, under OpenSearch's default limit of 1,024 with the filters.
-MAX_EXPANSIONS = 10
+MAX_EXPANSIONS = 8
 MAX_CLAUSES = 1024
 
 KEYWORD_FIELDS = ("family_id", "memory_id", "status", "type", "applies_to", "sensitivity", "strength", "authority")
-TEXT_FIELDS = ("about", "summary", "when_to_use", "body")
-TEXT_BOOSTS = ("about^3", "summary^2", "when_to_use", "body")
+TEXT_FIELDS = ("about", "summary", "when_to_use", "body", "quotes")
+TEXT_BOOSTS = ("about^3", "summary^2", "when_to_use", "body", "quotes")
 SPACE_TYPE = "innerproduct"
 _SOURCE_EXCLUDES = ["embedding"]
 _IDENTITY = ["family_id", "memory_id", "revision"]
@@ -108,6 +108,12 @@ def index_body(dimension: int, embedding_model: str | None = None) -> dict[str, 
     return {"settings": {"index": {"knn": True}}, "mappings": mappings}
 
 
+def missing_text_fields(mapping: dict[str, Any]) -> list[str]:
+    """Text fields the adapter writes that an existing index's mapping lacks."""
+    properties = mapping.get("properties", {})
+    return [name for name in TEXT_FIELDS if name not in properties]
+
+
 def mapping_problems(mapping: dict[str, Any], dimension: int, embedding_model: str | None) -> list[str]:
     """Why an existing index cannot take this embedder's vectors (empty: it can)."""
     vector = mapping.get("properties", {}).get("embedding", {})
@@ -118,6 +124,10 @@ def mapping_problems(mapping: dict[str, Any], dimension: int, embedding_model: s
         problems.append(f"its vectors have {have_dimension} dimensions, the embedder's have {dimension}")
     if have_space != SPACE_TYPE:
         problems.append(f"its space type is {have_space}, the adapter needs {SPACE_TYPE}")
+    missing = missing_text_fields(mapping)
+    if missing and mapping.get("properties"):
+        # An index made before a text field existed (``quotes``): its strict mapping refuses the documents.
+        problems.append(f"its mapping has no {', '.join(missing)} field")
     have_model = (mapping.get("_meta") or {}).get("embedding_model")
     if embedding_model is not None and have_model is not None and have_model != embedding_model:
         problems.append(f"it was built with embedding model {have_model}, the embedder is {embedding_model}")
