@@ -214,7 +214,7 @@ class TurnLookup:
         if not query:
             return [], result, "UTC"
         search_filter, today, zone = self.eligibility(family_id, surface)
-        k = self.settings.candidates_per_search
+        k = max(self.settings.candidates_per_search, need or 0)
         keyword_future = self._executor.submit(self.index.keyword, family_id, query, search_filter, k)
         semantic_error: FamilyMemoryError | None = None
         try:
