@@ -72,6 +72,7 @@ from family_memory.formation.candidate import AUTHORITY_RANK, Candidate
 from family_memory.formation.dates import turn_day
 from family_memory.formation.document import CandidateEntry, Limits, Rejection, Verdict, bounded_proposal
 from family_memory.formation.relative_time import absolutise
+from family_memory.formation.support import Claim, SpokenTurn, check_support
 from family_memory.formation.text_similarity import content_tokens
 
 SCHEMA = "schema"
@@ -264,40 +265,59 @@ class _Check:
                 )
         if reasons:
             return reasons
-        # The people a claim names need not be in the quote ("my daughter" is Maya; "I" is the writer).
-        referents = self._speaker_words(t for turns in supporting for t in turns)
+        return self.supports(candidate, supporting)
+
+    def supports(self, candidate: Candidate, supporting: list[list[Turn]]) -> list[Rejection]:
+        """The cited turns, read as a whole, say what the summary says (``formation/support.py``)."""
+        cited_numbers = {n for item in candidate.evidence for n in range(item.first, item.last + 1)}
+        quoted_numbers = {t.n for turns in supporting for t in turns}
+        turns = [
+            SpokenTurn(
+                role=t.role.value,
+                text=t.text,
+                writer_names=tuple(self._writer_names(t)),
+                quoted=t.n in quoted_numbers,
+            )
+            for n in sorted(cited_numbers)
+            if (t := self.transcript.turn(n)) is not None
+        ]
         names = [*candidate.applies_to, *([candidate.about_member] if candidate.about_member else [])]
         for hint in candidate.entities:
-            names += [hint.name, *hint.aliases, *([hint.member_id] if hint.member_id else [])]
+            names += [hint.name, *hint.aliases]
+        known = [n for m in self.family.members for n in _names_of(m)] + [
+            n for e in self.entities for n in (e.name, *e.aliases)
+        ]
+        first = min(quoted_numbers or cited_numbers or {1})
+        turn = self.transcript.turn(first)
+        said_on = turn_day(turn.at, self.transcript.time_zone) if turn and turn.at else self.session_day
+        claim = Claim(
+            summary=_RESOLVED_DATE.sub(" ", candidate.summary) if not candidate.valid_until else candidate.summary,
+            quotes=tuple(item.quote for item in candidate.evidence),
+            names=tuple(self._expand_names(names)),
+            known_names=tuple(known),
+            statement=candidate.is_statement,
+        )
+        verdict = check_support(claim, turns, said_on)
+        if verdict.supported:
+            return []
+        return [Rejection(rule=QUOTE_SUPPORTS, message=f"the cited turns do not support the summary: {p}")
+                for p in verdict.problems]
+
+    def _writer_names(self, turn: Turn) -> list[str]:
+        if turn.role is not Role.USER or not turn.member_id:
+            return []
+        member = self.family.member(turn.member_id)
+        return _names_of(member) if member else [turn.member_id]
+
+    def _expand_names(self, names: list[str]) -> list[str]:
+        """Names as given, plus every name the member they stand for answers to."""
+        out = list(names)
         for name in names:
             member_id = self._member_called(name)
             member = self.family.member(member_id) if member_id else None
-            for text in [name, *(_names_of(member) if member else [])]:
-                referents.update(content_tokens(text))
-        summary_words = content_tokens(_RESOLVED_DATE.sub(" ", candidate.summary))
-        key = [w for w in dict.fromkeys(summary_words) if w not in referents]
-        if not key:
-            return []
-        said = {w for item in candidate.evidence for w in content_tokens(item.quote)}
-        carried = [w for w in key if _alike(w, said)]
-        if candidate.is_statement:
-            if len(carried) >= STATEMENT_COVERAGE * len(key):
-                return []
-            bar = f"at least half of them ({len(carried)} of {len(key)} are)"
-        else:
-            if carried:
-                return []
-            bar = "at least one of them for an inference"
-        absent = {w for w in key if w not in carried}
-        # Name the words as the summary spells them, not as stems ("boring", not "bor").
-        spelled = {stem: word for word in _WORD.findall(candidate.summary) for stem in content_tokens(word)}
-        missing = ", ".join(spelled.get(w, w) for w in key if w in absent)
-        return [
-            Rejection(
-                rule=QUOTE_SUPPORTS,
-                message=f"the quotes do not carry the summary's key words ({missing} missing); they must carry {bar}",
-            )
-        ]
+            if member is not None:
+                out += _names_of(member)
+        return list(dict.fromkeys(out))
 
     def person_wrote(self, candidate: Candidate, supporting: list[list[Turn]]) -> list[Rejection]:
         member = candidate.about_member
