@@ -19,7 +19,7 @@ from family_memory.formation.extraction import ExtractionRefusedError, Extractio
 from family_memory.formation.service import build_document
 from formation_helpers import family, transcript
 
-MODEL = "anthropic.claude-3-5-haiku-20241022-v1:0"
+MODEL = "us.anthropic.claude-haiku-4-5-20251001-v1:0"
 TURNS = [
     ("user", "lucia", "Morning! Quick one: my daughter Maya is allergic to peanuts."),
     ("assistant", None, "Thanks, noted."),

@@ -21,17 +21,53 @@ NEXT_SESSION = ["Pepper loves baths now."]
 
 @pytest.mark.parametrize(
     "model",
-    ["anthropic.claude-3-5-haiku-20241022-v1:0", "us.anthropic.claude-3-5-haiku-20241022-v1:0"],
-    ids=["foundation-model", "inference-profile"],
+    [
+        "anthropic.claude-haiku-4-5-20251001-v1:0",
+        "us.anthropic.claude-haiku-4-5-20251001-v1:0",
+        "eu.anthropic.claude-haiku-4-5-20251001-v1:0",
+    ],
+    ids=["foundation-model", "us-inference-profile", "eu-inference-profile"],
 )
 def test_bedrock_extraction_is_allowed_for_a_model_and_through_an_inference_profile(model: str) -> None:
     with cloud(ExtractorKind="bedrock", BedrockModelId=model) as c:
         result = c.extract("s1", SESSION)
         assert result["status"] == "extracted"
         assert [str(denial) for denial in c.audit.denied] == []
-        used = {grant.sid for grant in c.audit.used["extract"] if grant.action == "bedrock:InvokeModel"}
-    through_profile = {"ModelsReachedThroughThatInferenceProfileOnly"} if model.startswith("us.") else set()
-    assert used == {"ExtractWithBedrockModel", *through_profile}
+        used = {
+            (grant.sid, grant.resource) for grant in c.audit.used["extract"] if grant.action == "bedrock:InvokeModel"
+        }
+    if "." in model.split("anthropic.")[0]:
+        # The profile, and the one model it routes to in each of its destination Regions.
+        assert used == {
+            ("ExtractWithBedrockModel", f"arn:aws:bedrock:{REGION}:{ACCOUNT}:inference-profile/{model}"),
+            ("TheProfilesModelInEachOfItsRegions", f"arn:aws:bedrock:*::foundation-model/{model.split('.', 1)[1]}"),
+        }
+    else:
+        assert used == {("ExtractWithBedrockModel", f"arn:aws:bedrock:{REGION}::foundation-model/{model}")}
+
+
+def test_the_default_model_is_an_active_haiku_through_the_us_inference_profile() -> None:
+    from family_memory.app.settings import Settings
+    from iam_policy import Stack
+
+    default = Stack({}).values["BedrockModelId"]
+    # Claude 3.5 Haiku reached end of life on Bedrock on 2026-06-19; Haiku 4.5 is Active.
+    assert default == "us.anthropic.claude-haiku-4-5-20251001-v1:0" == Settings().bedrock_model_id
+    assert "claude-3" not in default
+
+
+def test_through_a_profile_the_role_may_invoke_only_that_profiles_model() -> None:
+    with cloud(ExtractorKind="bedrock") as c:
+        statements = c.audit.statements["extract"]
+    from iam_policy import grants, request
+
+    profile = f"arn:aws:bedrock:{REGION}:{ACCOUNT}:inference-profile/us.anthropic.claude-haiku-4-5-20251001-v1:0"
+    through = {"bedrock:InferenceProfileArn": profile}
+    model = "arn:aws:bedrock:us-west-2::foundation-model/anthropic.claude-haiku-4-5-20251001-v1:0"
+    other = "arn:aws:bedrock:us-west-2::foundation-model/anthropic.claude-opus-4-1-20250805-v1:0"
+    assert grants(statements, request("bedrock:InvokeModel", model, through))
+    assert not grants(statements, request("bedrock:InvokeModel", model))  # not directly, only through it
+    assert not grants(statements, request("bedrock:InvokeModel", other, through))
 
 
 def _statement(sid: str, action: str, resources: list[str]) -> Statement:

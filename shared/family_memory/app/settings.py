@@ -39,7 +39,9 @@ class Settings(BaseModel):
     extractor: Literal["offline", "bedrock"] = Field(
         default="offline", description="formation: the offline rule-based extractor, or Bedrock"
     )
-    bedrock_model_id: str = Field(default="anthropic.claude-3-5-haiku-20241022-v1:0", min_length=1, max_length=200)
+    #: Claude Haiku 4.5 through the US cross-region inference profile (Active on Bedrock's
+    #: model lifecycle page; Claude 3.5 Haiku reached end of life there on 2026-06-19).
+    bedrock_model_id: str = Field(default="us.anthropic.claude-haiku-4-5-20251001-v1:0", min_length=1, max_length=200)
     reconcile_queue_url: str | None = Field(default=None, description="aws mode: the SQS FIFO reconcile queue")
     idempotency_table: str | None = Field(default=None, description="aws mode: Powertools idempotency records")
     max_candidates_per_session: int = Field(default=12, ge=0, le=100)
