@@ -5,14 +5,17 @@ family's first failed in Lambda while every moto test passed)."""
 
 from __future__ import annotations
 
+import io
 import json
+from dataclasses import replace
 
 import pytest
 from botocore.exceptions import ClientError
 
 import family_memory.app.observability  # noqa: F401 - X-Ray's recorder opens a socket at import: before sockets are off
 from conftest import TEST_BUCKET
-from iam_audit import cloud, forget
+from family_memory.formation.extraction import ExtractorMisconfiguredError
+from iam_audit import FAMILY, cloud, forget
 from iam_policy import ACCOUNT, REGION, Statement
 
 SESSION = ["Our dog Pepper hates baths.", "We love Thai food."]
@@ -108,20 +111,51 @@ def test_with_the_old_extract_policy_the_second_session_fails_loudly_and_writes_
         assert denied
 
 
-def test_a_model_the_role_may_not_use_is_recorded_and_alarmed_not_retried_in_silence(
-    capsys: pytest.CaptureFixture[str],
+@pytest.mark.parametrize("refusal", ["AccessDeniedException", "ResourceNotFoundException"])
+def test_a_model_the_role_may_not_use_fails_the_invocation_with_one_line_and_an_alarm_and_records_nothing(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, refusal: str
 ) -> None:
+    from family_memory.app.observability import logger
+
+    log = io.StringIO()
+    monkeypatch.setattr(logger.registered_handler, "stream", log)
     with cloud(ExtractorKind="bedrock") as c:
-        c.audit.bedrock_refusal = "AccessDeniedException"
+        c.audit.bedrock_refusal = refusal
         capsys.readouterr()
-        result = c.extract("s1", SESSION)
-        alarm = c.stack.resource("ExtractionsFailedAlarm")["Properties"]
-    assert result["status"] == "extraction_failed" and result["reason"].startswith("AccessDeniedException")
-    # The metric the handler publishes is the one the alarm watches.
-    emitted = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith('{"_aws"')]
-    failed = next(doc for doc in emitted if "ExtractionsFailed" in doc)
-    (directive,) = failed["_aws"]["CloudWatchMetrics"]
-    assert failed["ExtractionsFailed"] == [1.0]
-    assert (alarm["Namespace"], alarm["MetricName"]) == (directive["Namespace"], "ExtractionsFailed")
-    assert {d["Name"]: d["Value"] for d in alarm["Dimensions"]} == {k: failed[k] for k in directive["Dimensions"][0]}
+        # The invocation fails: Lambda retries it, then the dead-letter queue (alarmed) keeps it.
+        with pytest.raises(ExtractorMisconfiguredError):
+            c.extract("s1", SESSION)
+        # Not a verdict on the session: no candidates file, nothing queued.
+        assert c.keys("candidates/") == [] and c.receive("ReconcileQueue") == []
+        alarm = c.stack.resource("ExtractorMisconfiguredAlarm")["Properties"]
+        model = c.stack.values["BedrockModelId"]
+    out = capsys.readouterr().out.splitlines()
+    lines = [json.loads(line) for line in log.getvalue().splitlines() if '"level":"ERROR"' in line]
+    (line,) = lines
+    assert model in line["message"] and refusal in line["message"] and line["model_id"] == model
+    emitted = [json.loads(line) for line in out if line.startswith('{"_aws"')]
+    counted = next(doc for doc in emitted if "ExtractorMisconfigured" in doc)
+    (directive,) = counted["_aws"]["CloudWatchMetrics"]
+    assert counted["ExtractorMisconfigured"] == [1.0]
+    # The metric the handler publishes is the one the alarm watches, and the alarm notifies.
+    assert (alarm["Namespace"], alarm["MetricName"]) == (directive["Namespace"], "ExtractorMisconfigured")
+    assert {d["Name"]: d["Value"] for d in alarm["Dimensions"]} == {k: counted[k] for k in directive["Dimensions"][0]}
     assert alarm["Threshold"] == 0 and alarm["ComparisonOperator"] == "GreaterThanThreshold"
+    assert alarm["AlarmActions"]
+
+
+def test_once_the_model_answers_the_sessions_left_waiting_are_extracted_by_replay() -> None:
+    from family_memory.app.formation import formation
+    from family_memory.formation.replay import retry_failed_extractions
+
+    with cloud(ExtractorKind="bedrock") as c:
+        c.audit.bedrock_refusal = "ResourceNotFoundException"
+        for session in ("s1", "s2"):
+            with pytest.raises(ExtractorMisconfiguredError):
+                c.extract(session, SESSION if session == "s1" else NEXT_SESSION)
+        c.audit.bedrock_refusal = None  # the model id was fixed
+        # An operator runs the replay with their own credentials (not audited), and Bedrock as extract calls it.
+        deps = replace(formation(c.admin_runtime()).deps, extractor=formation(c.runtime("extract")).deps.extractor)
+        report = retry_failed_extractions(deps, FAMILY, dream=None)
+        assert report.retried == ["s1", "s2"] and report.still_failed == {}
+        assert sorted(c.keys("candidates/")) == [f"families/{FAMILY}/candidates/{s}.json" for s in ("s1", "s2")]
