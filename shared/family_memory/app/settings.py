@@ -45,6 +45,13 @@ class Settings(BaseModel):
     reconcile_queue_url: str | None = Field(default=None, description="aws mode: the SQS FIFO reconcile queue")
     idempotency_table: str | None = Field(default=None, description="aws mode: Powertools idempotency records")
     max_candidates_per_session: int = Field(default=12, ge=0, le=100)
+    # --- deadlines (the api function; docs/api.md "Deadlines") ---
+    api_deadline_seconds: float = Field(
+        default=25.0, gt=0, le=28, description="every API request is answered within this (API Gateway waits 30 s)"
+    )
+    search_deadline_seconds: float | None = Field(
+        default=None, gt=0, le=20, description="each search of a lookup answers within this, or is unavailable"
+    )
 
 
 _ENV = {
@@ -65,6 +72,8 @@ _ENV = {
     "reconcile_queue_url": "RECONCILE_QUEUE_URL",
     "idempotency_table": "IDEMPOTENCY_TABLE",
     "max_candidates_per_session": "FORMATION_MAX_CANDIDATES",
+    "api_deadline_seconds": "API_DEADLINE_SECONDS",
+    "search_deadline_seconds": "SEARCH_DEADLINE_SECONDS",
 }
 
 
