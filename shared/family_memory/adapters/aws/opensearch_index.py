@@ -489,6 +489,7 @@ class OpenSearchIndex(MemoryIndex):
 
     def keyword(self, family_id: str, text: str, search_filter: SearchFilter, k: int) -> list[Hit]:
         check_k(k)
+        check_family_id(family_id)  # first: a message with no searchable word must not skip the check
         body = keyword_query(family_id, text, search_filter, k)
         if body is None or not self._readable():
             return []
