@@ -56,12 +56,23 @@ def test_the_runtime_closure_includes_the_tracers_sdk() -> None:
     assert not {"moto", "pytest", "onnxruntime", "numpy"} & closure
 
 
+def left_out() -> set[str]:
+    """What the layer does not ship although a dependency declares it (layers/family-memory/EXCLUDE)."""
+    text = (ROOT / "layers" / "family-memory" / "EXCLUDE").read_text()
+    return {_normalise(line.split("#", 1)[0].strip()) for line in text.splitlines() if line.split("#", 1)[0].strip()}
+
+
+def test_the_layer_leaves_out_grpc_and_protobuf_that_nothing_imports() -> None:
+    assert {"grpcio", "protobuf", "opensearch-protobufs"} <= left_out() <= runtime_closure()
+
+
 def test_every_handler_imports_with_the_layers_dependencies_only() -> None:
     assert len(HANDLERS) >= 7 and "functions/api/app.py" in HANDLERS
+    shipped = runtime_closure() - left_out()
     allowed = sorted(
         module
         for module, dists in metadata.packages_distributions().items()
-        if any(_normalise(d) in runtime_closure() for d in dists)
+        if any(_normalise(d) in shipped for d in dists) and not any(_normalise(d) in left_out() for d in dists)
     )
     script = f"""
 import importlib.abc, importlib.util, sys
