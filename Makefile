@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PIP_INSTALL := $(BIN)/pip install --disable-pip-version-check -q -c requirements/constraints.txt
 
-.PHONY: install demo serve test test-fast lint typecheck template mutations ci bench clean layer coldstart
+.PHONY: install demo serve test test-fast lint typecheck template mutations ci bench clean layer coldstart sam-validate
 
 $(BIN)/family-memory: pyproject.toml requirements/constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -46,13 +46,19 @@ bench: install
 	$(BIN)/family-memory bench all
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .family-memory .aws-sam build
+	rm -rf $(VENV) .venv-sam .pytest_cache .mypy_cache .ruff_cache .family-memory .aws-sam build
 
 # --- SAM: the shared layer, built without Docker ------------------------------
 # sam build runs layers/family-memory/Makefile (the layer's ContentUri); `make layer`
 # builds the same into build/layer/ to look at.
 layer:
 	$(MAKE) -f layers/family-memory/Makefile build-FamilyMemoryLayer ARTIFACTS_DIR=$(abspath build/layer) PYTHON=$(abspath $(BIN)/python)
+
+# aws-sam-cli pins boto3 and pydantic below this project's pins, so it gets a venv of its own.
+sam-validate:  ## sam validate --lint, offline (placeholder credentials: nothing is called)
+	test -x .venv-sam/bin/sam || ($(PYTHON) -m venv .venv-sam && .venv-sam/bin/pip install -q aws-sam-cli)
+	SAM_CLI_TELEMETRY=0 AWS_ACCESS_KEY_ID=placeholder AWS_SECRET_ACCESS_KEY=placeholder \
+		.venv-sam/bin/sam validate --lint --region us-east-1 --template template.yaml
 
 coldstart: install  ## import and init time of each handler with only the layer's closure (docs/benchmarks.md)
 	$(BIN)/family-memory bench coldstart
