@@ -15,6 +15,7 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
+import pytest
 from packaging.requirements import Requirement
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -103,3 +104,21 @@ for number, handler in enumerate({HANDLERS!r}):
     }
     result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr[-2000:]
+
+
+def test_in_lambda_each_handler_builds_its_runtime_during_init_not_in_the_first_event(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import family_memory.app.bootstrap as bootstrap
+    from lambda_harness import load_handler
+
+    built: list[str] = []
+    monkeypatch.setattr(bootstrap, "runtime", lambda: built.append("runtime"))
+    names = sorted(Path(h).parent.name for h in HANDLERS)
+    for name in names:
+        load_handler(name)  # outside Lambda (no AWS_LAMBDA_INITIALIZATION_TYPE): nothing is built at import
+    assert built == []
+    monkeypatch.setenv("AWS_LAMBDA_INITIALIZATION_TYPE", "on-demand")
+    for name in names:
+        load_handler(name)
+    assert built == ["runtime"] * len(names)
