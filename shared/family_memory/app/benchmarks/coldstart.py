@@ -160,14 +160,12 @@ def bench_coldstart(args: argparse.Namespace) -> int:
         fresh = compiled(base, Path(scratch) / "target", target)
         print(f"bench coldstart: each handler started {args.runs} times in a fresh `python -S`; medians in ms")
         print(f"  {machine_line()}")
-        print(
-            f"  target Python {target_version} ({target}); layer {size_mb(base):.1f} MB of sources, for {platform.machine()}"
-        )
+        built = f"layer {size_mb(base):.1f} MB of sources, for {platform.machine()}"
+        print(f"  target Python {target_version} ({target}); {built}")
         print(f"  stale:  {stale_label}")
         print(f"  target: bytecode compiled by Python {target_version} (unchecked-hash)")
-        print(
-            f"  {'handler':<14}{'stale import':>13}{'init':>7}{'total':>8}   {'target import':>13}{'init':>7}{'total':>8}"
-        )
+        columns = f"{'init':>7}{'total':>8}"
+        print(f"  {'handler':<14}{'stale import':>13}{columns}   {'target import':>13}{columns}")
         totals: dict[str, list[float]] = {"stale": [], "target": []}
         for handler in handlers:
             row: dict[str, dict[str, float]] = {}
