@@ -302,3 +302,21 @@ def test_a_card_change_whose_indexing_fails_says_so_and_exits_2(  # type: ignore
     assert code == 2 and "the index is down" in out + err
     code, out, _ = cli("memories", "list", "--family", "fam-rivera")
     assert code == 0 and "The plumber is Ana." in out  # the change itself is on file
+
+
+def test_replay_failed_only_extracts_every_familys_waiting_sessions(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from family_memory.app.bootstrap import build_local
+    from family_memory.app.formation import formation
+    from family_memory.app.settings import load_settings
+    from family_memory.formation.service import receive_session
+
+    # A session stored while the model could not be called: no candidates were recorded.
+    runtime = build_local(load_settings({}, home=str(tmp_path / "home"), backend="local"))
+    receive_session(formation(runtime).deps, session_json([("user", "lucia", "We love Thai food.")]))
+    code, out, _ = cli("replay", "--failed-only", "--all")
+    assert code == 0, out
+    assert "fam-rivera: 1 sessions extracted again (sess-1): added 1" in out
+    code, out, _ = cli("replay", "--failed-only", "--family", "fam-rivera")
+    assert code == 0 and "no session waits for extraction" in out
+    code, _, err = cli("replay", "--all")
+    assert code != 0 and "--failed-only" in err

@@ -148,7 +148,11 @@ def _listed(value: Any) -> list[Any]:
 def statements(function: str) -> Iterator[dict[str, Any]]:
     for policy in template()[function]["Properties"].get("Policies", []):
         if isinstance(policy, dict):
-            yield from policy.get("Statement", [])
+            for statement in policy.get("Statement", []):
+                # A statement under !If [condition, statement, !Ref AWS::NoValue] reads as a list here.
+                yield from (
+                    [s for s in statement if isinstance(s, dict)] if isinstance(statement, list) else [statement]
+                )
 
 
 def allowed(function: str, action: str, resource: str) -> bool:

@@ -58,6 +58,7 @@ from family_memory.domain.okf import validate, validation_message
 from family_memory.domain.refs import MemoryRef
 from family_memory.domain.transcript import MAX_TRANSCRIPT_BYTES
 from family_memory.ports.catalog import CatalogRow
+from family_memory.retrieval.deadline import DeadlineExceededError, request_deadline
 from family_memory.retrieval.embedding import EmbeddingUnavailableError
 from family_memory.retrieval.index import IndexUnavailableError
 from family_memory.retrieval.tools import TOOL_NAMES, tool_config
@@ -79,7 +80,10 @@ ERRORS: dict[type[Exception], tuple[HTTPStatus, str]] = {
     ConflictError: (HTTPStatus.CONFLICT, "conflict"),
     EmbeddingUnavailableError: (HTTPStatus.SERVICE_UNAVAILABLE, "search_unavailable"),
     IndexUnavailableError: (HTTPStatus.SERVICE_UNAVAILABLE, "search_unavailable"),
+    DeadlineExceededError: (HTTPStatus.SERVICE_UNAVAILABLE, "deadline_exceeded"),
 }
+#: Seconds kept back from Lambda's remaining time for answering after the deadline.
+DEADLINE_MARGIN_SECONDS = 1.5
 _RETRY_LATER = (HTTPStatus.SERVICE_UNAVAILABLE,)
 
 
@@ -517,6 +521,18 @@ def api_for(runtime: Runtime) -> APIGatewayHttpResolver:
     return resolver
 
 
+def request_budget(runtime: Runtime, context: LambdaContext | None) -> float:
+    """Seconds this request may take: ``API_DEADLINE_SECONDS``, or less when Lambda has
+    less time left (keeping ``DEADLINE_MARGIN_SECONDS`` to answer)."""
+    budget = runtime.settings.api_deadline_seconds
+    left = getattr(context, "get_remaining_time_in_millis", None)
+    if callable(left):
+        budget = min(budget, left() / 1000 - DEADLINE_MARGIN_SECONDS)
+    return max(budget, 0.1)
+
+
 def handle(runtime: Runtime, event: dict[str, Any], context: LambdaContext | None = None) -> dict[str, Any]:
-    """Resolve one HTTP API (payload v2) event on ``runtime``: the Lambda response dict."""
-    return api_for(runtime).resolve(event, cast(LambdaContext, context))
+    """Resolve one HTTP API (payload v2) event on ``runtime``: the Lambda response dict,
+    within the request's deadline (``retrieval/deadline.py``)."""
+    with request_deadline(request_budget(runtime, context)):
+        return api_for(runtime).resolve(event, cast(LambdaContext, context))
