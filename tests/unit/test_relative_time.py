@@ -26,6 +26,10 @@ def test_a_summary_that_gives_the_date_already_is_left_alone() -> None:
         "Kai's dentist appointment is on Tuesday, March 10, 2026.",
         "The recital is on the 14th of December.",
         "Maya has karate every Tuesday.",
+        "Rosalie goes to daycare Monday to Thursday.",  # a schedule, not a date
+        "Sunday mornings are for church.",
+        "They live on the 3rd floor.",
+        "Rent is due on the 28th of every month.",
     ):
         result = absolutise(text, FRIDAY)
         assert result.summary == text and not result.resolved and not result.unresolved

@@ -23,6 +23,7 @@ from zoneinfo import ZoneInfo
 
 import yaml
 
+from family_memory.domain.entity import Entity, EntityKind
 from family_memory.domain.errors import InvalidInputError
 from family_memory.domain.family import FamilySettings, Member
 from family_memory.domain.transcript import Transcript
@@ -99,16 +100,31 @@ def load_pairs(path: Path) -> list[dict[str, Any]]:
     return data
 
 
-def _support_case(item: dict[str, Any]) -> tuple[Transcript, FamilySettings, dict[str, Any]]:
+def directory(items: list[dict[str, Any]]) -> list[str]:
+    """Every person the pairs name (writers, about_member, applies_to): what a family's entity
+    directory knows of its people, so a name in a turn is known to be a name."""
+    names: set[str] = set()
+    for item in items:
+        names.update(t["member"] for t in item["turns"] if t.get("member"))
+        names.update(n for n in [item.get("about_member"), *(item.get("applies_to") or [])] if n)
+    return sorted(names)
+
+
+def _support_case(
+    item: dict[str, Any], people: list[str] | None = None
+) -> tuple[Transcript, FamilySettings, dict[str, Any], list[Entity]]:
     """A one-candidate session holding the item's turns, and the candidate as an extractor writes it."""
     at = datetime.strptime(item["at"], "%Y-%m-%d %H:%M") if item.get("at") else DEFAULT_AT
     start = at.replace(tzinfo=ZoneInfo(ZONE)).astimezone(UTC)
     writers = {t["member"] for t in item["turns"] if t.get("member")}
-    for name in [item.get("about_member"), *(item.get("applies_to") or [])]:
-        if name and name in writers:
-            continue
-    members = [Member(id=_slug(name), name=name) for name in sorted(writers)]
+    member_names = writers | ({item["about_member"]} if item.get("about_member") else set())
+    members = [Member(id=_slug(name), name=name) for name in sorted(member_names)]
     family = FamilySettings(family_id="calibration", time_zone=ZONE, members=members)
+    entities = [
+        Entity(id=f"01K6N1R0A0B0C0D0E0F0{n:06d}"[:26], type=EntityKind.PERSON, name=name, created_at=start)
+        for n, name in enumerate(people or [])
+        if name not in member_names
+    ]
     turns = []
     for n, t in enumerate(item["turns"], start=1):
         turn: dict[str, Any] = {
@@ -130,27 +146,27 @@ def _support_case(item: dict[str, Any]) -> tuple[Transcript, FamilySettings, dic
         }
     )
     about_member = item.get("about_member")
-    candidate = {
+    candidate: dict[str, Any] = {
         "type": "fact",
         "about": item["summary"][:100],
         "summary": item["summary"],
         "authority": "user_explicit",
         "confidence": 0.9,
         "applies_to": [a for a in (item.get("applies_to") or []) if a][:20],
-        "about_member": _slug(about_member) if about_member in writers else None,
+        "about_member": _slug(about_member) if about_member else None,
         "evidence": [{"turns": [1, len(turns)] if len(turns) > 1 else [1], "quote": item["quote"]}],
     }
-    if about_member and about_member not in writers:
-        candidate["applies_to"] = [about_member, *candidate["applies_to"]]
-    return transcript, family, candidate
+    return transcript, family, candidate, entities
 
 
 def support_rates(path: Path) -> Rates:
     """Both error rates of validation on the support pairs."""
     rates = Rates("support check (eval/calibration/support.yaml)", "supported")
-    for item in load_pairs(path):
-        transcript, family, candidate = _support_case(item)
-        [entry] = validate_proposals(transcript, family, [candidate], Limits())
+    items = load_pairs(path)
+    people = directory(items)
+    for item in items:
+        transcript, family, candidate, entities = _support_case(item, people)
+        [entry] = validate_proposals(transcript, family, [candidate], Limits(), entities)
         why = "; ".join(r.message for r in entry.reasons) if entry.reasons else "accepted"
         rates.add(item["id"], item["kind"], bool(item["supported"]), entry.accepted, f"{why} | {item['summary']}")
     return rates

@@ -107,7 +107,7 @@ def assign(family: EvalFamily, view: MemoryView) -> Assignment:
     for fact in family.spec.facts:
         score = fact.matcher().score(text)
         if score:
-            rank = (score, int(view.cites(list(fact.said))), 1)
+            rank = (score, int(view.cites([*fact.said, *fact.restated])), 1)
             if best is None or rank > best[0]:
                 best = (rank, Assignment(fact=fact))
     sessions = view.sessions()
@@ -260,7 +260,7 @@ def _formed(ctx: Context) -> None:
             continue
         a = ctx.assignments[mid]
         reasons = misleading(ctx.family, view, a)
-        cited = a.fact is not None and view.cites(list(a.fact.said))
+        cited = a.fact is not None and view.cites([*a.fact.said, *a.fact.restated])
         correct = a.fact is not None and cited and not reasons
         out.add("correct", int(correct), 1)
         out.add("misleading", int(bool(reasons)), 1)

@@ -13,7 +13,7 @@ memory's ``valid_until`` is the day *after* the last day it is about:
 - "this weekend": Saturday and Sunday of this week (Sunday alone on a Sunday).
 - "next week": Monday to Sunday of next week.
 - "December 5" / "Dec 5th" / "the 5th of December": that date this year, or next year
-  once it has passed.
+  once it has passed; "December 5, 2026" / "5 December 2026": that very date.
 - "the 14th" (a day of the month alone): the next 14th, today included, so said on
   the 20th it is next month's.
 - a range, "March 3 to 17", "feb 20 to march 2", "from the 3rd to the 17th", "April
@@ -120,6 +120,8 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("this_weekend", re.compile(r"\bthis weekend\b", re.I)),
     ("last_week", re.compile(r"\blast week\b", re.I)),
     ("next_week", re.compile(r"\bnext week\b", re.I)),
+    ("month_day_year", re.compile(rf"\b{_MONTH}\.? (\d{{1,2}})(?:st|nd|rd|th)?,? ((?:19|20)\d{{2}})\b", re.I)),
+    ("day_month_year", re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH},? ((?:19|20)\d{{2}})\b", re.I)),
     (
         "month_day",
         re.compile(rf"\b(?P<on>on )?{_MONTH}\.? (\d{{1,2}})(?P<nth>st|nd|rd|th)?\b{_COUNT}", re.I),
@@ -202,6 +204,15 @@ def _resolve(kind: str, match: re.Match[str], today: date, past: bool) -> tuple[
     if kind == "next_week":
         monday = today + timedelta(days=7 - weekday)
         return monday, monday + timedelta(days=6)
+    if kind in ("month_day_year", "day_month_year"):
+        month_name, number = (
+            (match.group(1), match.group(2)) if kind == "month_day_year" else (match.group(2), match.group(1))
+        )
+        try:
+            found = date(int(match.group(3)), MONTHS[month_name.lower()[:3]], int(number))
+        except ValueError:
+            return None
+        return found, found
     if kind == "month_day":
         name = match.group(2)
         if name == "may" and not (match.group("on") or match.group("nth")):

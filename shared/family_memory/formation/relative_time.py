@@ -51,7 +51,7 @@ def _dated_nearby(text: str, mention: DateMention) -> bool:
 def absolutise(summary: str, said_on: date) -> Absolutised:
     """``summary`` with each relative day phrase followed by its date in parentheses."""
     unresolved = tuple(m.group(0) for m in _VAGUE.finditer(summary))
-    mentions = [m for m in find_dates(summary, said_on) if _relative(m) and not _dated_nearby(summary, m)]
+    mentions = [m for m in find_dates(summary, said_on) if _relative(m, summary) and not _dated_nearby(summary, m)]
     if not mentions:
         return Absolutised(summary, (), unresolved)
     out, cursor, resolved = [], 0, []
@@ -64,7 +64,26 @@ def absolutise(summary: str, said_on: date) -> Absolutised:
     return Absolutised("".join(out), tuple(resolved), unresolved)
 
 
-def _relative(mention: DateMention) -> bool:
-    """Whether ``mention`` is relative to the day it was said ("tonight", "the 14th"), not
-    an absolute date ("2026-03-03", "March 3", "the 5th of December")."""
-    return not _ABSOLUTE.search(mention.text)
+#: Relative phrases that always name a day ("tonight", "next Friday"). A bare weekday is left
+#: alone ("Monday to Thursday", "Sunday mornings" are schedules more often than dates), and so is
+#: a day of the month unless a preposition makes it one ("on the 14th", not "the 3rd floor").
+_DAY_WORDS = re.compile(
+    r"^(?:the day after )?(?:tonight|tonite|2nite|today|tomorrow|tmrw|tmr|tmrow|tomoz|2moro|2morrow|yesterday|"
+    r"yday)\b|^this (?:morning|afternoon|evening|weekend)\b|^(?:next|last|this|this coming|coming) "
+    r"(?:week|weekend|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|^last weekend\b",
+    re.I,
+)
+_DAY_OF_MONTH_USE = re.compile(r"\b(?:on|by|until|till|til|from|before|after|since)\s+$", re.I)
+
+
+def _relative(mention: DateMention, text: str) -> bool:
+    """Whether ``mention`` is a phrase relative to the day it was said that names one day
+    ("tonight", "next Friday", "on the 14th"), not an absolute date or a schedule."""
+    if _ABSOLUTE.search(mention.text):
+        return False
+    if _DAY_WORDS.match(mention.text):
+        return True
+    if mention.text.lower().startswith("the ") and re.match(r"the \d", mention.text.lower()):
+        after = text[mention.end : mention.end + 12].lower()
+        return bool(_DAY_OF_MONTH_USE.search(text[: mention.start])) and not re.match(r"\s*(?:of every|floor)", after)
+    return False

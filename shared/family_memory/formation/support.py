@@ -42,6 +42,7 @@ from difflib import SequenceMatcher
 
 from family_memory.domain.text import normalise_for_match
 from family_memory.formation.dates import find_dates
+from family_memory.formation.relations import RELATION_WORDS
 from family_memory.formation.text_similarity import STOPWORDS
 
 # --- the lexicon: what family talk abbreviates, and words that mean the same ----------------
@@ -76,10 +77,12 @@ ABBREVIATIONS: dict[str, str] = {
     "jul": "july", "aug": "august", "sep": "september", "sept": "september", "oct": "october",
     "nov": "november", "dec": "december", "approx": "about", "asap": "soon", "hosp": "hospital",
     "bf": "boyfriend", "gf's": "girlfriend", "ppl": "people", "tho": "though", "thru": "through",
-    "til": "until", "till": "until", "nite": "night", "nxt": "next", "b4": "before", "2": "to",
-    "4": "for", "u": "you", "ur": "your", "r": "are", "ok": "okay", "k": "okay", "sth": "something",
+    "til": "until", "till": "until", "nite": "night", "nxt": "next", "b4": "before",
+    "u": "you", "ur": "your", "r": "are", "ok": "okay", "k": "okay", "sth": "something",
     "hols": "holidays", "hol": "holiday", "vacay": "vacation", "brekkie": "breakfast", "lunchbox": "lunch",
     "telly": "television", "tv": "television", "mil": "mother-in-law", "fil": "father-in-law",
+    "rd": "road", "ave": "avenue", "ln": "lane", "blvd": "boulevard", "fortnight": "two weeks",
+    "fortnightly": "every two weeks", "carsick": "car sick", "seasick": "sea sick",
 }
 
 #: Words that say the same thing here (each group: any member supports any other).
@@ -191,14 +194,10 @@ _DECLINE = re.compile(
     r"hmm|don't|dont|not)\b",
     re.I,
 )
-_ANAPHOR = re.compile(
-    r"\b(?:he|she|they|it|him|her|his|hers|them|their|there|that|those|this|these|same|one|both|too|also|"
-    r"then|yes|yeah|yep|ok|okay|sure|the earlier|the later|the other)\b",
-    re.I,
-)
 _CORRECTION = re.compile(
-    r"(?P<before>[^,;.!?—–-]{1,60}?)\s*[,.—–-]*\s*(?:sorry|no wait|wait no|wait|i mean|oops i mean|oops|"
-    r"ugh no|ah no|no no|actually no|actually|scratch that|correction|or rather|no)\b[,.—–\s-]*(?P<after>[^,;.!?]{1,60})",
+    r"(?P<before>[^,;!?—–]{1,60}?)\s*[,.—–-]*\s*(?:sorry|no wait|wait no|wait|i mean|oops i mean|oops|ugh no|"
+    r"ah no|no no|no sorry|actually no|actually|scratch that|correction|or rather|no(?=,? \d))\b[,.—–\s-]*"
+    r"(?P<after>[^,;!?]{1,60})",
     re.I,
 )
 _EPISODE = re.compile(
@@ -206,11 +205,9 @@ _EPISODE = re.compile(
     r"this weekend|for once|again)\b",
     re.I,
 )
-_PAST_VERB = re.compile(r"\b(?:had|was|were|went|got|did|made|loved|skipped|ate|saw|came|took)\b", re.I)
-_NEGATION = re.compile(
-    r"\b(?:not|no|never|nor|cannot|can't|cant|won't|wont|don't|dont|doesn't|doesnt|didn't|didnt|isn't|isnt|"
-    r"aren't|arent|wasn't|wasnt|shouldn't|mustn't|without|none|nothing|no longer|hates?|hated|dislikes?|"
-    r"can't stand|avoid|avoids|banned|allergic|intolerant)\b",
+_PAST_VERB = re.compile(
+    r"\b(?:had|was|were|wasn't|weren't|went|did|didn't|made|loved|liked|hated|skipped|ate|saw|came|took|left|"
+    r"ran|won|lost|fell|broke|spent|wore|cried|threw|(?<!'s )got)\b",
     re.I,
 )
 
@@ -287,7 +284,11 @@ def _alike(a: str, b: str) -> bool:
 
 
 def _held(word: str, pool: Sequence[str]) -> bool:
-    return any(_alike(word, other) for other in pool)
+    """``word`` or a form of it is in ``pool`` (or begins or ends a compound there: "car" in "carsick")."""
+    return any(
+        _alike(word, other) or (len(word) >= 3 and len(other) >= 6 and (other.startswith(word) or other.endswith(word)))
+        for other in pool
+    )
 
 
 def _numbers(text: str) -> set[float]:
@@ -304,7 +305,7 @@ def _numbers(text: str) -> set[float]:
                 found.add(hour + 0.25)
             else:
                 found.add(hour + 0.5)
-    for token in _TOKEN.findall(lowered):
+    for token in _tokens(lowered):
         if token[0].isdigit():
             core = re.sub(r"(st|nd|rd|th)$", "", token)
             if core.endswith("k"):
@@ -359,7 +360,7 @@ FILLER = frozenset(
 _NEGATORS = re.compile(
     r"\b(?:not|no|never|nor|none|nothing|nobody|without|cannot|no longer|any ?more|stopped|quit|gave up|"
     r"outgrown|outgrew|refuses?|refused|hates?|hated|dislikes?|disliked|can't stand|cant stand|scared|afraid|"
-    r"frightened|terrified|petrified|banned|forbidden|\w+n't|\w+nt)\b",
+    r"frightened|terrified|petrified|banned|forbidden|\w+n't)\b",
     re.I,
 )
 _NT_WORDS = frozenset(
@@ -402,10 +403,6 @@ def _best_clause(clause: str, sources: Sequence[str]) -> str | None:
     return best if score else None
 
 
-def _date_spans(text: str, said_on: date) -> list[tuple[int, int, date, date]]:
-    return [(m.start, m.end, m.first_day, m.last_day) for m in find_dates(text, said_on)]
-
-
 def _absolute_dates(summary: str, said_on: date) -> tuple[str, set[date]]:
     """The summary without its absolute date phrases, and the days they name."""
     days: set[date] = set()
@@ -438,63 +435,56 @@ def _quote_sentences(text: str, quotes: Sequence[str]) -> list[tuple[str, int]]:
     return out
 
 
+_SUBJECT_PRONOUNS = frozenset("he she they it that this those these there".split())
+
+
+def _points_back(text: str) -> bool:
+    """Whether ``text`` leans on an earlier turn: a clause opens with a pronoun ("she's allergic to
+    kiwi too", "ugh that's the day"), or it says "same place", "that one", "there"."""
+    for clause in _clauses(text):
+        words = [w.split("'")[0] for w in _tokens(clause)[:3]]
+        if any(w in _SUBJECT_PRONOUNS for w in words) or (words and words[0] in ("his", "her", "their")):
+            return True
+    return bool(re.search(r"\b(?:same|that one|the one|there|the (?:earlier|later|other) one)\b", text, re.I))
+
+
+def _lenders(turns: Sequence[SpokenTurn], quoted: Sequence[SpokenTurn], statement: bool) -> list[SpokenTurn]:
+    """The other cited turns whose words may support the summary."""
+    primary = " ".join(t.text for t in quoted)
+    first = min(n for n, t in enumerate(turns) if t in quoted)
+    before = turns[first - 1] if first > 0 else None
+    answers = before is not None and before.role == "assistant" and before.text.rstrip().endswith("?")
+    points = _points_back(primary)
+    takes_up = bool(_AFFIRM.search(primary)) and not _DECLINE.search(primary)
+    lenders = []
+    for turn in turns:
+        if turn in quoted:
+            continue
+        if turn.role == "user" and (points or answers):
+            lenders.append(turn)
+        elif turn.role == "tool" and (points or takes_up):
+            lenders.append(turn)
+        elif turn.role == "assistant" and (takes_up or (answers and not _DECLINE.search(primary)) or not statement):
+            lenders.append(turn)
+    return lenders
+
+
 def check_support(claim: Claim, turns: Sequence[SpokenTurn], said_on: date | None = None) -> Support:
     """Whether ``turns`` support ``claim.summary`` (``Support.problems`` says why not)."""
     result = Support()
     problems = result.problems
     quoted = [t for t in turns if t.quoted] or list(turns[-1:])
     primary = " ".join(t.text for t in quoted)
-    user_quoted = [t for t in quoted if t.role == "user"]
-    if claim.statement and not user_quoted:
+    if claim.statement and not any(t.role == "user" for t in quoted):
         problems.append("the quote is not the family's own words")
-
-    # Which other cited turns may lend their words: the quoted turn points back at them
-    # ("she's", "same place", "that's the day"), answers their question, or takes them up.
-    index = {id(t): n for n, t in enumerate(turns)}
-    lenders: list[SpokenTurn] = []
-    points = any(_PRONOUN_START.match(c) for c in _clauses(primary)) or bool(
-        re.search(r"\b(?:same|that one|the one|there)\b", primary, re.I)
-    )
-    takes_up = bool(_AFFIRM.search(primary)) and not _DECLINE.search(primary)
-    first_quoted = min(index[id(t)] for t in quoted)
-    for n, turn in enumerate(turns):
-        if turn.quoted:
-            continue
-        asked = turn.role == "assistant" and turn.text.rstrip().endswith("?") and n == first_quoted - 1
-        if turn.role == "user" and (points or asked):
-            lenders.append(turn)
-        elif turn.role != "user" and (takes_up or (asked and not _DECLINE.search(primary)) or (points and turn.role == "tool")):
-            lenders.append(turn)
+    lenders = _lenders(turns, quoted, claim.statement)
     sources = [*quoted, *lenders]
     source_text = "\n".join(t.text for t in sources)
-    pool = _tokens(source_text)
+    writers = {n for t in turns for n in t.writer_names}
+    pool = _tokens(source_text) + [w for n in writers for w in _tokens(n)]
 
-    # What kind of speech the quote is in.
-    for sentence, start in _quote_sentences(primary, claim.quotes):
-        if sentence.rstrip().endswith("?") or _QUESTION_START.match(sentence):
-            problems.append("the quote is a question, not a statement")
-        lead = sentence[: start + 1] if start > 0 else ""
-        quote_part = sentence[start:]
-        if (_HEDGE.search(lead) or _HEDGE.search(quote_part.split(",")[0])) and not _SUMMARY_HEDGE.search(
-            claim.summary
-        ):
-            problems.append("the turn speaks of a possibility; the summary states it as fact")
-        if _REPORTED.search(sentence):
-            problems.append("the turn reports what someone else said or allowed")
-        for took_back, instead in _retracted(sentence):
-            summary_tokens = _tokens(claim.summary)
-            if _held(took_back, summary_tokens) and not _held(instead, summary_tokens):
-                problems.append(f"the summary keeps {took_back!r}, which the speaker took back")
-        if _EPISODE.search(sentence) and _PAST_VERB.search(sentence) and _generalises(claim.summary):
-            problems.append("the turn tells of one occasion; the summary makes it a habit")
-
-    # Polarity, clause by clause: each summary clause against the source clause it restates.
-    source_clauses = [c for t in sources for c in _clauses(t.text)]
-    for clause in _clauses(claim.summary):
-        match = _best_clause(clause, source_clauses)
-        if match is not None and _negated(clause) != _negated(match):
-            problems.append(f"the summary says {'not ' if _negated(clause) else ''}so where the turn says otherwise")
-            break
+    problems += _speech_problems(claim, primary)
+    problems += _polarity_problems(claim.summary, sources)
 
     # Dates: an absolute date in the summary is one the turn's words name on the day they were said.
     day = said_on or date(2026, 6, 10)
@@ -502,15 +492,13 @@ def check_support(claim: Claim, turns: Sequence[SpokenTurn], said_on: date | Non
     if summary_days:
         said_days: set[date] = set()
         for turn in sources:
-            for first, last in ((m.first_day, m.last_day) for m in find_dates(turn.text, day)):
-                d = first
-                while d <= last:
+            for mention in find_dates(turn.text, day):
+                d = mention.first_day
+                while d <= mention.last_day:
                     said_days.add(d)
                     d = date.fromordinal(d.toordinal() + 1)
         if said_on is not None and not summary_days <= said_days:
             problems.append("the summary's date is not the date the turn's words mean")
-        elif said_on is None and not said_days and not _numbers(source_text):
-            problems.append("the turns name no date")
 
     # Numbers and times (those of the absolute dates aside).
     said_numbers = _numbers(source_text)
@@ -519,8 +507,8 @@ def check_support(claim: Claim, turns: Sequence[SpokenTurn], said_on: date | Non
             problems.append(f"the turns do not say {value:g}")
             break
 
-    # Words of substance: each new word of the summary must stand for a word of the turn it drops.
-    names = set(claim.names) | set(claim.known_names) | {n for t in turns for n in t.writer_names}
+    # Words of substance: each new word of the summary must stand for a word of the turns it drops.
+    names = set(claim.names) | set(claim.known_names) | writers
     name_words = {w for name in names for w in _tokens(name)}
     summary_tokens = _tokens(cut)
     new = [
@@ -535,9 +523,10 @@ def check_support(claim: Claim, turns: Sequence[SpokenTurn], said_on: date | Non
     ]
     proper = [w for w in new if _capitalised(w, claim.summary) and w not in name_words]
     quantifiers = [w for w in new if w in QUANTIFIERS]
+    said_by_family = " ".join(t.text for t in sources if t.role == "user")
     dropped = [
         w
-        for w in dict.fromkeys(_content(_tokens(primary)))
+        for w in dict.fromkeys(_content(_tokens(said_by_family)))
         if not w[0].isdigit() and w not in GENERIC and w not in FILLER and w not in name_words
         and not _held(w, summary_tokens)
     ]
@@ -548,11 +537,45 @@ def check_support(claim: Claim, turns: Sequence[SpokenTurn], said_on: date | Non
     elif len(new) > len(dropped):
         problems.append(f"the turns do not say: {', '.join(new[:6])}")
 
-    # A person bound to words said of someone else.
-    bound = _misbound(claim, quoted, claim.summary)
+    bound = _misbound(claim, quoted, claim.summary, lenders)
     if bound:
         problems.append(bound)
     return result
+
+
+def _speech_problems(claim: Claim, primary: str) -> list[str]:
+    """The quote sits in a question, a possibility, a report of someone else's words, a value the
+    speaker took back, or one occasion the summary turns into a habit."""
+    problems = []
+    for sentence, start in _quote_sentences(primary, claim.quotes):
+        if sentence.rstrip().endswith("?") or _QUESTION_START.match(sentence):
+            problems.append("the quote is a question, not a statement")
+        lead = sentence[:start]
+        quote_text = " ".join(claim.quotes)
+        if (_HEDGE.search(lead) or _HEDGE.search(quote_text)) and not _SUMMARY_HEDGE.search(claim.summary):
+            problems.append("the turn speaks of a possibility; the summary states it as fact")
+        if _REPORTED.search(sentence):
+            problems.append("the turn reports what someone else said or allowed")
+        if _EPISODE.search(sentence) and _PAST_VERB.search(sentence) and _generalises(claim.summary):
+            problems.append("the turn tells of one occasion; the summary makes it a habit")
+    summary_tokens = _tokens(claim.summary)
+    for took_back, instead in _retracted(primary):
+        if _held(took_back, summary_tokens) and not _held(instead, summary_tokens):
+            problems.append(f"the summary keeps {took_back!r}, which the speaker took back")
+    return list(dict.fromkeys(problems))
+
+
+def _polarity_problems(summary: str, sources: Sequence[SpokenTurn]) -> list[str]:
+    """Each summary clause of substance against the source clause it restates: not-so for so."""
+    source_clauses = [c for t in sources for c in _clauses(t.text)]
+    for clause in _clauses(summary):
+        if len([w for w in _content(_tokens(clause)) if w not in GENERIC]) < 2:
+            continue
+        match = _best_clause(clause, source_clauses)
+        if match is not None and _negated(clause) != _negated(match):
+            return ["the summary says the opposite of the turn" if not _negated(clause) else
+                    "the summary negates what the turn says"]
+    return []
 
 
 def _capitalised(word: str, summary: str) -> bool:
@@ -570,15 +593,16 @@ _QUESTION_START = re.compile(
 )
 
 
-def _retracted(sentence: str) -> list[tuple[str, str]]:
+def _retracted(text: str) -> list[tuple[str, str]]:
     """(the value the speaker took back, the value they gave instead) for each self-correction."""
     out = []
-    for match in _CORRECTION.finditer(sentence):
+    for match in _CORRECTION.finditer(text):
         before = [w for w in _tokens(match.group("before")) if w not in STOPWORDS and w not in FILLER]
-        after = [w for w in _tokens(match.group("after")) if w not in STOPWORDS and w not in FILLER
-                 and w not in {"mr", "mrs", "ms", "dr", "it", "got", "moved", "changed"}]
-        if before and after:
-            out.append((before[-1], after[0]))
+        after = [w for w in _tokens(match.group("after")) if w not in STOPWORDS and w not in FILLER]
+        took_back = [w for w in before if not _held(w, after)]
+        instead = [w for w in after if not _held(w, before) and w not in {"mr", "mrs", "ms", "dr", "got", "moved"}]
+        if took_back and instead:
+            out.append((took_back[-1], instead[0]))
     return out
 
 
@@ -594,41 +618,94 @@ def _generalises(summary: str) -> bool:
 
 
 def _referred(word: str, names: set[str], quoted: Sequence[SpokenTurn], lenders: Sequence[SpokenTurn]) -> bool:
-    """A person's name the turns do not spell but point at: the writer ("I", "we"), or a
-    pronoun or relation word for a person the claim concerns."""
+    """A person's name the turns do not spell but stand for: the writer of a quoted turn that
+    speaks in the first person ("I", "we")."""
+    del names, lenders
     for turn in quoted:
         if any(word in _tokens(n) for n in turn.writer_names) and re.search(
             r"\b(?:i|i'm|im|me|my|mine|we|we're|us|our|ours)\b", normalise_for_match(turn.text).replace("’", "'")
         ):
             return True
-    text = normalise_for_match(" ".join(t.text for t in [*quoted, *lenders]))
-    return bool(
-        re.search(
-            r"\b(?:he|she|they|him|her|his|their|them|hubby|husband|wife|partner|son|daughter|mum|mom|mam|"
-            r"dad|mother|father|brother|sister|grandma|grandpa|nan|gran|kid|kids|baby|boy|girl)\b",
-            text,
-        )
-    )
+    return False
 
 
-def _misbound(claim: Claim, quoted: Sequence[SpokenTurn], summary: str) -> str | None:
-    """A person the summary makes the subject, whom the quoted turn names only in a clause that
-    says something else, while the summary's substance sits in a clause about someone else."""
-    people = set(claim.names) | set(claim.known_names)
-    text = " ".join(t.text for t in quoted)
-    named_here = _names_in(text, people)
-    subject = next((n for n in _names_in(summary, people) if n in named_here), None)
-    if subject is None:
-        return None
-    substance = [w for w in _content(_tokens(summary)) if w not in GENERIC and not _held(w, _tokens(subject))]
-    clauses = _clauses(text)
-    with_subject = [c for c in clauses if _names_in(c, [subject])]
-    if not with_subject or not substance:
-        return None
-    holds = [c for c in clauses if sum(_held(w, _tokens(c)) for w in substance) * 2 >= len(substance)]
-    if not holds or any(c in with_subject for c in holds):
-        return None
-    owner = [re.match(r"^\W*([^\W\d_]+)(?:'s|’s)?\b", normalise_for_match(c)) for c in holds]
-    if any(m and m.group(1) not in STOPWORDS and m.group(1) not in FILLER for m in owner):
-        return f"the turn says that of someone else, not {subject}"
+#: Relations a possessive names another person by ("marco's brother", "lily's mom").
+_RELATIONS = frozenset(_tokens(" ".join(RELATION_WORDS))) | {
+    "mother-in-law", "father-in-law", "teacher", "coach", "doctor", "boss", "classmate", "parents", "grandparents",
+    "wife", "husband", "ex", "godmother", "godfather", "stepmom", "stepdad", "auntie", "grandmother", "grandfather",
+}
+_FIRST_PERSON_WORD = frozenset({"i", "i'm", "im", "me", "my", "we", "we're", "us", "our"})
+_THIRD_PERSON_WORD = frozenset({"he", "he's", "she", "she's", "they", "they're", "his", "her", "their", "him", "them"})
+_PERSON_CLAUSE = re.compile(
+    r"[,;:!?]+|\.(?!\d)|\s[—–-]\s|\b(?:but|while|whereas|so|because|cos|coz|cuz|though|although)\b|"
+    r"\band(?= (?:i|we|he|she|they|i'm|he's|she's)\b)",
+    re.I,
+)
+
+
+def _person_clauses(text: str) -> list[str]:
+    return [c.strip() for c in _PERSON_CLAUSE.split(text) if c and c.strip()]
+
+
+def _subject(clause: str, people: dict[str, str], writer: str | None, previous: str | None) -> str | None:
+    """Who ``clause`` is about: the first person it names ("marco's brother pablo" is Pablo,
+    "lily's mom" is Lily's mother), the writer for "I"/"we", a pronoun's person the clause
+    before it named; None when it names nobody."""
+    tokens = _tokens(clause)
+    for n, token in enumerate(tokens):
+        if token in people:
+            name = people[token]
+            following = tokens[n + 1 : n + 3]
+            if following and following[0] in _RELATIONS:
+                appositive = following[1] if len(following) > 1 and following[1] in people else None
+                return people[appositive] if appositive else f"{name}'s {following[0]}"
+            return name
+        if token in _FIRST_PERSON_WORD:
+            return writer
+        if token in _THIRD_PERSON_WORD:
+            return previous
     return None
+
+
+def _misbound(claim: Claim, quoted: Sequence[SpokenTurn], summary: str, lenders: Sequence[SpokenTurn] = ()) -> str | None:
+    """The summary's subject is not the person the turn says its substance of: "noor's allergic
+    to kiwi, omar's fine with it" does not make Omar allergic; "marco's brother pablo is the one
+    who's coeliac" is Pablo's; "he does mornings and I do pickups" says who does which."""
+    writers = [n for t in quoted for n in t.writer_names]
+    names = set(claim.names) | set(claim.known_names) | set(writers)
+    people: dict[str, str] = {}
+    for name in names:
+        for token in _tokens(name):
+            if token not in STOPWORDS and token not in _RELATIONS:
+                people.setdefault(token, normalise_for_match(name).split()[0])
+    writer = normalise_for_match(writers[0]).split()[0] if writers else None
+    first_clause = _person_clauses(summary)[0] if summary else ""
+    ours = _subject(first_clause, people, writer, None)
+    if ours is None:
+        return None
+    substance = [w for w in _content(_tokens(first_clause)) if w not in GENERIC and w not in people]
+    if len(substance) < 1:
+        return None
+    previous: str | None = None
+    for turn in lenders:
+        for clause in _person_clauses(turn.text):
+            previous = _subject(clause, people, writer, previous) or previous
+    best: tuple[int, str | None] = (0, None)
+    for turn in quoted:
+        for clause in _person_clauses(turn.text):
+            theirs = _subject(clause, people, writer, previous)
+            held = sum(_held(w, _tokens(clause)) for w in substance)
+            if held > best[0]:
+                best = (held, theirs)
+            previous = theirs or previous
+    held, theirs = best
+    if theirs is None or held * 2 < len(substance):
+        return None
+    if _same_person(theirs, ours):
+        return None
+    return f"the turn says that of {theirs}, not {ours}"
+
+
+def _same_person(a: str, b: str) -> bool:
+    return _tokens(a) == _tokens(b) or (len(_tokens(a)) == len(_tokens(b)) and all(
+        _alike(x, y) for x, y in zip(_tokens(a), _tokens(b), strict=True)))
