@@ -28,7 +28,7 @@ from family_memory.evaluation.runner import FamilyRun, MemoryView
 #: Words that cannot start a whole claim: it would lean on a sentence the memory does not have.
 _PRONOUNS = frozenset({"he", "she", "they", "it", "him", "her", "his", "hers", "their", "theirs", "them", "its"})
 _PRONOUNS |= {"this", "that", "these", "those"}
-_ABBREVIATIONS = re.compile(r"\b(?:dr|st|mr|mrs|ms|mt|ave|jr|sr|prof|no|vs|approx|e\.g|i\.e)\.$", re.I)
+_ABBREVIATIONS = re.compile(r"\b(?:dr|st|mr|mrs|ms|mt|ave|prof|vs|e\.g|i\.e)\.$", re.I)
 _SAME_TEXT = 0.9
 
 
@@ -170,6 +170,8 @@ def misleading(family: EvalFamily, view: MemoryView, assignment: Assignment) -> 
     if fact is not None:
         if fact.recurring and memory.valid_until is not None:
             reasons.append(f"a recurring fact pinned to one day (valid_until {memory.valid_until})")
+        elif fact.recurring and re.search(r"\d{4}-\d{2}-\d{2}", memory.summary):
+            reasons.append("a recurring fact pinned to one day in its summary")
         elif fact.valid_until != memory.valid_until:
             reasons.append(f"valid_until {memory.valid_until}, labelled {fact.valid_until}")
     if memory.strength is Strength.HARD and (fact is None or not fact.hard):

@@ -19,7 +19,7 @@ from family_memory.formation.dates import DateMention, find_dates
 
 #: Time words that name no day at all.
 _VAGUE = re.compile(
-    r"\b(?:next|last|this) (?:month|year)\b|\bin (?:a|one|two|three|four|a few|a couple of|\d+) "
+    r"\b(?:next|last) (?:month|year)\b|\bin (?:a|one|two|three|four|a few|a couple of|\d+) "
     r"(?:days?|weeks?|months?)\b|\b(?:later|earlier) this (?:week|month)\b|\b(?:a|one|two|\d+) "
     r"(?:days?|weeks?) ago\b",
     re.I,

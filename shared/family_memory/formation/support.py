@@ -49,40 +49,168 @@ from family_memory.formation.text_similarity import STOPWORDS
 
 #: Typed forms and their full words (each expands to one or more words).
 ABBREVIATIONS: dict[str, str] = {
-    "appt": "appointment", "appts": "appointments", "apt": "appointment", "tmrw": "tomorrow",
-    "tmr": "tomorrow", "tmrow": "tomorrow", "2moro": "tomorrow", "tonite": "tonight", "2nite": "tonight",
-    "yday": "yesterday", "bday": "birthday", "b-day": "birthday", "pls": "please", "plz": "please",
-    "w": "with", "w/": "with", "b/c": "because", "bc": "because", "cos": "because", "coz": "because",
-    "cuz": "because", "thx": "thanks", "hw": "homework", "rn": "right now", "nyc": "new york city",
-    "xmas": "christmas", "uni": "university", "sec": "secondary", "conf": "conference",
-    "resv": "reservation", "incl": "including", "wknd": "weekend", "wknds": "weekends", "yr": "year",
-    "yrs": "years", "wk": "week", "wks": "weeks", "hr": "hour", "hrs": "hours", "min": "minutes",
-    "mins": "minutes", "doc": "doctor", "dr": "doctor", "ortho": "orthodontist", "vax": "vaccination",
-    "meds": "medication", "med": "medication", "pe": "physical education", "gp": "doctor",
-    "mom": "mother", "mum": "mother", "mam": "mother", "ma": "mother", "mama": "mother", "mommy": "mother",
-    "mummy": "mother", "mammy": "mother", "dad": "father", "da": "father", "papa": "father",
-    "daddy": "father", "pa": "father", "nan": "grandmother", "nana": "grandmother", "nanna": "grandmother",
-    "gran": "grandmother", "granny": "grandmother", "grandma": "grandmother", "grandmom": "grandmother",
-    "oma": "grandmother", "abuela": "grandmother", "nani": "grandmother", "dadi": "grandmother",
-    "lola": "grandmother", "halmeoni": "grandmother", "babcia": "grandmother", "bubbe": "grandmother",
-    "grandpa": "grandfather", "gramps": "grandfather", "granddad": "grandfather", "grandad": "grandfather",
-    "opa": "grandfather", "abuelo": "grandfather", "nana-ji": "grandfather", "lolo": "grandfather",
-    "dziadek": "grandfather", "hubby": "husband", "wifey": "wife", "bro": "brother", "sis": "sister",
-    "kid": "child", "kids": "children", "kiddo": "child", "kiddos": "children", "footy": "football",
-    "veg": "vegetarian", "veggie": "vegetarian", "gf": "gluten free", "df": "dairy free",
-    "pb": "peanut butter", "rec": "recreation center", "uk": "united kingdom", "us": "united states",
-    "mon": "monday", "tue": "tuesday", "tues": "tuesday", "wed": "wednesday", "weds": "wednesday",
-    "thu": "thursday", "thur": "thursday", "thurs": "thursday", "fri": "friday", "sat": "saturday",
-    "sun": "sunday", "jan": "january", "feb": "february", "mar": "march", "apr": "april", "jun": "june",
-    "jul": "july", "aug": "august", "sep": "september", "sept": "september", "oct": "october",
-    "nov": "november", "dec": "december", "approx": "about", "asap": "soon", "hosp": "hospital",
-    "bf": "boyfriend", "gf's": "girlfriend", "ppl": "people", "tho": "though", "thru": "through",
-    "til": "until", "till": "until", "nite": "night", "nxt": "next", "b4": "before",
-    "u": "you", "ur": "your", "r": "are", "ok": "okay", "k": "okay", "sth": "something",
-    "hols": "holidays", "hol": "holiday", "vacay": "vacation", "brekkie": "breakfast", "lunchbox": "lunch",
-    "telly": "television", "tv": "television", "mil": "mother-in-law", "fil": "father-in-law",
-    "rd": "road", "ave": "avenue", "ln": "lane", "blvd": "boulevard", "fortnight": "two weeks",
-    "fortnightly": "every two weeks", "carsick": "car sick", "seasick": "sea sick",
+    "appt": "appointment",
+    "appts": "appointments",
+    "apt": "appointment",
+    "tmrw": "tomorrow",
+    "tmr": "tomorrow",
+    "tmrow": "tomorrow",
+    "2moro": "tomorrow",
+    "tonite": "tonight",
+    "2nite": "tonight",
+    "yday": "yesterday",
+    "bday": "birthday",
+    "b-day": "birthday",
+    "pls": "please",
+    "plz": "please",
+    "w": "with",
+    "w/": "with",
+    "b/c": "because",
+    "bc": "because",
+    "cos": "because",
+    "coz": "because",
+    "cuz": "because",
+    "thx": "thanks",
+    "hw": "homework",
+    "rn": "right now",
+    "nyc": "new york city",
+    "xmas": "christmas",
+    "uni": "university",
+    "sec": "secondary",
+    "conf": "conference",
+    "resv": "reservation",
+    "incl": "including",
+    "wknd": "weekend",
+    "wknds": "weekends",
+    "yr": "year",
+    "yrs": "years",
+    "wk": "week",
+    "wks": "weeks",
+    "hr": "hour",
+    "hrs": "hours",
+    "min": "minutes",
+    "mins": "minutes",
+    "doc": "doctor",
+    "dr": "doctor",
+    "ortho": "orthodontist",
+    "vax": "vaccination",
+    "meds": "medication",
+    "med": "medication",
+    "pe": "physical education",
+    "gp": "doctor",
+    "mom": "mother",
+    "mum": "mother",
+    "mam": "mother",
+    "ma": "mother",
+    "mama": "mother",
+    "mommy": "mother",
+    "mummy": "mother",
+    "mammy": "mother",
+    "dad": "father",
+    "da": "father",
+    "papa": "father",
+    "daddy": "father",
+    "pa": "father",
+    "nan": "grandmother",
+    "nana": "grandmother",
+    "nanna": "grandmother",
+    "gran": "grandmother",
+    "granny": "grandmother",
+    "grandma": "grandmother",
+    "grandmom": "grandmother",
+    "oma": "grandmother",
+    "abuela": "grandmother",
+    "nani": "grandmother",
+    "dadi": "grandmother",
+    "lola": "grandmother",
+    "halmeoni": "grandmother",
+    "babcia": "grandmother",
+    "bubbe": "grandmother",
+    "grandpa": "grandfather",
+    "gramps": "grandfather",
+    "granddad": "grandfather",
+    "grandad": "grandfather",
+    "opa": "grandfather",
+    "abuelo": "grandfather",
+    "nana-ji": "grandfather",
+    "lolo": "grandfather",
+    "dziadek": "grandfather",
+    "hubby": "husband",
+    "wifey": "wife",
+    "bro": "brother",
+    "sis": "sister",
+    "kid": "child",
+    "kids": "children",
+    "kiddo": "child",
+    "kiddos": "children",
+    "footy": "football",
+    "veg": "vegetarian",
+    "veggie": "vegetarian",
+    "gf": "gluten free",
+    "df": "dairy free",
+    "pb": "peanut butter",
+    "rec": "recreation center",
+    "uk": "united kingdom",
+    "us": "united states",
+    "mon": "monday",
+    "tue": "tuesday",
+    "tues": "tuesday",
+    "wed": "wednesday",
+    "weds": "wednesday",
+    "thu": "thursday",
+    "thur": "thursday",
+    "thurs": "thursday",
+    "fri": "friday",
+    "sat": "saturday",
+    "sun": "sunday",
+    "jan": "january",
+    "feb": "february",
+    "mar": "march",
+    "apr": "april",
+    "jun": "june",
+    "jul": "july",
+    "aug": "august",
+    "sep": "september",
+    "sept": "september",
+    "oct": "october",
+    "nov": "november",
+    "dec": "december",
+    "approx": "about",
+    "asap": "soon",
+    "hosp": "hospital",
+    "bf": "boyfriend",
+    "gf's": "girlfriend",
+    "ppl": "people",
+    "tho": "though",
+    "thru": "through",
+    "til": "until",
+    "till": "until",
+    "nite": "night",
+    "nxt": "next",
+    "b4": "before",
+    "u": "you",
+    "ur": "your",
+    "r": "are",
+    "ok": "okay",
+    "k": "okay",
+    "sth": "something",
+    "hols": "holidays",
+    "hol": "holiday",
+    "vacay": "vacation",
+    "brekkie": "breakfast",
+    "lunchbox": "lunch",
+    "telly": "television",
+    "tv": "television",
+    "mil": "mother-in-law",
+    "fil": "father-in-law",
+    "rd": "road",
+    "ave": "avenue",
+    "ln": "lane",
+    "blvd": "boulevard",
+    "fortnight": "two weeks",
+    "fortnightly": "every two weeks",
+    "carsick": "car sick",
+    "seasick": "sea sick",
 }
 
 #: Words that say the same thing here (each group: any member supports any other).
@@ -122,42 +250,418 @@ SYNONYMS: tuple[frozenset[str], ...] = tuple(
         "adopted got",
         "promoted promotion",
         "twice two",
-        "fortnight two weeks",
+        "takeout takeaway takeaways takeouts",
+        "broke skint",
+        "poorly sick ill unwell",
+        "jab shot vaccination vaccine",
+        "nappy diaper",
+        "flat apartment",
+        "biscuit cookie",
+        "sweets candy",
+        "rubbish trash garbage",
+        "autumn fall",
+        "maths math",
+        "trousers pants",
+        "holidays vacation",
+        "mark grade",
+        "er emergency",
     )
 )
 
 #: Generic words a faithful paraphrase may add: they name no new fact.
 GENERIC = frozenset(
-    """
-    have has had take takes took go goes went attend attends attending get gets got make makes made do does
-    need needs want wants like likes use uses keep keeps stay stays come comes came start starts started
-    finish finishes run runs running hold holds include includes including allow allowed avoid eat eats
-    drink drinks wear wears live lives work works play plays learn learns sit sits able manage manages
-    handle handles help helps look care pick picks drop drops bring brings pay pays cost costs plan plans
-    planned planning join joins meet meets give gives gets getting set sets hold serve serves
-    family household home people person parent parents adult adults appointment appointments session sessions
-    lesson lessons class classes event events time times day days week weeks month months year years
-    morning mornings afternoon afternoons evening evenings night nights weekend weekends weekday weekdays
-    plan thing things place rule rules routine schedule activity activities trip trips meal meals food
-    dinner lunch breakfast snack snacks member members one ones way part also now currently still
-    regularly both together only just new same other own well good fine available early late around
-    about approximately per including within during before after until since from at on in so because
-    therefore thus due there here really very quite a an the house household's family's
-    is are was were be been being will would should can could may must shall am
-    called named name names
-    """.split()
+    [
+        "have",
+        "has",
+        "had",
+        "take",
+        "takes",
+        "took",
+        "go",
+        "goes",
+        "went",
+        "attend",
+        "attends",
+        "attending",
+        "get",
+        "gets",
+        "got",
+        "make",
+        "makes",
+        "made",
+        "do",
+        "does",
+        "need",
+        "needs",
+        "want",
+        "wants",
+        "like",
+        "likes",
+        "use",
+        "uses",
+        "keep",
+        "keeps",
+        "stay",
+        "stays",
+        "come",
+        "comes",
+        "came",
+        "start",
+        "starts",
+        "started",
+        "finish",
+        "finishes",
+        "run",
+        "runs",
+        "running",
+        "hold",
+        "holds",
+        "include",
+        "includes",
+        "including",
+        "allow",
+        "allowed",
+        "avoid",
+        "eat",
+        "eats",
+        "drink",
+        "drinks",
+        "wear",
+        "wears",
+        "live",
+        "lives",
+        "work",
+        "works",
+        "play",
+        "plays",
+        "learn",
+        "learns",
+        "sit",
+        "sits",
+        "able",
+        "manage",
+        "manages",
+        "handle",
+        "handles",
+        "help",
+        "helps",
+        "look",
+        "care",
+        "pick",
+        "picks",
+        "drop",
+        "drops",
+        "bring",
+        "brings",
+        "pay",
+        "pays",
+        "cost",
+        "costs",
+        "plan",
+        "plans",
+        "planned",
+        "planning",
+        "join",
+        "joins",
+        "meet",
+        "meets",
+        "give",
+        "gives",
+        "gets",
+        "getting",
+        "set",
+        "sets",
+        "hold",
+        "serve",
+        "serves",
+        "family",
+        "household",
+        "home",
+        "people",
+        "person",
+        "parent",
+        "parents",
+        "adult",
+        "adults",
+        "appointment",
+        "appointments",
+        "session",
+        "sessions",
+        "lesson",
+        "lessons",
+        "class",
+        "classes",
+        "event",
+        "events",
+        "time",
+        "times",
+        "day",
+        "days",
+        "week",
+        "weeks",
+        "month",
+        "months",
+        "year",
+        "years",
+        "morning",
+        "mornings",
+        "afternoon",
+        "afternoons",
+        "evening",
+        "evenings",
+        "night",
+        "nights",
+        "weekend",
+        "weekends",
+        "weekday",
+        "weekdays",
+        "plan",
+        "thing",
+        "things",
+        "place",
+        "rule",
+        "rules",
+        "routine",
+        "schedule",
+        "activity",
+        "activities",
+        "trip",
+        "trips",
+        "meal",
+        "meals",
+        "food",
+        "dinner",
+        "lunch",
+        "breakfast",
+        "snack",
+        "snacks",
+        "member",
+        "members",
+        "one",
+        "ones",
+        "way",
+        "part",
+        "also",
+        "now",
+        "currently",
+        "still",
+        "regularly",
+        "both",
+        "together",
+        "only",
+        "just",
+        "new",
+        "same",
+        "other",
+        "own",
+        "well",
+        "good",
+        "fine",
+        "available",
+        "early",
+        "late",
+        "around",
+        "about",
+        "approximately",
+        "per",
+        "including",
+        "within",
+        "during",
+        "before",
+        "after",
+        "until",
+        "since",
+        "from",
+        "at",
+        "on",
+        "in",
+        "so",
+        "because",
+        "therefore",
+        "thus",
+        "due",
+        "there",
+        "here",
+        "really",
+        "very",
+        "quite",
+        "a",
+        "an",
+        "the",
+        "house",
+        "household's",
+        "family's",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "will",
+        "would",
+        "should",
+        "can",
+        "could",
+        "may",
+        "must",
+        "shall",
+        "am",
+        "called",
+        "named",
+        "name",
+        "names",
+    ]
 )
 
-#: Words that generalise or quantify: a summary may use them only if the turns do.
-QUANTIFIERS = frozenset("every always never all each usually often daily weekly monthly nightly habit".split())
+#: Words that generalise or quantify: a summary may use them only if the turns do (or, for
+#: "every", if the turns speak of a recurring time: "a fortnight", "on tuesdays", "per week").
+QUANTIFIERS = frozenset(
+    ["every", "always", "never", "all", "each", "usually", "often", "daily", "weekly", "monthly", "nightly", "habit"]
+)
+_RECURRING = re.compile(
+    r"\b(?:every|each|per|a (?:day|night|week|fortnight|month|year|term)|daily|nightly|weekly|fortnightly|"
+    r"monthly|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekends|weekdays|mornings|nights|"
+    r"evenings|always|usually|morning and night)\b",
+    re.I,
+)
+#: Values a wrong word in would harm: foods and allergens, conditions, medicines, parts of a car.
+#: A summary may name one only if the turns do, whatever it drops.
+VALUES = frozenset(
+    [
+        "peanut",
+        "peanuts",
+        "nut",
+        "nuts",
+        "almond",
+        "almonds",
+        "cashew",
+        "cashews",
+        "walnut",
+        "walnuts",
+        "hazelnut",
+        "hazelnuts",
+        "pistachio",
+        "pecan",
+        "shellfish",
+        "shrimp",
+        "prawn",
+        "prawns",
+        "crab",
+        "lobster",
+        "fish",
+        "egg",
+        "eggs",
+        "milk",
+        "dairy",
+        "lactose",
+        "cheese",
+        "gluten",
+        "wheat",
+        "soy",
+        "soya",
+        "sesame",
+        "kiwi",
+        "strawberry",
+        "strawberries",
+        "banana",
+        "bananas",
+        "tomato",
+        "tomatoes",
+        "chocolate",
+        "pork",
+        "beef",
+        "chicken",
+        "lamb",
+        "caffeine",
+        "mustard",
+        "celery",
+        "lupin",
+        "mango",
+        "pineapple",
+        "grapefruit",
+        "asthma",
+        "diabetes",
+        "diabetic",
+        "celiac",
+        "coeliac",
+        "epilepsy",
+        "eczema",
+        "adhd",
+        "autism",
+        "autistic",
+        "dyslexia",
+        "anxiety",
+        "depression",
+        "migraine",
+        "migraines",
+        "strep",
+        "flu",
+        "covid",
+        "chickenpox",
+        "measles",
+        "hives",
+        "arthritis",
+        "dementia",
+        "cancer",
+        "pneumonia",
+        "penicillin",
+        "ibuprofen",
+        "aspirin",
+        "paracetamol",
+        "amoxicillin",
+        "insulin",
+        "antibiotics",
+        "brakes",
+        "tyres",
+        "tires",
+        "engine",
+        "battery",
+        "clutch",
+        "gearbox",
+    ]
+)
 
 _NUMBER_WORDS = {
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
-    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,
-    "forty": 40, "fifty": 50, "sixty": 60, "hundred": 100, "first": 1, "second": 2, "third": 3,
-    "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10,
-    "twice": 2, "once": 1, "dozen": 12,
+    "zero": 0,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "hundred": 100,
+    "first": 1,
+    "second": 2,
+    "third": 3,
+    "fourth": 4,
+    "fifth": 5,
+    "sixth": 6,
+    "seventh": 7,
+    "eighth": 8,
+    "ninth": 9,
+    "tenth": 10,
+    "twice": 2,
+    "once": 1,
+    "dozen": 12,
 }
 _TOKEN = re.compile(r"\d+(?:[:.,]\d+)*(?:st|nd|rd|th|k)?|[^\W\d_]+(?:['’-][^\W\d_]+)*", re.UNICODE)
 _TIME_WORDS = re.compile(
@@ -169,7 +673,8 @@ _TIME_WORDS = re.compile(
 
 _HEDGE = re.compile(
     r"\b(?:might|maybe|perhaps|possibly|probably|thinking (?:about|of)|considering|consider|"
-    r"(?:would|'d) (?:love|like|be nice)|could maybe|talked about|hoping|hope to|not sure|undecided|"
+    r"(?:i|we|i'd|we'd) (?:would )?(?:love|like) to|(?:i|we)'d (?:love|like) to|would be nice|could maybe|"
+    r"talked about|hoping|hope to|not sure|undecided|"
     r"haven't decided|if|unless|may not be able|we'll see|someday|one day|at some point)\b",
     re.I,
 )
@@ -202,7 +707,7 @@ _CORRECTION = re.compile(
 )
 _EPISODE = re.compile(
     r"\b(?:today|tonight|this morning|this afternoon|this evening|last night|yesterday|this week|"
-    r"this weekend|for once|again)\b",
+    r"this weekend|for once|again|last \w+|on (?:mon|tues|wednes|thurs|fri|satur|sun)day)\b",
     re.I,
 )
 _PAST_VERB = re.compile(
@@ -270,23 +775,56 @@ def _content(tokens: Iterable[str]) -> list[str]:
 
 
 def _alike(a: str, b: str) -> bool:
-    """One word, spelled or inflected two ways (typos: "alergic" / "allergic")."""
+    """One word, spelled or inflected two ways (typos: "alergic" / "allergic"). Days and months
+    are compared exactly: "thursdays" is not a typo of "tuesdays"."""
     if a == b:
         return True
     sa, sb = _stem(a), _stem(b)
     if sa == sb:
         return True
+    if sa in _CALENDAR or sb in _CALENDAR or a.rstrip("s") in _CALENDAR or b.rstrip("s") in _CALENDAR:
+        return False
     if min(len(a), len(b)) >= 5 and a[:5] == b[:5]:
         return True
     if min(len(a), len(b)) >= 4 and SequenceMatcher(None, a, b).ratio() >= 0.8:
         return True
-    return any(a in group and b in group or sa in group and sb in group for group in SYNONYMS)
+    return any((a in group and b in group) or (sa in group and sb in group) for group in SYNONYMS)
+
+
+_CALENDAR = frozenset(
+    [
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+        "christmas",
+        "easter",
+    ]
+)
 
 
 def _held(word: str, pool: Sequence[str]) -> bool:
     """``word`` or a form of it is in ``pool`` (or begins or ends a compound there: "car" in "carsick")."""
+    value = _NUMBER_WORDS.get(word)
     return any(
-        _alike(word, other) or (len(word) >= 3 and len(other) >= 6 and (other.startswith(word) or other.endswith(word)))
+        _alike(word, other)
+        or (len(word) >= 3 and len(other) >= 6 and (other.startswith(word) or other.endswith(word)))
+        or (value is not None and other[:1].isdigit() and re.sub(r"\D", "", other) == str(value))
         for other in pool
     )
 
@@ -351,20 +889,124 @@ def _names_in(text: str, names: Iterable[str]) -> set[str]:
 
 #: Words that carry no claim: fillers, interjections, pronoun contractions, time-of-speaking words.
 FILLER = frozenset(
-    """lol haha hah omg btw um uh er honestly basically literally pretty much really so ok okay yeah yep hi hey
-    hello thanks thank please pls we're i'm you're they're she'd he'd we'd i'd it's that's there's here's
-    i've we've they've you've i'll we'll she'll he'll they'll you'll let's today tonight yesterday tomorrow
-    now anymore ever finally actually just also too though tho anyway anyways like um ugh ah oh wow yay
-    bless big news fyi guess think know mean sure right well kinda sorta stuff things thing lot lots""".split()
+    [
+        "lol",
+        "haha",
+        "hah",
+        "omg",
+        "btw",
+        "um",
+        "uh",
+        "er",
+        "honestly",
+        "basically",
+        "literally",
+        "pretty",
+        "much",
+        "really",
+        "so",
+        "ok",
+        "okay",
+        "yeah",
+        "yep",
+        "hi",
+        "hey",
+        "hello",
+        "thanks",
+        "thank",
+        "please",
+        "pls",
+        "we're",
+        "i'm",
+        "you're",
+        "they're",
+        "she'd",
+        "he'd",
+        "we'd",
+        "i'd",
+        "it's",
+        "that's",
+        "there's",
+        "here's",
+        "i've",
+        "we've",
+        "they've",
+        "you've",
+        "i'll",
+        "we'll",
+        "she'll",
+        "he'll",
+        "they'll",
+        "you'll",
+        "let's",
+        "today",
+        "tonight",
+        "yesterday",
+        "tomorrow",
+        "now",
+        "anymore",
+        "ever",
+        "finally",
+        "actually",
+        "just",
+        "also",
+        "too",
+        "though",
+        "tho",
+        "anyway",
+        "anyways",
+        "like",
+        "um",
+        "ugh",
+        "ah",
+        "oh",
+        "wow",
+        "yay",
+        "bless",
+        "big",
+        "news",
+        "fyi",
+        "guess",
+        "think",
+        "know",
+        "mean",
+        "sure",
+        "right",
+        "well",
+        "kinda",
+        "sorta",
+        "stuff",
+        "things",
+        "thing",
+        "lot",
+        "lots",
+    ]
 )
 _NEGATORS = re.compile(
-    r"\b(?:not|no|never|nor|none|nothing|nobody|without|cannot|no longer|any ?more|stopped|quit|gave up|"
+    r"\b(?:not|no|never|nor|none|nothing|nobody|cannot|no longer|any ?more|stopped|quit|gave up|"
     r"outgrown|outgrew|refuses?|refused|hates?|hated|dislikes?|disliked|can't stand|cant stand|scared|afraid|"
     r"frightened|terrified|petrified|banned|forbidden|\w+n't)\b",
     re.I,
 )
 _NT_WORDS = frozenset(
-    "dont doesnt didnt cant wont isnt arent wasnt werent hasnt havent hadnt shouldnt couldnt wouldnt mustnt".split()
+    [
+        "dont",
+        "doesnt",
+        "didnt",
+        "cant",
+        "wont",
+        "isnt",
+        "arent",
+        "wasnt",
+        "werent",
+        "hasnt",
+        "havent",
+        "hadnt",
+        "shouldnt",
+        "couldnt",
+        "wouldnt",
+        "mustnt",
+    ]
 )
 _CLAUSE = re.compile(r"[,;:!?]+|\.(?!\d)|\s[—–-]\s|\b(?:but|while|whereas|so|because|though|although)\b", re.I)
 _PRONOUN_START = re.compile(
@@ -385,9 +1027,18 @@ def _clauses(text: str) -> list[str]:
     return [c.strip() for c in _CLAUSE.split(text) if c and c.strip()]
 
 
+_OUT = re.compile(r"\b(?:are|is) out\b|\bout of the question\b|\boff (?:the table|limits)\b|\bno-go\b", re.I)
+#: Two negations that make a yes: "won't sleep without her night light", "never lets me forget".
+_DOUBLE = re.compile(r"\b(?:\w+n't|never)(?: \w+){1,2} without\b|\bnever lets? \w+ forget\b", re.I)
+
+
 def _negated(text: str) -> bool:
+    """Whether ``text`` says something is not so ("doesn't nap anymore", "no meat", "hates
+    olives"); a double negation says it is ("won't sleep without her night light")."""
     folded = normalise_for_match(text).replace("’", "'")
-    if _NEGATORS.search(folded):
+    if _DOUBLE.search(folded):
+        return False
+    if _NEGATORS.search(folded) or _OUT.search(folded):
         return True
     return any(w in _NT_WORDS for w in re.findall(r"[a-z]+", folded))
 
@@ -401,6 +1052,41 @@ def _best_clause(clause: str, sources: Sequence[str]) -> str | None:
         if shared > score:
             best, score = other, shared
     return best if score else None
+
+
+_CALENDAR_WORD = re.compile(
+    r"\b(mon|tues?|weds?|thu|thur|thurs|fri|sat|sun|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec|tmrw|tmr|tonite)\b\.?",
+    re.I,
+)
+_NUMERIC_DATE = re.compile(r"\b(\d{1,2})/(\d{1,2})(?:/(\d{2,4}))?\b")
+
+
+def _said_days(text: str, day: date) -> set[date]:
+    """Every day a turn's date words name, read as said on ``day``: typed forms expanded
+    ("next thurs"), and "4/14" read both ways (month first and day first)."""
+    expanded = _CALENDAR_WORD.sub(lambda m: ABBREVIATIONS.get(m.group(1).lower(), m.group(1)), text)
+    days: set[date] = set()
+    for mention in find_dates(expanded, day):
+        d = mention.first_day
+        while d <= mention.last_day:
+            days.add(d)
+            d = date.fromordinal(d.toordinal() + 1)
+    for m in _NUMERIC_DATE.finditer(text):
+        a, b = int(m.group(1)), int(m.group(2))
+        year = int(m.group(3)) if m.group(3) else day.year
+        year = year + 2000 if year < 100 else year
+        for month, number in ((a, b), (b, a)):
+            try:
+                found = date(year, month, number)
+            except ValueError:
+                continue
+            if m.group(3) is None and found < day:
+                try:
+                    found = date(year + 1, month, number)
+                except ValueError:
+                    continue
+            days.add(found)
+    return days
 
 
 def _absolute_dates(summary: str, said_on: date) -> tuple[str, set[date]]:
@@ -435,7 +1121,7 @@ def _quote_sentences(text: str, quotes: Sequence[str]) -> list[tuple[str, int]]:
     return out
 
 
-_SUBJECT_PRONOUNS = frozenset("he she they it that this those these there".split())
+_SUBJECT_PRONOUNS = frozenset(["he", "she", "they", "it", "that", "this", "those", "these", "there"])
 
 
 def _points_back(text: str) -> bool:
@@ -460,11 +1146,11 @@ def _lenders(turns: Sequence[SpokenTurn], quoted: Sequence[SpokenTurn], statemen
     for turn in turns:
         if turn in quoted:
             continue
-        if turn.role == "user" and (points or answers):
-            lenders.append(turn)
-        elif turn.role == "tool" and (points or takes_up):
-            lenders.append(turn)
-        elif turn.role == "assistant" and (takes_up or (answers and not _DECLINE.search(primary)) or not statement):
+        if (
+            (turn.role == "user" and (points or answers))
+            or (turn.role == "tool" and (points or takes_up))
+            or (turn.role == "assistant" and (takes_up or (answers and not _DECLINE.search(primary)) or not statement))
+        ):
             lenders.append(turn)
     return lenders
 
@@ -474,6 +1160,8 @@ def check_support(claim: Claim, turns: Sequence[SpokenTurn], said_on: date | Non
     result = Support()
     problems = result.problems
     quoted = [t for t in turns if t.quoted] or list(turns[-1:])
+    if not quoted:
+        return result  # nothing cited to read (turns_exist / quote_in_turn say why)
     primary = " ".join(t.text for t in quoted)
     if claim.statement and not any(t.role == "user" for t in quoted):
         problems.append("the quote is not the family's own words")
@@ -490,13 +1178,7 @@ def check_support(claim: Claim, turns: Sequence[SpokenTurn], said_on: date | Non
     day = said_on or date(2026, 6, 10)
     cut, summary_days = _absolute_dates(claim.summary, day)
     if summary_days:
-        said_days: set[date] = set()
-        for turn in sources:
-            for mention in find_dates(turn.text, day):
-                d = mention.first_day
-                while d <= mention.last_day:
-                    said_days.add(d)
-                    d = date.fromordinal(d.toordinal() + 1)
+        said_days = {d for turn in sources for d in _said_days(turn.text, day)}
         if said_on is not None and not summary_days <= said_days:
             problems.append("the summary's date is not the date the turn's words mean")
 
@@ -521,17 +1203,25 @@ def check_support(claim: Claim, turns: Sequence[SpokenTurn], said_on: date | Non
         and not _held(w, pool)
         and not (w in name_words and _referred(w, names, quoted, lenders))
     ]
-    proper = [w for w in new if _capitalised(w, claim.summary) and w not in name_words]
-    quantifiers = [w for w in new if w in QUANTIFIERS]
+    proper = [w for w in new if _capitalised(w, claim.summary) and w not in name_words and w not in _CALENDAR]
+    quantifiers = [
+        w
+        for w in dict.fromkeys(summary_tokens)
+        if w in QUANTIFIERS and not _held(w, pool) and not (w == "every" and _RECURRING.search(source_text))
+    ]
+    values = [w for w in new if w in VALUES]
     said_by_family = " ".join(t.text for t in sources if t.role == "user")
     dropped = [
         w
         for w in dict.fromkeys(_content(_tokens(said_by_family)))
-        if not w[0].isdigit() and w not in GENERIC and w not in FILLER and w not in name_words
+        if not w[0].isdigit()
+        and w not in GENERIC
+        and w not in FILLER
+        and w not in name_words
         and not _held(w, summary_tokens)
     ]
-    if proper:
-        problems.append(f"the turns do not name {', '.join(proper[:4])}")
+    if proper or values:
+        problems.append(f"the turns do not name {', '.join([*proper, *values][:4])}")
     elif quantifiers:
         problems.append(f"the turns do not say {', '.join(quantifiers)}")
     elif len(new) > len(dropped):
@@ -573,8 +1263,11 @@ def _polarity_problems(summary: str, sources: Sequence[SpokenTurn]) -> list[str]
             continue
         match = _best_clause(clause, source_clauses)
         if match is not None and _negated(clause) != _negated(match):
-            return ["the summary says the opposite of the turn" if not _negated(clause) else
-                    "the summary negates what the turn says"]
+            return [
+                "the summary says the opposite of the turn"
+                if not _negated(clause)
+                else "the summary negates what the turn says"
+            ]
     return []
 
 
@@ -587,8 +1280,8 @@ def _capitalised(word: str, summary: str) -> bool:
 
 
 _QUESTION_START = re.compile(
-    r"^\W*(?:wait,? )?(?:is|are|was|were|do|does|did|can|could|should|shall|will|has|have|what|when|"
-    r"where|who|which|how|why)\b(?! (?:i|we) (?:say|said|think|mention))",
+    r"^\W*(?:wait,? |um,? |so,? )?(?:is|are|was|were|do|does|did|can|could|should|shall|has|have|had)\s+"
+    r"(?:it|he|she|they|we|i|you|the|this|that|my|our|her|his|their|[^\W\d_]+'s)\b",
     re.I,
 )
 
@@ -631,11 +1324,40 @@ def _referred(word: str, names: set[str], quoted: Sequence[SpokenTurn], lenders:
 
 #: Relations a possessive names another person by ("marco's brother", "lily's mom").
 _RELATIONS = frozenset(_tokens(" ".join(RELATION_WORDS))) | {
-    "mother-in-law", "father-in-law", "teacher", "coach", "doctor", "boss", "classmate", "parents", "grandparents",
-    "wife", "husband", "ex", "godmother", "godfather", "stepmom", "stepdad", "auntie", "grandmother", "grandfather",
+    "mother-in-law",
+    "father-in-law",
+    "teacher",
+    "coach",
+    "doctor",
+    "boss",
+    "classmate",
+    "parents",
+    "grandparents",
+    "wife",
+    "husband",
+    "ex",
+    "godmother",
+    "godfather",
+    "stepmom",
+    "stepdad",
+    "auntie",
+    "grandmother",
+    "grandfather",
+    "mom",
+    "mum",
+    "mam",
+    "dad",
+    "hubby",
+    "nan",
+    "gran",
+    "sister-in-law",
+    "brother-in-law",
+    "cousin",
+    "friend",
 }
-_FIRST_PERSON_WORD = frozenset({"i", "i'm", "im", "me", "my", "we", "we're", "us", "our"})
-_THIRD_PERSON_WORD = frozenset({"he", "he's", "she", "she's", "they", "they're", "his", "her", "their", "him", "them"})
+_TITLES = frozenset({"mr", "mrs", "ms", "miss", "dr", "prof", "coach", "aunt", "uncle", "auntie", "nana", "grandma"})
+_HOUSEHOLD = frozenset({"family", "household", "kids", "children", "everyone", "parents"})
+_RAW = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*", re.UNICODE)
 _PERSON_CLAUSE = re.compile(
     r"[,;:!?]+|\.(?!\d)|\s[—–-]\s|\b(?:but|while|whereas|so|because|cos|coz|cuz|though|although)\b|"
     r"\band(?= (?:i|we|he|she|they|i'm|he's|she's)\b)",
@@ -643,54 +1365,77 @@ _PERSON_CLAUSE = re.compile(
 )
 
 
+def _raw_words(text: str) -> list[str]:
+    """Lower-case words as written (no abbreviation expansion: "lola" may be a name)."""
+    out = []
+    for word in _RAW.findall(normalise_for_match(text).replace("’", "'")):
+        out.append(word[:-2] if word.endswith("'s") else word)
+    return out
+
+
 def _person_clauses(text: str) -> list[str]:
     return [c.strip() for c in _PERSON_CLAUSE.split(text) if c and c.strip()]
 
 
-def _subject(clause: str, people: dict[str, str], writer: str | None, previous: str | None) -> str | None:
-    """Who ``clause`` is about: the first person it names ("marco's brother pablo" is Pablo,
-    "lily's mom" is Lily's mother), the writer for "I"/"we", a pronoun's person the clause
-    before it named; None when it names nobody."""
-    tokens = _tokens(clause)
-    for n, token in enumerate(tokens):
-        if token in people:
-            name = people[token]
-            following = tokens[n + 1 : n + 3]
-            if following and following[0] in _RELATIONS:
+def _subject(clause: str, people: dict[str, str], writer: str | None, previous: frozenset[str]) -> frozenset[str]:
+    """Who ``clause`` is about: the people its leading phrase names ("marco's brother pablo" is
+    Pablo, "lily's mom" Lily's mother, "arjun and I" both), the writer for "I", the household
+    for "we" and "the family", the person a pronoun's clause before named; empty for nobody."""
+    words = _raw_words(clause)
+    found: set[str] = set()
+    n = 0
+    while n < len(words):
+        word = words[n]
+        if (
+            word in people
+            or word in ("i", "i'm", "im", "me", "my", "we", "we're", "our", "us")
+            or (word in _HOUSEHOLD and n <= 1)
+        ):
+            who = people.get(word) or (writer if word in ("i", "i'm", "im", "me", "my") else "family")
+            following = words[n + 1 : n + 3]
+            if following and (following[0] in _RELATIONS or ABBREVIATIONS.get(following[0], "") in _RELATIONS):
+                relation = ABBREVIATIONS.get(following[0], following[0])
                 appositive = following[1] if len(following) > 1 and following[1] in people else None
-                return people[appositive] if appositive else f"{name}'s {following[0]}"
-            return name
-        if token in _FIRST_PERSON_WORD:
-            return writer
-        if token in _THIRD_PERSON_WORD:
+                found.add(people[appositive] if appositive else f"{who}'s {relation}")
+                n += 2 if appositive else 1
+            else:
+                found.add(who or "writer")
+            if n + 1 < len(words) and words[n + 1] in ("and", "&"):
+                n += 2
+                continue
+            return frozenset(found)
+        if word in ("he", "he's", "she", "she's", "they", "they're", "his", "her", "their", "him", "them"):
             return previous
-    return None
+        n += 1
+    return frozenset(found)
 
 
-def _misbound(claim: Claim, quoted: Sequence[SpokenTurn], summary: str, lenders: Sequence[SpokenTurn] = ()) -> str | None:
+def _misbound(
+    claim: Claim, quoted: Sequence[SpokenTurn], summary: str, lenders: Sequence[SpokenTurn] = ()
+) -> str | None:
     """The summary's subject is not the person the turn says its substance of: "noor's allergic
     to kiwi, omar's fine with it" does not make Omar allergic; "marco's brother pablo is the one
     who's coeliac" is Pablo's; "he does mornings and I do pickups" says who does which."""
-    writers = [n for t in quoted for n in t.writer_names]
-    names = set(claim.names) | set(claim.known_names) | set(writers)
+    writer_names = [n for t in quoted for n in t.writer_names]
+    names = set(claim.names) | set(claim.known_names) | set(writer_names)
     people: dict[str, str] = {}
     for name in names:
-        for token in _tokens(name):
-            if token not in STOPWORDS and token not in _RELATIONS:
-                people.setdefault(token, normalise_for_match(name).split()[0])
-    writer = normalise_for_match(writers[0]).split()[0] if writers else None
+        for word in _raw_words(name):
+            if word not in STOPWORDS and word not in _RELATIONS and word not in _TITLES and len(word) > 1:
+                people.setdefault(word, word)
+    writer = next((w for n in writer_names[1:2] or writer_names[:1] for w in _raw_words(n)), None)
     first_clause = _person_clauses(summary)[0] if summary else ""
-    ours = _subject(first_clause, people, writer, None)
-    if ours is None:
+    ours = _subject(first_clause, people, writer, frozenset())
+    if not ours:
         return None
     substance = [w for w in _content(_tokens(first_clause)) if w not in GENERIC and w not in people]
-    if len(substance) < 1:
+    if not substance:
         return None
-    previous: str | None = None
+    previous: frozenset[str] = frozenset()
     for turn in lenders:
         for clause in _person_clauses(turn.text):
             previous = _subject(clause, people, writer, previous) or previous
-    best: tuple[int, str | None] = (0, None)
+    best: tuple[int, frozenset[str]] = (0, frozenset())
     for turn in quoted:
         for clause in _person_clauses(turn.text):
             theirs = _subject(clause, people, writer, previous)
@@ -699,13 +1444,16 @@ def _misbound(claim: Claim, quoted: Sequence[SpokenTurn], summary: str, lenders:
                 best = (held, theirs)
             previous = theirs or previous
     held, theirs = best
-    if theirs is None or held * 2 < len(substance):
+    if not theirs or held * 2 < len(substance) or _compatible(ours, theirs):
         return None
-    if _same_person(theirs, ours):
-        return None
-    return f"the turn says that of {theirs}, not {ours}"
+    return f"the turn says that of {' and '.join(sorted(theirs))}, not {' and '.join(sorted(ours))}"
 
 
-def _same_person(a: str, b: str) -> bool:
-    return _tokens(a) == _tokens(b) or (len(_tokens(a)) == len(_tokens(b)) and all(
-        _alike(x, y) for x, y in zip(_tokens(a), _tokens(b), strict=True)))
+def _compatible(ours: frozenset[str], theirs: frozenset[str]) -> bool:
+    """Some person in common (the household counts as everyone in it)."""
+    for a in ours:
+        for b in theirs:
+            if a == b or "family" in (a, b):
+                return True
+
+    return False

@@ -300,8 +300,10 @@ class _Check:
         verdict = check_support(claim, turns, said_on)
         if verdict.supported:
             return []
-        return [Rejection(rule=QUOTE_SUPPORTS, message=f"the cited turns do not support the summary: {p}")
-                for p in verdict.problems]
+        return [
+            Rejection(rule=QUOTE_SUPPORTS, message=f"the cited turns do not support the summary: {p}")
+            for p in verdict.problems
+        ]
 
     def _writer_names(self, turn: Turn) -> list[str]:
         if turn.role is not Role.USER or not turn.member_id:
@@ -320,32 +322,31 @@ class _Check:
         return list(dict.fromkeys(out))
 
     def person_wrote(self, candidate: Candidate, supporting: list[list[Turn]]) -> list[Rejection]:
+        """A claim the extractor says is about a member (``about_member``) cites a turn that
+        member wrote. A first-person quote without one is read by the support check, which
+        refuses "I'm vegetarian" by Marco summarised as "Lucía is vegetarian" (the summary's
+        subject is not the person the words are about) and accepts "thanks for always
+        believing in me" by Ana summarised as "Marco supports Ana"."""
         member = candidate.about_member
-        if member is not None and member not in self.members:
+        if member is None:
+            return []
+        if member not in self.members:
             return [Rejection(rule=PERSON_WROTE, message=f"about_member {member!r} is not a member of this family")]
-        if member is not None:
-            about = [member]
-        elif self._first_person(candidate):
-            # "I'm vegetarian" is about whoever wrote it: a claim it supports about a member must be theirs.
-            about = list(dict.fromkeys(m for name in candidate.applies_to if (m := self._member_called(name))))
-            if not about:
-                return []
-        else:
-            return []
         writers = {t.member_id for turns in supporting for t in turns if t.role is Role.USER}
-        if writers & set(about):
+        if member in writers:
             return []
-        whom = " or ".join(about)
         found = [t for turns in supporting for t in turns]
         if not found:
             return [
-                Rejection(rule=PERSON_WROTE, message=f"a claim about {whom} must cite a turn {whom} wrote; none does")
+                Rejection(
+                    rule=PERSON_WROTE, message=f"a claim about {member} must cite a turn {member} wrote; none does"
+                )
             ]
         who = ", ".join(_describe(t) for t in found)
         return [
             Rejection(
                 rule=PERSON_WROTE,
-                message=f"a first-person claim about {whom} must cite a turn {whom} wrote; the quote comes from {who}",
+                message=f"a first-person claim about {member} must cite a turn {member} wrote; the quote comes from {who}",
             )
         ]
 
