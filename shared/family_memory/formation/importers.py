@@ -151,8 +151,12 @@ class ReadContext:
         return ", ".join(ids) or "none yet"
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
 def excerpt(text: str) -> str:
-    flat = " ".join(text.split())
+    """A line as a report shows it: one line, control characters as U+FFFD, at most ``EXCERPT`` long."""
+    flat = " ".join(_CONTROL.sub("\ufffd", text.replace("\t", " ")).split())
     return flat if len(flat) <= EXCERPT else flat[: EXCERPT - 1] + "…"
 
 
@@ -544,8 +548,12 @@ def _mem0_entry(index: int, item: Any, line: int, pointer: str, context: ReadCon
     if not isinstance(item, dict):
         raise _UnreadableError(f"a memory must be a JSON object, not {type(item).__name__}")
     memory = item.get("memory")
-    if not isinstance(memory, str) or not memory.strip():
-        raise _UnreadableError("it has no 'memory' text")
+    if memory is None:
+        raise _UnreadableError("it has no 'memory' field: the text of the memory")
+    if not isinstance(memory, str):
+        raise _UnreadableError(f"its 'memory' is not text but {type(memory).__name__}")
+    if not memory.strip():
+        raise _UnreadableError("its 'memory' is empty")
     try:
         body = check_body(memory, "the memory", BODY_MAX)
     except InvalidInputError as exc:

@@ -177,7 +177,7 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#~])")
 
 def md(text: str, limit: int = SHOWN) -> str:
     """``text`` as inert markdown on one line: markup characters escaped, whitespace collapsed, clipped."""
-    flat = " ".join(text.split())
+    flat = " ".join("".join(c if c.isprintable() or c.isspace() else "\ufffd" for c in text).split())
     if len(flat) > limit:
         flat = flat[: limit - 1] + "…"
     return _MD_SPECIAL.sub(r"\\\1", flat)
@@ -387,10 +387,24 @@ def _holds(text: str | None, quote: str) -> bool:
     return text is not None and normalise_for_match(quote) in normalise_for_match(text)
 
 
+@dataclass(frozen=True)
+class Trace:
+    records: int  # evidence records from migrated entries that were checked
+    memories: int  # memories holding at least one
+    problems: list[str]
+
+
 def trace_problems(store: Store, family_id: str) -> list[str]:
     """Every way a migrated memory fails to lead back to its archive line (empty when all do)."""
+    return trace_migrated(store, family_id).problems
+
+
+def trace_migrated(store: Store, family_id: str) -> Trace:
+    """Check every evidence record a migrated entry formed against the archive and its session."""
     archive = _Archive(store, family_id)
     problems = archive.problems()
+    checked = 0
+    traced: set[str] = set()
     sessions: dict[str, str | None] = {}
     migrated: dict[str, bool] = {}
 
@@ -415,6 +429,8 @@ def trace_problems(store: Store, family_id: str) -> list[str]:
             if not migrated_ref and extra.get("source") != EVIDENCE_SOURCE:
                 continue
             where = f"memory {memory_id}: evidence {record.ref}"
+            checked += 1
+            traced.add(memory_id)
             archived = extra.get("archive")
             if extra.get("source") != EVIDENCE_SOURCE or not isinstance(archived, str):
                 problems.append(f"{where} comes from a migrated entry but names no archived file and line")
@@ -434,4 +450,4 @@ def trace_problems(store: Store, family_id: str) -> list[str]:
                     )
                 if not _holds(sessions[ref.session_id], record.quote):
                     problems.append(f"{where}: the session it cites does not hold the quote")
-    return problems
+    return Trace(checked, len(traced), problems)
