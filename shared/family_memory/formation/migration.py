@@ -60,6 +60,7 @@ from family_memory.domain.layout import (
     MIGRATION_LEDGER,
     archive_source_dir,
     candidates_path,
+    session_path,
 )
 from family_memory.domain.okf import parse_json, serialise_json
 from family_memory.domain.transcript import check_not_ahead, parse_transcript
@@ -374,6 +375,13 @@ def _load_ledger(store: Store, family_id: str) -> MigrationLedger | None:
     return parse_json(MigrationLedger, found.data, MIGRATION_LEDGER) if found else None
 
 
+def _reconciled(deps: FormationDeps, family_id: str, session_id: str) -> bool:
+    """The entry's session is stored and its candidates reconciled (by any earlier run)."""
+    document = read_document(deps.store, family_id, session_id)
+    reconciled = document is not None and document.reconciliation is not None
+    return reconciled and deps.store.exists(family_id, session_path(session_id))
+
+
 def _dream_and_report(store: Store, family_id: str, dream: Dream | None, run: MigrationRun) -> None:
     """The report before the dream (so the ``index.md`` it compiles lists it), the dream, and the
     report again with each memory's status after it (rewritten only if that changed anything)."""
@@ -435,11 +443,15 @@ def migrate_family(
         ledger = MigrationLedger(family_id=family_id, started_at=now)
     ledger.sources = sorted(set(ledger.sources) | set(keys))
     done = set(ledger.done)
-    run.resumed_from = sum(1 for *_, archived, entry in work if session_id_for(archived.format, entry) in done)
+    if not options.restart:
+        # An entry reconciled by an earlier run (of this file, or of another copy holding it) is done.
+        sessions = {session_id_for(a.format, e) for *_, a, e in work} - done
+        done |= {s for s in sessions if _reconciled(deps, family_id, s)}
+    run.resumed_from = len({session_id_for(a.format, e) for *_, a, e in work} & done)
     for number, (_, _, _, archived, entry) in enumerate(work, start=1):
         session_id = session_id_for(archived.format, entry)
         if session_id in done:
-            continue  # done by a stopped run, or the same entry twice (a duplicate line)
+            continue  # done by a stopped or earlier run, or the same entry twice (a duplicate line)
         result = form_entry(deps, family_id, archived, entry)
         done.add(session_id)
         ledger.done.append(session_id)

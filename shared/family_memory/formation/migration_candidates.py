@@ -68,6 +68,8 @@ _SUBJECTLESS = re.compile(
     re.I,
 )
 _USER_SUBJECT = re.compile(r"^(?:the\s+)?user(?P<poss>['’]s)?\b", re.I)
+#: "Name is Marco": an imported memory about the member's own name, birthday, job, ...
+_OWN = re.compile(r"^(?:name|birthday|job|age|pronouns|favou?rite\s+\w+)\s+(?:is|are)\b", re.I)
 
 
 def _sentence(text: str) -> str:
@@ -122,6 +124,9 @@ def as_written(text: str, member_id: str, family: FamilySettings, fmt: SourceFor
         about_them = True
     elif _SUBJECTLESS.match(plain):
         stated = f"{name} {plain[:1].lower()}{plain[1:]}"
+        about_them = True
+    elif fmt is not SourceFormat.EXPLICIT and _OWN.match(plain):
+        stated = f"{name}'s {plain[:1].lower()}{plain[1:]}"
         about_them = True
     summary = _sentence(_clip(stated, SUMMARY_MAX - 2))
     whose: dict[str, Any] = {"applies_to": [member_id], "about_member": member_id} if about_them else {}
