@@ -151,12 +151,13 @@ def _one(runtime: Runtime, family_id: str, sources: list[MigrationSource], optio
 
 
 def _for_family(runtime: Runtime, family_id: str, options: MigrationOptions) -> MigrationOptions:
-    """With ``--all``, ``--member`` is the default only in the families it is a member of (or new ones)."""
-    if options.member is None or not runtime.store.exists(family_id, FAMILY_SETTINGS):
+    """With ``--all``, ``--time-zone`` is for the families seen for the first time, and ``--member``
+    the default only in the families it is a member of (or new ones)."""
+    if not runtime.store.exists(family_id, FAMILY_SETTINGS):
         return options
-    if load_family(runtime.store, family_id).member(options.member) is not None:
-        return options
-    return replace(options, member=None)
+    family = load_family(runtime.store, family_id)
+    member = options.member if options.member and family.member(options.member) is not None else None
+    return replace(options, member=member, time_zone=None)
 
 
 def _explicit_sources(args: argparse.Namespace) -> list[MigrationSource]:
