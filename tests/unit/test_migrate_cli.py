@@ -53,7 +53,7 @@ def test_migrate_prints_the_report_writes_it_and_bundle_check_traces_it(cli, tmp
     explicit = str(GOLDEN / "explicit-memories.md")
     code, out, err = cli("migrate", "--family", "fam-rivera", "--explicit", explicit, "--as-of", "2026-11-01")
     assert code == 0, err
-    assert "family fam-rivera: 17 entries from 1 files, oldest first" in out
+    assert "family fam-rivera: 17 entries from 1 file, oldest first" in out
     assert "then the family's dream:" in out
     assert "# Migration report for fam-rivera" in out and "## Entries that did not become an active memory" in out
     report = family_dir(tmp_path) / "archive" / "migration-report.md"
@@ -77,7 +77,7 @@ def test_an_entry_lost_without_a_reason_makes_migrate_exit_1_and_bundle_check_fa
     records = parse_ledger(ledger.read_bytes())
     ledger.write_bytes(serialise_ledger([r for r in records if (r.model_extra or {}).get("source") != "migration"]))
     code, out, err = cli("migrate", "--family", "fam-rivera", "--explicit", explicit)
-    assert code == 1 and "1 entries were lost without a reason" in err
+    assert code == 1 and "1 entry was lost without a reason" in err
     assert "Never book flights before 7am. - LOST" in out
     # An evidence record pointing at a line that does not hold its words fails bundle check.
     other = next(p for p in memories.glob("*.evidence.jsonl") if "Always check with me" in p.read_text())
@@ -111,7 +111,7 @@ def test_migrate_all_walks_each_family_folder_and_goes_on_past_one_that_fails(cl
     assert "family fam-broken: not migrated: mem0.json (a Mem0 get_all export): it is not valid JSON" in err
     assert "skipped folder" in err and "Not A Family" in err
     assert "photo.jpg: not a migration source by its name" in out
-    assert "family fam-rivera: 23 entries from 2 files" in out and "family fam-new: 1 entries from 1 files" in out
+    assert "family fam-rivera: 23 entries from 2 files" in out and "family fam-new: 1 entry from 1 file" in out
     assert (family_dir(tmp_path, "fam-new") / "family.json").exists()
     assert not (family_dir(tmp_path, "fam-broken") / "archive").exists()
     settings = json.loads((family_dir(tmp_path, "fam-new") / "family.json").read_text())

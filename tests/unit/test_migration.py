@@ -88,7 +88,7 @@ def test_every_entry_of_the_explicit_file_is_beside_what_it_became(d: FormationD
     assert (len(report.entries), len(report.active), len(report.not_active), len(report.unreadable)) == (17, 13, 4, 4)
     text = d.store.read(FAMILY, MIGRATION_REPORT).data.decode()
     assert text == report.markdown().decode()
-    assert "17 entries from 1 files: 13 became active memories, 4 did not (each says why), 0 lost" in text
+    assert "17 entries from 1 file: 13 became active memories, 4 did not (each says why), 0 lost" in text
     assert "added as memory" in entry_block(text, 5) and "(directive, hard) - now active" in entry_block(text, 5)
     assert "reinforced memory" in entry_block(text, 8) and "The family loves Thai food." in entry_block(text, 8)
     assert "the same entry as line 8: one session holds both" in entry_block(text, 9)
@@ -296,7 +296,9 @@ def test_replaying_with_re_extract_keeps_the_migrated_candidates(d: FormationDep
 
 
 def test_entries_that_name_no_member_are_refused_before_anything_is_stored(d: FormationDeps) -> None:
-    with pytest.raises(InvalidInputError, match=r"6 entries \(lines 3, 4, 5, 6, 7, 9\) name no member") as caught:
+    with pytest.raises(
+        InvalidInputError, match=r"6 entries \(lines 3, 4, 5, 6, 7, 9\) name no member and there is no default"
+    ) as caught:
         migrate_family(d, FAMILY, [source("remember.txt")], dream=None)
     assert "give --member (members: lucia, marco, maya); nothing was archived" in str(caught.value)
     assert list(d.store.list(FAMILY, ARCHIVE)) == [] and not d.store.exists(FAMILY, MIGRATION_LEDGER)

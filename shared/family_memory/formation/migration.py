@@ -84,7 +84,7 @@ from family_memory.formation.extraction import SuppliedCandidates
 from family_memory.formation.importers import Entry, ReadContext, SourceFormat, read_source
 from family_memory.formation.intake import check_not_conflicting, ensure_family, receive_transcript
 from family_memory.formation.migration_candidates import entry_proposals
-from family_memory.formation.migration_report import FamilyReport, build_report, write_report
+from family_memory.formation.migration_report import FamilyReport, build_report, count, write_report
 from family_memory.formation.reconcile import ReconcileReport
 from family_memory.formation.service import FormationDeps, build_document, read_document, reconcile_session
 from family_memory.ports.store import Store
@@ -151,7 +151,8 @@ class MigrationRun:
     def lines(self) -> list[str]:
         c = self.counts
         resumed = f" (resumed: {self.resumed_from} already done)" if self.resumed_from and not self.already_done else ""
-        out = [f"family {self.family_id}: {self.entries} entries from {len(self.sources)} files, oldest first{resumed}"]
+        entries, files = count(self.entries, "entry", "entries"), count(len(self.sources), "file")
+        out = [f"family {self.family_id}: {entries} from {files}, oldest first{resumed}"]
         out += [f"  note: {note}" for note in self.notes]
         if self.already_done:
             out.append("  every entry was migrated before (the ledger is complete): nothing to form")
@@ -277,7 +278,8 @@ def archive_source(
         lines = ", ".join(str(e.line) for e in unattributed[:10]) + (" …" if len(unattributed) > 10 else "")
         members = ", ".join(m.id for m in family.members) or "none yet"
         raise InvalidInputError(
-            f"{source.name}: {len(unattributed)} entries (lines {lines}) name no member and there is no default: "
+            f"{source.name}: {count(len(unattributed), 'entry', 'entries')} (lines {lines}) name no member and "
+            "there is no default: "
             f"give --member (members: {members}); nothing was archived or migrated from it"
         )
     folder = archive_source_dir(key)

@@ -118,9 +118,10 @@ class FamilyReport:
 
     def summary_line(self) -> str:
         return (
-            f"{len(self.entries)} entries from {len(self.sources)} files: {len(self.active)} became active "
+            f"{count(len(self.entries), 'entry', 'entries')} from {count(len(self.sources), 'file')}: "
+            f"{len(self.active)} became active "
             f"memories, {len(self.not_active)} did not (each says why), {len(self.lost)} lost without a reason; "
-            f"{len(self.unreadable)} lines could not be read"
+            f"{count(len(self.unreadable), 'line')} could not be read"
         )
 
     def markdown(self) -> bytes:
@@ -152,8 +153,9 @@ class FamilyReport:
             reading = source.reading
             out.append(
                 f"* {md(source.original_name)} ({source.format.value}): archived as `{source.archive}` at "
-                f"{_utc(source.archived_at)}; {len(reading.entries)} entries, {len(reading.problems)} lines "
-                f"could not be read, {len(reading.skipped)} lines of structure skipped; undated entries count as "
+                f"{_utc(source.archived_at)}; {count(len(reading.entries), 'entry', 'entries')}, "
+                f"{count(len(reading.problems), 'line')} could not be read, {count(len(reading.skipped), 'line')} of "
+                "structure skipped; undated entries count as "
                 f"written at {_utc(source.as_of)}; sha256 {source.sha256}"
             )
         out += ["", "## Every entry", ""]
@@ -181,6 +183,11 @@ def md(text: str, limit: int = SHOWN) -> str:
     if len(flat) > limit:
         flat = flat[: limit - 1] + "…"
     return _MD_SPECIAL.sub(r"\\\1", flat)
+
+
+def count(n: int, one: str, many: str | None = None) -> str:
+    """``1 entry``, ``2 entries``."""
+    return f"{n} {one if n == 1 else (many or one + 's')}"
 
 
 def _utc(value: datetime) -> str:

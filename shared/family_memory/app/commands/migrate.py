@@ -27,6 +27,7 @@ from family_memory.domain.layout import FAMILY_SETTINGS, MIGRATION_REPORT
 from family_memory.families import load_family
 from family_memory.formation.importers import SourceFormat
 from family_memory.formation.migration import MigrationOptions, MigrationSource, migrate_family
+from family_memory.formation.migration_report import count
 
 #: In a family's folder under ``--from DIR``, how a file's name says its format.
 NAME_PREFIXES = {
@@ -145,7 +146,8 @@ def _one(runtime: Runtime, family_id: str, sources: list[MigrationSource], optio
         print()
         print(f"report: {location(runtime, family_id, MIGRATION_REPORT)}")
     if run.lost:
-        print(f"family {family_id}: {run.lost} entries were lost without a reason (see the report)", file=sys.stderr)
+        lost = count(run.lost, "entry was", "entries were")
+        print(f"family {family_id}: {lost} lost without a reason (see the report)", file=sys.stderr)
         return 1
     return 0
 
