@@ -142,3 +142,36 @@ def test_a_files_name_says_its_format_in_a_from_folder() -> None:
     assert format_of("mem0-export.json") is SourceFormat.MEM0
     assert format_of("remember.txt") is SourceFormat.LIST and format_of("list-2026.md") is SourceFormat.LIST
     assert format_of("mem0.txt") is None and format_of("notes.md") is None and format_of("explicit.json") is None
+
+
+def test_migrate_on_the_aws_backend_under_moto(  # type: ignore[no-untyped-def]
+    aws, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from conftest import TEST_BUCKET, TEST_TABLE
+
+    for name, value in {
+        "FAMILY_MEMORY_BACKEND": "aws",
+        "MEMORY_BUCKET": TEST_BUCKET,
+        "MEMORY_TABLE": TEST_TABLE,
+        "FAMILY_MEMORY_EMBEDDER": "hashed",
+    }.items():
+        monkeypatch.setenv(name, value)
+    notes = tmp_path / "explicit.txt"
+    notes.write_text("[2026-05-01] Always ask before ordering takeout\nWe love tacos\n[2026-13-01] broken date\n")
+    args = ["migrate", "--family", "fam-cloud", "--explicit", str(notes), "--member", "ana"]
+    code = main([*args, "--time-zone", "Europe/Madrid", "--as-of", "2026-06-01"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "2 became active memories, 0 did not" in out and "1 line could not be read" in out
+    assert "report: s3://family-memory-test-bucket/families/fam-cloud/archive/migration-report.md" in out
+    assert "then the family's dream:" in out
+    s3 = aws.client("s3")
+    keys = [o["Key"] for o in s3.list_objects_v2(Bucket=TEST_BUCKET, Prefix="families/fam-cloud/archive/")["Contents"]]
+    assert (
+        any(k.endswith("/explicit.txt.orig") for k in keys) and "families/fam-cloud/archive/migration-report.md" in keys
+    )
+    index = s3.get_object(Bucket=TEST_BUCKET, Key="families/fam-cloud/index.md")["Body"].read().decode()
+    assert "# Archive" in index
+    assert main(["bundle", "check", "--family", "fam-cloud"]) == 0
+    assert "2 evidence records of 2 memories from migrated entries" in capsys.readouterr().out
+    assert main(args) == 0 and "nothing to form" in capsys.readouterr().out

@@ -476,3 +476,30 @@ def test_a_later_run_builds_the_same_sessions_whatever_the_clock_says(d: Formati
     # Each entry's session depends on the entry alone (its time is its own date or the file's):
     # storing them again is a no-op, not a conflict with what was stored three days ago.
     assert run(d, "explicit-memories.md", restart=True).change_sets == 0
+
+
+def test_an_entrys_evidence_notes_never_replace_the_records_own_fields() -> None:
+    from family_memory.formation.document import CandidateEntry, Verdict
+
+    entry = CandidateEntry.model_validate(
+        {
+            "index": 1,
+            "verdict": Verdict.REJECTED.value,
+            "evidence_notes": {"ref": "conv://x/y#turn=1", "quote": "q", "recordedAt": "t", "line": 3, "flag": True},
+        }
+    )
+    assert entry.evidence_notes == {"line": 3}
+    assert CandidateEntry(index=1, verdict=Verdict.REJECTED).evidence_notes == {}
+
+
+def test_an_entry_a_later_entry_replaced_says_by_which(d: FormationDeps) -> None:
+    text = b"## Marco\n- [2026-10-20] My favourite colour is red\n- [2026-11-20] My favourite colour is blue\n"
+    migration = run_with(d, source("colours.md", text, SourceFormat.EXPLICIT))
+    red, blue = (
+        by_summary(d.store, "Marco's favourite colour is red."),
+        by_summary(d.store, "Marco's favourite colour is blue."),
+    )
+    assert red.status is Status.SUPERSEDED and red.superseded_by == blue.id
+    report = migration.report
+    assert report is not None and [f.entry.line for f in report.not_active] == [2] and report.lost == []
+    assert f"- now superseded by memory {blue.id}" in report.markdown().decode()

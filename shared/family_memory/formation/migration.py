@@ -442,7 +442,9 @@ def migrate_family(
         _dream_and_report(deps.store, family_id, dream, run)
         return run
     if ledger is None or options.restart or ledger.status == "complete":
-        ledger = MigrationLedger(family_id=family_id, started_at=now)
+        # A finished ledger's sources stay finished: a new file adds to them.
+        finished = ledger.sources if ledger is not None and ledger.status == "complete" and not options.restart else []
+        ledger = MigrationLedger(family_id=family_id, started_at=now, sources=finished)
     ledger.sources = sorted(set(ledger.sources) | set(keys))
     done = set(ledger.done)
     if not options.restart:

@@ -216,6 +216,8 @@ def entry_lines(fate: EntryFate) -> list[str]:
 def claim_line(claim: ClaimFate) -> str:
     memory = claim.memory
     now = f" - now {memory.status.value}" if memory is not None else ""
+    if memory is not None and memory.superseded_by:
+        now += f" by memory {memory.superseded_by}"
     said = f"{md(memory.summary)} ({memory.type.value}, {memory.strength.value})" if memory is not None else ""
     lost = "LOST: " if claim.lost else ""
     if claim.kind == "refused":
