@@ -29,6 +29,13 @@ SESSIONS = "sessions/"
 CANDIDATES = "candidates/"
 SUPPRESSIONS = "suppressions/"
 CHANGES = "changes/"
+#: Copies of a family's earlier files, made by the migration: create-only, never edited or deleted.
+ARCHIVE = "archive/"
+ARCHIVE_SOURCES = "archive/sources/"
+#: What a migration made of each entry of the archived files (derived; rewritten when it changes).
+MIGRATION_REPORT = "archive/migration-report.md"
+#: The migration's progress (which entries are done), like replay's ledger.
+MIGRATION_LEDGER = "migration/ledger.json"
 
 _SEGMENT = r"[A-Za-z0-9_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*"
 _RELPATH = re.compile(rf"{_SEGMENT}(?:/{_SEGMENT}){{0,3}}/?")
@@ -70,6 +77,13 @@ def suppression_path(rule_id: str) -> str:
 
 def change_path(change_id: str) -> str:
     return f"{CHANGES}{check_change_id(change_id)}.json"
+
+
+def archive_source_dir(source_key: str) -> str:
+    """``archive/sources/{key}/``: where one archived file and what the migration read from it live."""
+    if not re.fullmatch(r"[0-9a-f]{16}", source_key):
+        raise InvalidInputError(f"{source_key[:40]!r} is not an archive source key (16 hex digits)")
+    return f"{ARCHIVE_SOURCES}{source_key}/"
 
 
 def memory_id_from_path(path: str) -> str | None:

@@ -285,6 +285,8 @@ class _Run:
         self.written: dict[str, Memory] = {}
         self.report = ReconcileReport(doc.family_id, doc.session_id, rejected=doc.rejected_by_rule())
         self.source = str(ConvRef(doc.family_id, doc.session_id, 1, len(transcript.turns)))
+        # Keys an entry asks its evidence to carry (a migration's archived file and line).
+        self.notes = {entry.index: entry.evidence_notes for entry in doc.candidates}
 
     def all(self) -> ReconcileReport:
         for index, candidate in self.doc.accepted():
@@ -329,13 +331,14 @@ class _Run:
         ]
         return min(max(times) if times else self.transcript.started_at, self.now)
 
-    def evidence(self, candidate: Candidate) -> list[EvidenceRecord]:
+    def evidence(self, candidate: Candidate, notes: dict[str, str | int] | None = None) -> list[EvidenceRecord]:
         records = []
         for item in candidate.evidence:
             turns = [t for n in range(item.first, item.last + 1) if (t := self.transcript.turn(n)) is not None]
             at = min(max((t.at for t in turns if t.at is not None), default=self.transcript.started_at), self.now)
             ref = ConvRef(self.doc.family_id, self.doc.session_id, item.first, item.last)
-            records.append(EvidenceRecord.model_validate({"ref": str(ref), "quote": item.quote, "recordedAt": at}))
+            fields = {**(notes or {}), "ref": str(ref), "quote": item.quote, "recordedAt": at}
+            records.append(EvidenceRecord.model_validate(fields))
         return records
 
     def known(self, candidate: Candidate) -> list[Known]:
@@ -378,7 +381,7 @@ class _Run:
             )
         candidate = tag_minors(candidate, resolution.entity_ids, self.directory.child_ids(resolution.changes))
         stated_at = self.stated_at(candidate)
-        evidence = self.evidence(candidate)
+        evidence = self.evidence(candidate, self.notes.get(index, {}))
         new_id = memory_id_for(self.doc.family_id, candidate, evidence, stated_at)
         if self.plan.current(new_id) is not None:
             detail = "already formed from this claim"

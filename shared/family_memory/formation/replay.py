@@ -26,7 +26,7 @@ from family_memory.domain.errors import InvalidInputError
 from family_memory.domain.layout import SESSIONS
 from family_memory.domain.okf import parse_json, serialise_json
 from family_memory.domain.transcript import parse_transcript
-from family_memory.formation.document import OutcomeKind
+from family_memory.formation.document import ExtractorKind, OutcomeKind
 from family_memory.formation.service import FormationDeps, extract_session, read_document, reconcile_session
 
 log = logging.getLogger(__name__)
@@ -204,6 +204,11 @@ def _load_ledger(deps: FormationDeps, family_id: str, restart: bool) -> ReplayLe
     return ReplayLedger(family_id=family_id, started_at=deps.clock.now())
 
 
+def _supplied(deps: FormationDeps, family_id: str, session_id: str) -> bool:
+    document = read_document(deps.store, family_id, session_id)
+    return document is not None and document.extractor.kind is ExtractorKind.SUPPLIED
+
+
 def replay_family(
     deps: FormationDeps,
     family_id: str,
@@ -216,8 +221,10 @@ def replay_family(
     """Replay every stored session of ``family_id`` in chronological order.
 
     ``re_extract`` runs the extractor again even where a candidates document
-    exists (to migrate to a new extractor); by default existing documents are
-    reused, except those recording a failed extraction, which are tried again.
+    exists (to migrate to a new extractor), except where the candidates were
+    supplied by a caller (``ingest --candidates``, a migration: no extractor made
+    them); by default existing documents are reused, except those recording a
+    failed extraction, which are tried again.
     ``restart`` ignores the ledger of a stopped run."""
     report = ReplayReport(family_id)
     sessions = _sessions(deps, family_id, report)
@@ -230,7 +237,9 @@ def replay_family(
     for number, (started_at, session_id) in enumerate(sessions, start=1):
         if session_id in done:
             continue
-        extracted = extract_session(deps, family_id, session_id, force=re_extract, enqueue=False, retry_failed=True)
+        # Candidates a caller supplied (``ingest --candidates``, a migration) came from no extractor: kept.
+        force = re_extract and not _supplied(deps, family_id, session_id)
+        extracted = extract_session(deps, family_id, session_id, force=force, enqueue=False, retry_failed=True)
         result = reconcile_session(deps, family_id, session_id)
         entry = SessionLedgerEntry(
             session_id=session_id,
