@@ -696,9 +696,14 @@ def check_support(
     if not quoted:
         return result  # nothing cited to read (turns_exist / quote_in_turn say why)
     primary = " ".join(t.text for t in quoted)
-    if claim.statement and not any(t.role == "user" for t in quoted):
-        problems.append("the quote is not the family's own words")
     lenders = _lenders([*context, *turns], quoted, claim.statement)
+    if not claim.statement:
+        # An inference goes beyond the words by nature: it needs only to rest on some of them.
+        pool = _tokens("\n".join(t.text for t in [*quoted, *lenders]))
+        ours = [w for w in _content(_tokens(claim.summary)) if w not in GENERIC and w not in FILLER]
+        if ours and not any(_held(w, pool) for w in ours):
+            problems.append("the inference rests on none of the cited words")
+        return result
     sources = [*quoted, *lenders]
     source_text = "\n".join(t.text for t in sources)
     writers = {n for t in turns for n in t.writer_names}
