@@ -612,9 +612,18 @@ def _said_days(text: str, day: date) -> set[date]:
     return days
 
 
+_ANNOTATION = re.compile(r"\((?:[A-Za-z]+day )?\d{4}-\d{2}-\d{2}(?: to (?:[A-Za-z]+day )?\d{4}-\d{2}-\d{2})?\)")
+
+
 def _absolute_dates(summary: str, said_on: date) -> tuple[str, set[date]]:
-    """The summary without its absolute date phrases, and the days they name."""
+    """The summary without its absolute date phrases (a resolved "(Friday 2026-11-27)" too),
+    and the days they name."""
     days: set[date] = set()
+    for annotation in _ANNOTATION.findall(summary):
+        for iso in re.findall(r"\d{4}-\d{2}-\d{2}", annotation):
+            with contextlib.suppress(ValueError):
+                days.add(date.fromisoformat(iso))
+    summary = _ANNOTATION.sub(" ", summary)
     cut = summary
     for m in sorted(find_dates(summary, said_on), key=lambda m: -m.start):
         if re.search(r"\d{4}|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec", m.text, re.I):
@@ -810,6 +819,9 @@ def _polarity_problems(summary: str, sources: Sequence[SpokenTurn]) -> list[str]
         )
         if not scored or scored[0][0] < max(2, 0.6 * len(ours)):
             continue
+        theirs = [w for w in dict.fromkeys(_content(_tokens(scored[0][1]))) if w not in GENERIC]
+        if sum(_held(w, _tokens(clause)) for w in theirs) < 0.6 * len(theirs):
+            continue  # the clause says more than the summary restates ("our dog pepper hates baths")
         if len(scored) > 1 and scored[1][0] == scored[0][0]:
             continue
         match = scored[0][1]
