@@ -98,7 +98,10 @@ def test_an_unexpected_embedder_failure_costs_the_turn_its_semantic_half_with_a_
 
 # --- delimiting: one rendering for every piece of untrusted text ------------------------------
 
-LINE = re.compile(r'^- ("(?:[^"\\]|\\.)*") \(remembered [a-z0-9 ]+\)(?: \[sensitive: [a-z]+; [a-z ]+\])? (\S+)$')
+LINE = re.compile(
+    r'^- ("(?:[^"\\]|\\.)*") \(remembered [a-z0-9 ]+, said \d{4}-\d{2}-\d{2}(?:; through \d{4}-\d{2}-\d{2})?\)'
+    r'(?: \[sensitive: [a-z]+; [a-z ]+\])? (\S+)$'
+)
 
 
 def parse_line(line: str) -> tuple[str, str]:

@@ -197,12 +197,12 @@ def test_a_memory_edited_a_moment_ago_is_shown_as_the_catalog_has_it(runtime: Ru
     assert result.lagging == [m.id]
 
 
-def test_the_block_is_capped_at_five_items_and_three_hundred_tokens(runtime: Runtime) -> None:
-    # Short summaries: five lines (each a quoted summary, its age and a reference whose
-    # random ULID takes 15 to 20 tokens) fit in 300 tokens whatever the ids.
+def test_the_block_is_capped_at_five_items_and_350_tokens(runtime: Runtime) -> None:
+    # Short summaries: five lines (each a quoted summary, its age and date and a reference whose
+    # random ULID takes 15 to 20 tokens) fit in 350 tokens whatever the ids.
     remember(runtime, *[fact(f"Soccer practice, note {n}.", "Soccer") for n in range(12)])
     result = retrieval_of(runtime).lookup.lookup(FAMILY, "soccer practice")
-    assert len(result.items) == 5 and result.tokens <= 300
+    assert len(result.items) == 5 and result.tokens <= 350
     assert result.tokens == count_tokens(result.block)
     tight = retrieval_of(runtime).lookup.lookup(FAMILY, "soccer practice", max_tokens=120)
     assert 0 < len(tight.items) < 5 and count_tokens(tight.block) <= 120
@@ -224,7 +224,7 @@ def test_each_line_gives_summary_age_in_words_and_reference_inside_a_candidates_
     assert "candidates to weigh, not facts to repeat" in lines[1]
     assert lines[2] == (
         '- "Coach Alvarez runs \\u003cb\\u003eSaturday\\u003c/b\\u003e practice." '
-        f"(remembered 3 weeks ago) memory://{FAMILY}/{m.id}"
+        f"(remembered 3 weeks ago, said 2026-11-09) memory://{FAMILY}/{m.id}"
     )
 
 

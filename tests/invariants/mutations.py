@@ -1002,8 +1002,8 @@ MUTATIONS: list[Mutation] = [
         [
             (
                 LOOKUP,
-                'return f"- {one_line(row.summary)} (remembered {age}){marker} {ref}"',
-                'return f"- {row.summary} (remembered {age}){marker} {ref}"',
+                'return f"- {one_line(row.summary)} ({when}){marker} {ref}"',
+                'return f"- {row.summary} ({when}){marker} {ref}"',
             )
         ],
         [T_LOOKUP],

@@ -108,7 +108,12 @@ def _writer(settings: Settings, store: Store, catalog: Catalog, clock: Clock) ->
 
 
 def _lookup_settings(settings: Settings) -> LookupSettings:
-    return LookupSettings(max_items=settings.lookup_max_items, max_tokens=settings.lookup_max_tokens)
+    return LookupSettings(
+        max_items=settings.lookup_max_items,
+        max_tokens=settings.lookup_max_tokens,
+        rule_items=settings.lookup_rule_items,
+        rule_tokens=settings.lookup_rule_tokens,
+    )
 
 
 def local_embedder(name: str | None) -> Embedder:

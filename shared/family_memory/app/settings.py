@@ -35,7 +35,9 @@ class Settings(BaseModel):
     opensearch_endpoint: str | None = Field(default=None, description="aws mode: the collection endpoint")
     opensearch_index: str = Field(default="family-memories", pattern=r"^[a-z][a-z0-9_-]{0,254}$")
     lookup_max_items: int = Field(default=5, ge=0, le=20)
-    lookup_max_tokens: int = Field(default=300, ge=0, le=2000)
+    lookup_max_tokens: int = Field(default=350, ge=0, le=2000)
+    lookup_rule_items: int = Field(default=5, ge=0, le=20)
+    lookup_rule_tokens: int = Field(default=300, ge=0, le=2000)
     extractor: Literal["offline", "bedrock"] = Field(
         default="offline", description="formation: the offline rule-based extractor, or Bedrock"
     )
@@ -67,6 +69,8 @@ _ENV = {
     "opensearch_index": "OPENSEARCH_INDEX",
     "lookup_max_items": "LOOKUP_MAX_ITEMS",
     "lookup_max_tokens": "LOOKUP_MAX_TOKENS",
+    "lookup_rule_items": "LOOKUP_RULE_ITEMS",
+    "lookup_rule_tokens": "LOOKUP_RULE_TOKENS",
     "extractor": "FORMATION_EXTRACTOR",
     "bedrock_model_id": "BEDROCK_MODEL_ID",
     "reconcile_queue_url": "RECONCILE_QUEUE_URL",

@@ -326,7 +326,8 @@ class FamilyRunner:
                 household = lookup.lookup(fid, fact.probe, Surface.HOUSEHOLD)
                 run.household_probes[fact.id] = [item.row.id for item in household.items]
         for query in family.spec.queries:
-            run.queries[query.id] = [item.row.id for item in lookup.lookup(fid, query.message, query.surface).items]
+            found = lookup.lookup(fid, query.message, query.surface, member_id=query.member)
+            run.queries[query.id] = [item.row.id for item in found.items]
             household = lookup.lookup(fid, query.message, Surface.HOUSEHOLD)
             run.household_queries[query.id] = [item.row.id for item in household.items]
         for question_id, text, _ in questions(family):
@@ -339,7 +340,7 @@ def _line(row: CatalogRow, family_id: str, now: datetime, zone: str) -> str:
     from family_memory.retrieval.age import age_in_words
     from family_memory.retrieval.lookup import line_for
 
-    return line_for(row, str(MemoryRef(family_id, row.id)), age_in_words(row.formed_at, now, zone))
+    return line_for(row, str(MemoryRef(family_id, row.id)), age_in_words(row.formed_at, now, zone), zone)
 
 
 @contextmanager

@@ -13,8 +13,9 @@ memory forgotten, edited or expired a moment ago is never returned while the
 index catches up. Lines are rendered from the catalog row, which is current,
 not from the index, which may lag.
 
-The block is capped (5 items and 300 tokens by default, counted with the
-project's tokenizer), labelled as candidates to weigh, not facts to repeat,
+The block is capped (5 items and 350 tokens by default, counted with the
+project's tokenizer; the must-know rules a task touches have a budget of their own beside
+it, 5 items and 300 tokens, ``must_know.py``), labelled as candidates to weigh, not facts to repeat,
 and every line carries the summary (one JSON string literal, ``one_line``, as
 the brief writes its lines), its age in words and its reference.
 
@@ -36,7 +37,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime, timedelta
 
 from family_memory.domain.clock import Clock, local_date
 from family_memory.domain.errors import FamilyMemoryError, InvalidInputError
@@ -45,16 +46,20 @@ from family_memory.domain.ids import check_family_id
 from family_memory.domain.literal import one_line
 from family_memory.domain.memory import Sensitivity, Status
 from family_memory.domain.refs import MemoryRef
+from family_memory.domain.text import normalise_for_match
 from family_memory.domain.tokens import count_tokens
 from family_memory.ports.catalog import Catalog, CatalogRow
 from family_memory.retrieval.age import age_in_words
 from family_memory.retrieval.embedding import Embedder, EmbeddingUnavailableError, Vector
 from family_memory.retrieval.index import Hit, IndexUnavailableError, MemoryIndex, SearchFilter
+from family_memory.retrieval.must_know import POOL, RULE_TYPES, NameBook, must_know
 
 log = logging.getLogger(__name__)
 
 DEFAULT_MAX_ITEMS = 5
-DEFAULT_MAX_TOKENS = 300
+DEFAULT_MAX_TOKENS = 350
+DEFAULT_RULE_ITEMS = 5
+DEFAULT_RULE_TOKENS = 300
 MAX_ITEMS_LIMIT = 20
 MAX_TOKENS_LIMIT = 2000
 MAX_QUERY_CHARS = 2000
@@ -65,6 +70,12 @@ LOOKUP_NOTE = (
     "Open one with read_memory when you need detail. Never show a reference in a reply."
 )
 LOOKUP_CLOSE = "</memory_lookup>"
+#: Said on the household surface when a private (health, minors, finances) rule bears on the
+#: message: the thread learns that a rule exists, never whose or what (docs/retrieval.md).
+WITHHELD_NOTE = (
+    "A private rule of someone in this household bears on this request (kept out of shared threads): "
+    "do not guess it here; suggest checking in a private chat before going ahead."
+)
 
 
 def interleave(semantic: Sequence[str], keyword: Sequence[str], lead: int = 3) -> list[str]:
@@ -88,6 +99,10 @@ class LookupSettings:
     candidates_per_search: int = 20
     #: Cosine similarity below which a semantic hit is dropped; None: the embedder's floor.
     min_similarity: float | None = None
+    #: The must-know rules' own budget, beside the candidates' (DESIGN invariant 10): the rules a
+    #: task touches never push the message's own candidates out, nor the other way round.
+    rule_items: int = DEFAULT_RULE_ITEMS
+    rule_tokens: int = DEFAULT_RULE_TOKENS
 
 
 @dataclass(frozen=True)
@@ -110,6 +125,8 @@ class LookupResult:
     dropped: dict[str, str] = field(default_factory=dict)
     #: Hits whose index document lags the catalog (rendered from the catalog).
     lagging: list[str] = field(default_factory=list)
+    #: Rules put ahead of ordinary candidates because the message touches them (must-know).
+    must_know: list[str] = field(default_factory=list)
 
 
 class FamilyZones:
@@ -133,11 +150,17 @@ class FamilyZones:
         return zone
 
 
-def line_for(row: CatalogRow, ref: str, age: str) -> str:
+def line_for(row: CatalogRow, ref: str, age: str, zone: str = "UTC") -> str:
+    """One lookup line: the summary as a literal, when it was said (its age and its absolute
+    local date, so "when did..." is answerable from the line), the last day a dated fact holds,
+    the sensitivity, the reference."""
+    when = f"remembered {age}, said {local_date(row.formed_at, zone).isoformat()}"
+    if row.valid_until is not None:
+        when += f"; through {(row.valid_until - timedelta(days=1)).isoformat()}"
     marker = ""
     if row.sensitivity is not Sensitivity.NORMAL:
         marker = f" [sensitive: {row.sensitivity.value}; use only for this task]"
-    return f"- {one_line(row.summary)} (remembered {age}){marker} {ref}"
+    return f"- {one_line(row.summary)} ({when}){marker} {ref}"
 
 
 class TurnLookup:
@@ -152,6 +175,7 @@ class TurnLookup:
         time_zone: Callable[[str], str],
         settings: LookupSettings | None = None,
         executor: Executor | None = None,
+        names: NameBook | None = None,
     ) -> None:
         self.index = index
         self.embedder = embedder
@@ -159,6 +183,8 @@ class TurnLookup:
         self.clock = clock
         self.time_zone = time_zone
         self.settings = settings or LookupSettings()
+        #: family id -> every name the family uses for its people, to entity ids (must-know rules).
+        self.names = names
         self._executor = executor or ThreadPoolExecutor(max_workers=2, thread_name_prefix="lookup")
 
     # --- the pieces ---------------------------------------------------------------
@@ -276,41 +302,92 @@ class TurnLookup:
         max_items: int | None = None,
         max_tokens: int | None = None,
         query_vector: Vector | None = None,
+        member_id: str | None = None,
     ) -> LookupResult:
-        """The block to place in the turn for ``message`` ("" when nothing qualifies)."""
+        """The block to place in the turn for ``message`` ("" when nothing qualifies).
+        ``member_id``: who sent it, so their own rules count as concerning them ("book me...")."""
         items_cap = self.settings.max_items if max_items is None else max_items
         tokens_cap = self.settings.max_tokens if max_tokens is None else max_tokens
         if not 0 <= items_cap <= MAX_ITEMS_LIMIT:
             raise InvalidInputError(f"max_items must be between 0 and {MAX_ITEMS_LIMIT}, got {items_cap}")
         if not 0 <= tokens_cap <= MAX_TOKENS_LIMIT:
             raise InvalidInputError(f"max_tokens must be between 0 and {MAX_TOKENS_LIMIT}, got {tokens_cap}")
+        if query_vector is None and message.strip():
+            try:
+                query_vector = self.embed_query(family_id, message.strip()[:MAX_QUERY_CHARS])
+            except EmbeddingUnavailableError:
+                query_vector = None  # the ranked search degrades to keywords; the rules pass is skipped
         confirmed, result, zone = self.ranked(family_id, message, surface, query_vector=query_vector, need=items_cap)
+        rules, withheld = self.rules_for(family_id, message, surface, query_vector, member_id)
+        note = LOOKUP_NOTE + (f" {WITHHELD_NOTE}" if withheld else "")
+        frame = count_tokens(f"{LOOKUP_OPEN}\n{note}\n{LOOKUP_CLOSE}")
         now = self.clock.now()
-        used = count_tokens(f"{LOOKUP_OPEN}\n{LOOKUP_NOTE}\n{LOOKUP_CLOSE}")
-        lines: list[str] = []
-        for row, via in confirmed:
-            if len(result.items) >= items_cap:
+        rule_items = self._fit(
+            family_id, [(r, "rule") for r in rules], self.settings.rule_items, self.settings.rule_tokens, now, zone
+        )
+        taken = {item.row.id for item in rule_items}
+        candidates = [(row, via) for row, via in confirmed if row.id not in taken]
+        candidate_items = self._fit(family_id, candidates, items_cap, tokens_cap - frame, now, zone)
+        result.items = [*rule_items, *candidate_items]
+        result.must_know = [item.row.id for item in rule_items]
+        if result.items:
+            result.block = "\n".join([LOOKUP_OPEN, note, *(item.line for item in result.items), LOOKUP_CLOSE])
+            result.tokens = count_tokens(result.block)
+        return result
+
+    def _fit(
+        self,
+        family_id: str,
+        rows: Sequence[tuple[CatalogRow, str]],
+        max_items: int,
+        max_tokens: int,
+        now: datetime,
+        zone: str,
+    ) -> list[LookupItem]:
+        """As many of ``rows`` as fit ``max_items`` and ``max_tokens`` (each line and the newline
+        joining it counted), in order."""
+        items: list[LookupItem] = []
+        used = 0
+        for row, via in rows:
+            if len(items) >= max_items:
                 break
             ref = str(MemoryRef(family_id, row.id))
             age = age_in_words(row.formed_at, now, zone)
-            line = line_for(row, ref, age)
-            cost = count_tokens(line) + 1  # the newline joining it
-            if used + cost > tokens_cap:
+            line = line_for(row, ref, age, zone)
+            cost = count_tokens(line) + 1
+            if used + cost > max_tokens:
                 break
             used += cost
-            lines.append(line)
-            result.items.append(LookupItem(row, ref, age, line, via))
-        # Counting the lines one by one can differ from counting the joined block by a
-        # token or two; the cap is on the block, so check it whole.
-        while lines:
-            block = "\n".join([LOOKUP_OPEN, LOOKUP_NOTE, *lines, LOOKUP_CLOSE])
-            tokens = count_tokens(block)
-            if tokens <= tokens_cap:
-                result.block, result.tokens = block, tokens
-                break
-            lines.pop()
-            result.items.pop()
-        return result
+            items.append(LookupItem(row, ref, age, line, via))
+        return items
+
+    def rules_for(
+        self, family_id: str, message: str, surface: Surface, vector: Vector | None, member_id: str | None = None
+    ) -> tuple[list[CatalogRow], bool]:
+        """The family's current constraints and directives that bear on ``message``, most pressing
+        first (``must_know``); and whether a sensitive one was withheld (household surface).
+        One filtered pass over the index (a family has few rules), confirmed against the catalog."""
+        if vector is None or self.names is None or not message.strip():
+            return [], False
+        _, today, _ = self.eligibility(family_id, Surface.CHAT)
+        rule_filter = SearchFilter.current(today, types=RULE_TYPES)
+        try:
+            hits = self.index.semantic(family_id, vector, rule_filter, POOL)
+        except IndexUnavailableError:
+            return [], False
+        rows = self.catalog.get_rows(family_id, [h.memory_id for h in hits])
+        current = [
+            (row, place)
+            for place, hit in enumerate(hits)
+            if (row := rows.get(hit.memory_id)) is not None and self.why_not_current(row, today, Surface.CHAT) is None
+        ]
+        names = self.names(family_id)
+        speaker = names.get(normalise_for_match(member_id), frozenset()) if member_id else frozenset()
+        chosen = must_know(message, current, names, speaker)
+        if surface is Surface.HOUSEHOLD:
+            shared = [m.row for m in chosen if m.row.sensitivity is Sensitivity.NORMAL]
+            return shared, len(shared) < len(chosen)
+        return [m.row for m in chosen], False
 
 
 def _found_by(semantic: Sequence[Hit], keyword: Sequence[Hit]) -> dict[str, str]:

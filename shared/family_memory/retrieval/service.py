@@ -7,9 +7,13 @@ adapters of their mode and hang it on the Runtime.
 
 from __future__ import annotations
 
+import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from family_memory.domain.clock import Clock
+from family_memory.domain.errors import FamilyMemoryError
 from family_memory.domain.family import Surface
 from family_memory.families import load_family
 from family_memory.ports.catalog import Catalog
@@ -19,6 +23,7 @@ from family_memory.retrieval.embedding import CachedEmbeddings, Embedder, Embedd
 from family_memory.retrieval.index import MemoryIndex
 from family_memory.retrieval.indexer import Indexer
 from family_memory.retrieval.lookup import FamilyZones, LookupSettings, TurnLookup
+from family_memory.retrieval.must_know import names_of
 from family_memory.retrieval.similar import IndexSimilarMemories
 from family_memory.retrieval.tools import ReadTools
 
@@ -40,6 +45,49 @@ class Retrieval:
     def tools(self, family_id: str, surface: Surface = Surface.CHAT) -> ReadTools:
         """The read tools for one family's conversation."""
         return ReadTools(self.store, self.lookup, family_id, surface)
+
+
+def family_names(store: Store, family_id: str) -> dict[str, frozenset[str]]:
+    """Every name the family uses for its people and pets (entities' names and aliases, members'
+    names and address-as), to entity ids: how a lookup tells whom a message is about."""
+    from family_memory.brief.sources import read_entities
+
+    entities = read_entities(store, family_id)
+    by_member = {e.member_id: e.id for e in entities if e.member_id}
+    pairs: list[tuple[str, list[str]]] = [(e.id, [e.name, *e.aliases]) for e in entities]
+    try:
+        family = load_family(store, family_id)
+    except FamilyMemoryError:
+        family = None
+    for member in family.members if family else []:
+        if member.id in by_member:
+            also = [member.address_as] if member.address_as else []
+            pairs.append((by_member[member.id], [member.name, member.id, *also]))
+    return names_of(pairs)
+
+
+class FamilyNames:
+    """A family's name book, re-read at most once a minute (new people are rare)."""
+
+    def __init__(self, load: Callable[[str], dict[str, frozenset[str]]], ttl_seconds: float = 60.0) -> None:
+        self._load = load
+        self._ttl = ttl_seconds
+        self._cache: dict[str, tuple[float, dict[str, frozenset[str]]]] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, family_id: str) -> dict[str, frozenset[str]]:
+        now = time.monotonic()
+        with self._lock:
+            cached = self._cache.get(family_id)
+        if cached is not None and now - cached[0] < self._ttl:
+            return cached[1]
+        try:
+            names = self._load(family_id)
+        except FamilyMemoryError:
+            names = {}
+        with self._lock:
+            self._cache[family_id] = (now, names)
+        return names
 
 
 def build_retrieval(
@@ -64,8 +112,9 @@ def build_retrieval(
         raise ValueError(f"turns would embed with {turn_embedder.model_id}, the index with {embedder.model_id}")
     embeddings = CachedEmbeddings(embedder, cache)
     zones = FamilyZones(lambda family_id: load_family(store, family_id).time_zone)
+    names = FamilyNames(lambda family_id: family_names(store, family_id))
     searched = index if search_deadline is None else DeadlineIndex(index, search_deadline)
-    lookup = TurnLookup(searched, turn_embedder, catalog, clock, zones, settings)
+    lookup = TurnLookup(searched, turn_embedder, catalog, clock, zones, settings, names=names)
     return Retrieval(
         store=store,
         index=index,

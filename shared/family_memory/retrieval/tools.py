@@ -226,7 +226,7 @@ class ReadTools:
         confirmed, _, zone = self.lookup.ranked(self.family_id, query[:MAX_QUERY_CHARS], self.surface, need=limit)
         now = self.lookup.clock.now()
         lines = [
-            line_for(row, str(MemoryRef(self.family_id, row.id)), age_in_words(row.formed_at, now, zone))
+            line_for(row, str(MemoryRef(self.family_id, row.id)), age_in_words(row.formed_at, now, zone), zone)
             for row, _ in confirmed[:limit]
         ]
         body = "\n".join(lines) if lines else "(no memory matches)"

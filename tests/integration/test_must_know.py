@@ -1,0 +1,137 @@
+"""Must-know rules reach every task that touches them (DESIGN invariant 10; issue 11 section 2):
+a meal surfaces the food rules of the people involved, a booking the booking rules, a drive the
+driving rules; in a shared thread a private rule is withheld and only its existence is said."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from factories import FAMILY, add, change_set
+from family_memory.app.bootstrap import Runtime
+from family_memory.domain.changes import EntityWrite
+from family_memory.domain.clock import FixedClock
+from family_memory.domain.entity import Entity, EntityKind
+from family_memory.domain.family import FamilySettings, Member, Surface
+from family_memory.domain.ids import new_ulid
+from family_memory.domain.memory import MemoryType, Sensitivity, Strength
+from family_memory.families import save_family
+from family_memory.retrieval.lookup import WITHHELD_NOTE
+from retrieval_helpers import fact, local_runtime, retrieval_of
+
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+NOOR, DAD, MOM, CIARAN = new_ulid(), new_ulid(), new_ulid(), new_ulid()
+
+
+def person(entity_id: str, name: str, member_id: str | None = None) -> EntityWrite:
+    return EntityWrite(
+        entity=Entity(id=entity_id, type=EntityKind.PERSON, name=name, member_id=member_id, created_at=NOW),
+        expected_revision=None,
+    )
+
+
+SESAME = fact(
+    "Noor is allergic to sesame; no tahini or hummus.",
+    "Noor's sesame allergy",
+    applies_to=[NOOR],
+    type=MemoryType.CONSTRAINT,
+    strength=Strength.HARD,
+    sensitivity=Sensitivity.HEALTH,
+)
+VEGETARIAN = fact(
+    "Dad is vegetarian.",
+    "Dad's diet",
+    applies_to=[DAD],
+    type=MemoryType.CONSTRAINT,
+    strength=Strength.HARD,
+    sensitivity=Sensitivity.HEALTH,
+)
+CHECK = fact(
+    "Always check with Layla before booking anything that costs money.",
+    "Booking paid things",
+    applies_to=[MOM],
+    type=MemoryType.DIRECTIVE,
+    strength=Strength.HARD,
+)
+DRIVING = fact(
+    "Ciarán may only drive with a parent in the car until he passes his test.",
+    "Ciarán's driving",
+    applies_to=[CIARAN],
+    type=MemoryType.DIRECTIVE,
+    strength=Strength.HARD,
+    sensitivity=Sensitivity.MINORS,
+)
+POTLUCK = fact("The school potluck is on Friday evening in the gym.", "School potluck")
+CHESS = fact("Noor plays chess on Wednesdays.", "Noor's chess", applies_to=[NOOR])
+
+
+@pytest.fixture
+def runtime(tmp_path: Path) -> Runtime:
+    rt = local_runtime(tmp_path, FixedClock(NOW), embedder="hashed")
+    save_family(
+        rt.store,
+        FamilySettings(
+            family_id=FAMILY,
+            time_zone="America/Los_Angeles",
+            members=[Member(id="layla", name="Layla Haddad"), Member(id="ciaran", name="Ciarán Haddad")],
+        ),
+    )
+    change = change_set(*(add(m) for m in (SESAME, VEGETARIAN, CHECK, DRIVING, POTLUCK, CHESS)))
+    rt.writer.apply(
+        change.model_copy(
+            update={
+                "entities": [
+                    person(NOOR, "Noor"),
+                    person(DAD, "Dad"),
+                    person(MOM, "Layla Haddad", "layla"),
+                    person(CIARAN, "Ciarán Haddad", "ciaran"),
+                ]
+            }
+        )
+    )
+    rt.drain()
+    return rt
+
+
+def rules(runtime: Runtime, message: str, surface: Surface = Surface.CHAT, member: str | None = None) -> list[str]:
+    result = retrieval_of(runtime).lookup.lookup(FAMILY, message, surface, member_id=member)
+    return [item.row.id for item in result.items if item.via == "rule"]
+
+
+def test_a_meal_for_everyone_surfaces_every_food_rule_and_no_other(runtime: Runtime) -> None:
+    found = rules(runtime, "what should we bring to the potluck?")
+    assert set(found) == {SESAME.id, VEGETARIAN.id}
+    result = retrieval_of(runtime).lookup.lookup(FAMILY, "what should we bring to the potluck?")
+    assert POTLUCK.id in [i.row.id for i in result.items]  # the message's own candidates keep their place
+
+
+def test_a_meal_for_one_person_surfaces_that_persons_food_rules_first(runtime: Runtime) -> None:
+    found = rules(runtime, "what can I pack for Noor's lunch tomorrow")
+    assert found[0] == SESAME.id and VEGETARIAN.id not in found
+
+
+def test_a_booking_surfaces_the_booking_rule_whoever_asks(runtime: Runtime) -> None:
+    assert CHECK.id in rules(runtime, "can you book us a table for saturday night", member="ciaran")
+    assert CHECK.id not in rules(runtime, "what should we bring to the potluck?")
+
+
+def test_a_drive_surfaces_the_driving_rule(runtime: Runtime) -> None:
+    assert rules(runtime, "can Ciarán take the car to training tonight?") == [DRIVING.id]
+
+
+def test_a_rule_the_task_does_not_touch_stays_out(runtime: Runtime) -> None:
+    assert rules(runtime, "who is Noor playing chess against on wednesday?") == []
+
+
+def test_a_shared_thread_learns_a_private_rule_exists_never_whose_or_what(runtime: Runtime) -> None:
+    result = retrieval_of(runtime).lookup.lookup(FAMILY, "what should we bring to the potluck?", Surface.HOUSEHOLD)
+    assert SESAME.id not in [i.row.id for i in result.items] and VEGETARIAN.id not in [i.row.id for i in result.items]
+    assert WITHHELD_NOTE in result.block
+    assert "sesame" not in result.block.lower() and "vegetarian" not in result.block.lower()
+
+
+def test_rules_have_their_own_budget_beside_the_candidates(runtime: Runtime) -> None:
+    result = retrieval_of(runtime).lookup.lookup(FAMILY, "what should we bring to the potluck?", max_items=1)
+    assert [i.via for i in result.items].count("rule") == 2 and len(result.items) == 3
