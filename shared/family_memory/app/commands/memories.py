@@ -2,7 +2,9 @@
 
 list, show, add, edit, forget, forget-group (count first, then confirm the
 count with --yes --expect N), evidence and lineage. Every change goes through
-the write protocol under the family's lease, as the card's HTTP routes (app/api.py) do.
+the write protocol under the family's lease, as the card's HTTP routes (app/routes/card.py) do.
+Text from memories (summaries, quotes, notes) is written with ``for_terminal``: an escape
+sequence or a line break in it is shown escaped, never acted on by the terminal.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from family_memory.card.operations import (
 from family_memory.card.views import evidence_view, lineage_view, list_memories, open_conflicts, read_memory
 from family_memory.domain.ids import check_family_id, check_memory_id
 from family_memory.domain.layout import memory_path
+from family_memory.domain.literal import for_terminal
 from family_memory.domain.memory import Memory, MemoryType, Status
 from family_memory.domain.okf import serialise_memory, validate
 
@@ -94,7 +97,7 @@ def register(subparsers: Any) -> None:
 
 def _line(memory: Memory) -> str:
     until = f" until {memory.valid_until}" if memory.valid_until else ""
-    return f"{memory.id}  {memory.status.value:<10} {memory.type.value:<12} {memory.summary}{until}"
+    return f"{memory.id}  {memory.status.value:<10} {memory.type.value:<12} {for_terminal(memory.summary)}{until}"
 
 
 def _drain(runtime: Runtime) -> None:
@@ -111,7 +114,7 @@ def _list(args: argparse.Namespace) -> int:
     )
     for row in page.rows:
         since = row.formed_at.strftime("%Y-%m-%d")
-        print(f"{row.id}  {since}  {row.status.value:<10} {row.type.value:<12} {row.summary}")
+        print(f"{row.id}  {since}  {row.status.value:<10} {row.type.value:<12} {for_terminal(row.summary)}")
     if not page.rows:
         print("no memories")
     if page.cursor:
@@ -126,7 +129,7 @@ def _show(args: argparse.Namespace) -> int:
     print(location(runtime, family_id, memory_path(memory_id)))
     print(serialise_memory(memory).decode("utf-8"), end="")
     for conflict in open_conflicts(runtime.store, family_id, memory):
-        print(f"{conflict.describe()}")
+        print(for_terminal(conflict.describe()))
     return 0
 
 
@@ -135,11 +138,13 @@ def _evidence(args: argparse.Namespace) -> int:
     view = evidence_view(runtime.store, check_family_id(args.family), check_memory_id(args.memory_id))
     print(_line(view.memory))
     for line in view.lines:
-        who = f" ({line.speaker})" if line.speaker else ""
+        who = f" ({for_terminal(line.speaker)})" if line.speaker else ""
         mark = line.stance.upper() if line.stance in ("contradicts", "conflicts") else line.source
-        print(f'  {line.recorded_at:%Y-%m-%d}  {mark}{who}: "{line.quote}"  [{line.ref}]')
+        quote = for_terminal(line.quote)
+        quoted = quote if quote != line.quote else f'"{quote}"'  # a literal brings its own quotes
+        print(f"  {line.recorded_at:%Y-%m-%d}  {mark}{who}: {quoted}  [{line.ref}]")
         if line.note:
-            print(f"        {line.note}")
+            print(f"        {for_terminal(line.note)}")
     if not view.lines:
         print("  no evidence on file")
     return 0
@@ -156,7 +161,7 @@ def _lineage(args: argparse.Namespace) -> int:
             f"{mark} {step.memory.formed_at:%Y-%m-%d} {_line(step.memory)}  ({step.memory.authority.value}){verified}"
         )
         for conflict in open_conflicts(runtime.store, family_id, step.memory):
-            print(f"     {conflict.describe()}")
+            print(f"     {for_terminal(conflict.describe())}")
     return 0
 
 
@@ -225,9 +230,9 @@ def _group(args: argparse.Namespace) -> int:
     selector = validate(GroupSelector, {"entity": args.entity, "topic": args.topic, "memory_type": args.type}, "group")
     preview = preview_group(runtime.writer, family_id, selector)
     if not args.yes:
-        print(f"{selector.describe()}: {preview.count} memories would be forgotten")
+        print(f"{for_terminal(selector.describe())}: {preview.count} memories would be forgotten")
         for row in preview.memories:
-            print(f"  {row.id}  {row.status.value:<10} {row.summary}")
+            print(f"  {row.id}  {row.status.value:<10} {for_terminal(row.summary)}")
         print(f"to forget them: repeat with --yes --expect {preview.count}")
         return 0
     if args.expect is None:
@@ -237,6 +242,6 @@ def _group(args: argparse.Namespace) -> int:
         runtime.writer, family_id, selector, args.member, expected_count=args.expect, reason=args.reason
     )
     rules = ", ".join(rule.id for rule in result.rules)
-    print(f"forgot {result.preview.count} memories ({selector.describe()}); suppression rule {rules}")
+    print(f"forgot {result.preview.count} memories ({for_terminal(selector.describe())}); suppression rule {rules}")
     _drain(runtime)
     return 0
