@@ -242,6 +242,11 @@ def _group(args: argparse.Namespace) -> int:
         runtime.writer, family_id, selector, args.member, expected_count=args.expect, reason=args.reason
     )
     rules = ", ".join(rule.id for rule in result.rules)
+    if result.already_forgotten:
+        print(
+            f"already forgotten: {for_terminal(selector.describe())}; suppression rule {rules} stands, nothing written"
+        )
+        return 0
     print(f"forgot {result.preview.count} memories ({for_terminal(selector.describe())}); suppression rule {rules}")
     _drain(runtime)
     return 0
