@@ -322,7 +322,7 @@ def test_a_validation_error_names_the_field(rt: Runtime, family: dict[str, str])
     message = error_of(
         call(rt, "POST", f"/families/{FAMILY}/memories", {"type": "fact", "about": "x", "summary": "y"})
     )[2]
-    assert message == "member_id: required (the family member making this change), as a string"
+    assert message == "body: member_id: Field required"
     unknown = error_of(call(rt, "POST", f"/families/{FAMILY}/context", {"message": "hi", "colour": "red"}))[2]
     assert unknown == "body: colour: Extra inputs are not permitted"
 
@@ -483,7 +483,7 @@ def test_an_unexpected_error_is_500_without_internals(rt: Runtime, monkeypatch: 
     def broken(*_: Any, **__: Any) -> Any:
         raise RuntimeError("database password is hunter2")
 
-    monkeypatch.setattr("family_memory.app.api.list_memories", broken)
+    monkeypatch.setattr("family_memory.app.routes.card.list_memories", broken)
     response = call(rt, "GET", f"/families/{FAMILY}/memories")
     status, code, message = error_of(response)
     assert (status, code, message) == (500, "internal_error", "the request failed")
