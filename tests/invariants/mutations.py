@@ -78,7 +78,7 @@ PATCH = "shared/family_memory/brief/patch.py"
 APP_LIFECYCLE = "shared/family_memory/app/lifecycle.py"
 LOOKUP = "shared/family_memory/retrieval/lookup.py"
 TOOLS = "shared/family_memory/retrieval/tools.py"
-API = "shared/family_memory/app/api.py"
+API_SESSIONS = "shared/family_memory/app/routes/sessions.py"
 EXTRACTOR = "shared/family_memory/adapters/aws/bedrock_extractor.py"
 
 T_STORE = "tests/contract/test_store_contract.py"
@@ -255,9 +255,9 @@ MUTATIONS: list[Mutation] = [
         "1: a session posted to one family's API path cannot be stored under another",
         [
             (
-                API,
-                "ended = end_session(runtime, data, family_id=family_id, strict=False)",
-                "ended = end_session(runtime, data, strict=False)",
+                API_SESSIONS,
+                "ended = end_session(runtime, data, family_id=family_id, supplied=supplied, strict=False)",
+                "ended = end_session(runtime, data, supplied=supplied, strict=False)",
             )
         ],
         [T_API],
