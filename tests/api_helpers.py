@@ -29,14 +29,17 @@ def api_event(
     query: dict[str, str] | None = None,
     raw_body: bytes | None = None,
     base64_body: bool = False,
+    headers: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """The event API Gateway sends for ``method path`` with ``body`` (JSON-encoded unless
-    ``raw_body`` is given)."""
+    ``raw_body`` is given); ``headers`` are added (names in lower case, as API Gateway sends them)."""
     event = copy.deepcopy(_template())
     event["rawPath"] = path
     event["requestContext"]["http"]["method"] = method
     event["requestContext"]["http"]["path"] = path
     event["requestContext"]["requestId"] = str(uuid.uuid4())
+    for name, value in (headers or {}).items():
+        event["headers"][name.lower()] = value
     if query:
         event["queryStringParameters"] = dict(query)
         event["rawQueryString"] = urlencode(query)

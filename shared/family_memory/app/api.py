@@ -103,10 +103,6 @@ ERRORS: dict[type[Exception], tuple[HTTPStatus, str]] = {
     IndexUnavailableError: (HTTPStatus.SERVICE_UNAVAILABLE, "search_unavailable"),
 }
 
-#: Methods whose requests carry a body to check.
-_WITH_BODY = frozenset({"POST", "PATCH", "PUT"})
-
-
 # --- the body, hardened once for every route --------------------------------------------------
 
 #: A JSON escape of a UTF-16 surrogate (paired or not): the only way one can reach a body.
@@ -159,11 +155,12 @@ def body_object(data: bytes) -> dict[str, Any]:
 
 
 def harden_body(app: APIGatewayHttpResolver, next_middleware: Callable[..., Response[str]]) -> Response[str]:
-    """Every body, before Powertools parses and validates it: size, encoding, media type, a JSON
-    object, depth, surrogates. The checked body goes into the context for routes that store it."""
+    """Every body a route takes, before Powertools parses and validates it: size, encoding, media
+    type, a JSON object, depth, surrogates. The checked body goes into the context (``body_of``)."""
     event = app.current_event
-    if event.http_method.upper() not in _WITH_BODY:
-        return next_middleware(app)
+    route = app.context.get("_route")  # the matched route (Powertools' context key), or its not-found stand-in
+    if route is None or route.body_field is None:
+        return next_middleware(app)  # a route without a body (every GET), or no route at all
     given = (event.headers.get("content-type") or "").split(";", 1)[0].strip().lower()
     if event.body and given not in ("", "application/json"):
         message = f"Content-Type: {given[:80]!r}; a body must be sent as application/json"
