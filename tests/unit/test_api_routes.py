@@ -12,8 +12,8 @@ import pytest
 
 from api_helpers import api_event, error_of, payload
 from family_memory.app.api import MAX_BODY_BYTES, RETRY_AFTER_SECONDS, handle, openapi_document
-from family_memory.app.routes.agent import entity_tag
 from family_memory.app.bootstrap import Runtime
+from family_memory.app.routes.agent import entity_tag
 from family_memory.card import operations as card
 from family_memory.domain.clock import FixedClock
 from family_memory.domain.ids import new_ulid
