@@ -678,7 +678,7 @@ def test_only_json_true_confirms_a_group_forget(rt: Runtime, family: dict[str, s
         ),
         (
             "/forget-group",
-            {"member_id": "lucia", "topic": "Thai", "confirm": True, "expected_count": 1.0},
+            {"member_id": "lucia", "topic": "Thai", "confirm": True, "expected_count": 1.5},
             "expected_count",
         ),
         ("/context", {"message": "Thai?", "max_items": True}, "max_items"),
@@ -865,3 +865,9 @@ def test_the_openapi_document_is_generated_from_the_routes() -> None:
     assert "HTTPValidationError" not in schemas and "ErrorResponse" in schemas
     assert schemas["GroupRequest"]["properties"]["confirm"]["type"] == "boolean"
     assert schemas["GroupRequest"]["additionalProperties"] is False
+
+
+def test_an_integral_number_is_an_integer_as_json_schema_says(rt: Runtime, family: dict[str, str]) -> None:
+    assert call(rt, "POST", f"/families/{FAMILY}/context", {"message": "Thai?", "max_items": 3.0})["statusCode"] == 200
+    group = {"member_id": "lucia", "topic": "Thai", "confirm": True, "expected_count": 1.0}
+    assert payload(call(rt, "POST", f"/families/{FAMILY}/forget-group", group))["forgotten"] == [family["thai"]]

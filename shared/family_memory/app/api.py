@@ -323,6 +323,11 @@ def openapi_document() -> dict[str, Any]:
             title="family-memory", version=_package_version(), description=API_DESCRIPTION
         )
     )
+    for operations in document["paths"].values():
+        for operation in operations.values():
+            for response in operation["responses"].values():
+                if response.get("content") == {}:
+                    del response["content"]  # a response without a body (the brief's 304)
     schemas = document.get("components", {}).get("schemas", {})
     used = _referenced(document)
     for name in [n for n in schemas if n not in used]:

@@ -12,8 +12,8 @@ ThreadingHTTPServer still reads and writes slow connections in parallel.
 
 Every answer is JSON in the API's error shape, including the ones http.server
 would write as an HTML page: a method the resolver does not route on a known path
-is its 405 (with ``Allow``); a method this server does not implement at all
-(TRACE, CONNECT, HEAD, anything else) is 501; a malformed request line or header
+is its 405 (with ``Allow``: PUT, DELETE, OPTIONS, TRACE, HEAD or any other method
+name), an unknown path 404; CONNECT (no tunnels here) is 501; a malformed request line or header
 is http.server's own 400/414/431, as JSON. The access log escapes control and
 format characters (``literal.for_terminal``): a request cannot write escape
 sequences to the terminal that runs the server.
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import threading
 import time
 import uuid
@@ -147,6 +148,8 @@ _CODES = {
     HTTPStatus.NOT_IMPLEMENTED: "not_implemented",
     HTTPStatus.HTTP_VERSION_NOT_SUPPORTED: "http_version_not_supported",
 }
+#: An HTTP method name (RFC 9110's token), of a sensible length.
+_METHOD_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]{1,32}")
 #: Statuses that never carry a body (RFC 9110).
 _NO_BODY = (HTTPStatus.NO_CONTENT, HTTPStatus.RESET_CONTENT, HTTPStatus.NOT_MODIFIED)
 
@@ -233,18 +236,26 @@ class _Handler(BaseHTTPRequestHandler):
             return
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
-        self.wfile.write(data)
+        if self.command != "HEAD":
+            self.wfile.write(data)
 
-    # http.server dispatches on these names; the resolver answers 405 (with Allow) or 404 for a
-    # method it does not route. Any other method (TRACE, CONNECT, HEAD, ...) reaches send_error: 501.
-    do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = do_OPTIONS = _serve  # noqa: N815
+    # http.server dispatches on ``do_<METHOD>``: every method token reaches the resolver, which
+    # answers 405 (with Allow) on a known path for a method it does not route there, and 404
+    # elsewhere; CONNECT (no tunnels here) and a method that is not a token reach send_error: 501.
+    do_GET = do_POST = do_PATCH = _serve  # noqa: N815
+
+    def __getattr__(self, name: str) -> Any:
+        method = name.removeprefix("do_")
+        if name.startswith("do_") and method != "CONNECT" and _METHOD_TOKEN.fullmatch(method):
+            return self._serve
+        raise AttributeError(name)
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         """http.server's own refusals (a method it does not implement, a malformed request line or
         header) in the API's JSON error shape, never its HTML page; the connection ends."""
         status = HTTPStatus(code)
         if status == HTTPStatus.NOT_IMPLEMENTED and self.command:
-            text = f"{self.command[:40]} is not supported here; the API takes GET, POST and PATCH"
+            text = f"{self.command[:40]!r} is not supported here; the API takes GET, POST and PATCH"
         else:
             text = message or status.phrase
         self.log_error("code %d, message %s", code, text)

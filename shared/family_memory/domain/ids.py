@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from typing import Annotated
 
-from pydantic import AfterValidator
+from pydantic import AfterValidator, WithJsonSchema
 from ulid import ULID
 
 from family_memory.domain.errors import InvalidInputError
@@ -122,10 +122,15 @@ def new_ulid() -> str:
     return str(ULID())
 
 
-FamilyId = Annotated[str, AfterValidator(check_family_id)]
-SessionId = Annotated[str, AfterValidator(check_session_id)]
-MemberId = Annotated[str, AfterValidator(check_member_id)]
-ChangeId = Annotated[str, AfterValidator(check_change_id)]
-MemoryId = Annotated[str, AfterValidator(check_memory_id)]
-EntityId = Annotated[str, AfterValidator(check_entity_id)]
-RuleId = Annotated[str, AfterValidator(check_rule_id)]
+#: JSON Schemas of the ids (the OpenAPI document shows them): the checks above stay the validation.
+TOKEN_SCHEMA = {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_-]*$", "minLength": 1, "maxLength": MAX_ID_LENGTH}
+FAMILY_SCHEMA = {**TOKEN_SCHEMA, "pattern": "^[a-z0-9][a-z0-9_-]*$"}
+ULID_SCHEMA = {"type": "string", "pattern": "^[0-7][0-9A-HJKMNP-TV-Z]{25}$"}
+
+FamilyId = Annotated[str, AfterValidator(check_family_id), WithJsonSchema(FAMILY_SCHEMA)]
+SessionId = Annotated[str, AfterValidator(check_session_id), WithJsonSchema(TOKEN_SCHEMA)]
+MemberId = Annotated[str, AfterValidator(check_member_id), WithJsonSchema(TOKEN_SCHEMA)]
+ChangeId = Annotated[str, AfterValidator(check_change_id), WithJsonSchema(TOKEN_SCHEMA)]
+MemoryId = Annotated[str, AfterValidator(check_memory_id), WithJsonSchema(ULID_SCHEMA)]
+EntityId = Annotated[str, AfterValidator(check_entity_id), WithJsonSchema(ULID_SCHEMA)]
+RuleId = Annotated[str, AfterValidator(check_rule_id), WithJsonSchema(ULID_SCHEMA)]

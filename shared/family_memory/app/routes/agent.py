@@ -58,8 +58,9 @@ _TAG_HEADERS: dict[str, OpenAPIResponseHeader] = {
 _BRIEF_RESPONSES: dict[int, OpenAPIResponse] = {
     200: {**ok(BriefResponse, "The prompt block and its token counts.")[200], "headers": _TAG_HEADERS},
     304: {
-        "description": "Not modified: the brief is still the one with the tag sent in If-None-Match.",
+        "description": "Not modified: the brief is still the one with the tag sent in If-None-Match; no body.",
         "headers": _TAG_HEADERS,
+        "content": {},
     },
     **error_responses(400, 503),
 }

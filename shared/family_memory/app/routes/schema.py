@@ -7,8 +7,9 @@ same models (``app.api.openapi_document``), and the Python client
 
 Where a mistake is costly the types are strict: a boolean is JSON ``true`` or
 ``false`` only (``"yes"``, ``"on"``, ``"1"`` and ``1`` do not confirm a group
-forget), a number is a JSON integer (``true`` and ``"3"`` are not numbers), and a
-date is a ``YYYY-MM-DD`` string (a number is not a date). Unknown fields are refused.
+forget), a number is a JSON integer (``3``, or ``3.0`` as JSON Schema allows;
+``true``, ``"3"`` and ``3.5`` are not), and a date is a ``YYYY-MM-DD`` string (a
+number is not a date). Unknown fields are refused.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from pydantic import (
     Field,
     RootModel,
     StrictBool,
-    StrictInt,
     Tag,
     WithJsonSchema,
     create_model,
@@ -51,6 +51,18 @@ def _no_number(value: Any) -> Any:
 
 #: A calendar date as JSON carries it: a ``YYYY-MM-DD`` string, never a number of seconds.
 IsoDate = Annotated[date, BeforeValidator(_no_number)]
+
+
+def _json_integer(value: Any) -> Any:
+    """A JSON integer as JSON Schema means it: a number without a fraction (``3`` or ``3.0``),
+    never a boolean or a string (``true`` and ``"3"`` are not numbers)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError("Input should be a valid integer")  # true, "3", null: not numbers
+    if isinstance(value, float):
+        if not value.is_integer():
+            raise ValueError("Input should be a valid integer")
+        return int(value)  # 3.0 is the integer 3 (JSON Schema's "integer")
+    return value
 
 
 class _Request(BaseModel):
@@ -105,9 +117,12 @@ class BriefResponse(_Response):
 class ContextRequest(_Request):
     message: str = Field(min_length=1, max_length=4000, description="The user's message this turn.")
     surface: Surface = Surface.CHAT
-    max_items: StrictInt | None = Field(default=None, ge=0, le=MAX_ITEMS_LIMIT, description="Most items (default 5).")
-    max_tokens: StrictInt | None = Field(
-        default=None, ge=0, le=MAX_TOKENS_LIMIT, description="Most tokens of the block (default 300)."
+    # The bounds go before the JsonInt check in Annotated, or the schema would say "ge"/"le" for minimum/maximum.
+    max_items: Annotated[int, Field(ge=0, le=MAX_ITEMS_LIMIT), BeforeValidator(_json_integer)] | None = Field(
+        default=None, description="Most items (default 5)."
+    )
+    max_tokens: Annotated[int, Field(ge=0, le=MAX_TOKENS_LIMIT), BeforeValidator(_json_integer)] | None = Field(
+        default=None, description="Most tokens of the block (default 300)."
     )
 
 
@@ -136,14 +151,18 @@ class ToolSpecsResponse(_Response):
     tools: list[dict[str, Any]] = Field(description="Bedrock Converse toolSpecs; none on the household surface.")
 
 
-#: A tool's input as the model gave it: one of the tools' input schemas (GET /tool-specs).
+#: A tool's input as the model gave it. Any JSON object is taken: the tool checks it against its
+#: own input schema (GET /tool-specs, listed under ``x-tool-input-schemas``) and answers a bad one
+#: with an error result for the model (200, ``status: error``), not a failed request.
 ToolInput = Annotated[
     dict[str, Any],
     WithJsonSchema(
         {
             "type": "object",
-            "description": "The tool's input as the model gave it (the toolUse input); see GET /tool-specs.",
-            "anyOf": [spec["toolSpec"]["inputSchema"]["json"] for spec in TOOL_SPECS],
+            "description": "The tool's input as the model gave it (the toolUse input); checked by the tool.",
+            "x-tool-input-schemas": {
+                spec["toolSpec"]["name"]: spec["toolSpec"]["inputSchema"]["json"] for spec in TOOL_SPECS
+            },
         }
     ),
 ]
@@ -270,8 +289,8 @@ class GroupRequest(_Request):
     topic: str | None = Field(default=None, description="Words every memory of the group contains.")
     type: MemoryType | None = None
     confirm: StrictBool = Field(default=False, description="JSON true only: forget now.")
-    expected_count: StrictInt | None = Field(
-        default=None, ge=0, description="With confirm: the count the preview showed; refused (409) if it changed."
+    expected_count: Annotated[int, Field(ge=0), BeforeValidator(_json_integer)] | None = Field(
+        default=None, description="With confirm: the count the preview showed; refused (409) if it changed."
     )
     reason: str = Field(default="", max_length=500)
 

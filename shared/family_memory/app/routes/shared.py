@@ -83,23 +83,16 @@ def error_response(status: int, code: str, message: str, headers: dict[str, str]
 
 # --- OpenAPI: parameters and error responses ---------------------------------------------------
 
-FAMILY_PATTERN = "^[a-z0-9][a-z0-9_-]*$"
-ULID_PATTERN = "^[0-7][0-9A-HJKMNP-TV-Z]{25}$"
-
 FamilyPath = Annotated[
     FamilyId,
     Path(
         description=(
             f"The family: a lower-case token, at most {MAX_ID_LENGTH} characters, not a Windows device name "
             "(con, nul, com1, ...). Every read and write is scoped by it."
-        ),
-        json_schema_extra={"pattern": FAMILY_PATTERN, "maxLength": MAX_ID_LENGTH},
+        )
     ),
 ]
-MemoryPath = Annotated[
-    MemoryId,
-    Path(description="A memory id (a ULID).", json_schema_extra={"pattern": ULID_PATTERN}),
-]
+MemoryPath = Annotated[MemoryId, Path(description="A memory id (a ULID).")]
 SurfaceQuery = Annotated[
     Surface,
     Query(description="Where the conversation happens: a member's own chat, or the shared household thread."),
