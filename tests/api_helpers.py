@@ -4,9 +4,12 @@ made from ``tests/events/api_http_v2.json``, and the response body as JSON."""
 from __future__ import annotations
 
 import base64
+import contextlib
 import copy
 import json
+import threading
 import uuid
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -59,3 +62,19 @@ def payload(response: dict[str, Any]) -> Any:
 def error_of(response: dict[str, Any]) -> tuple[int, str, str]:
     error = payload(response)["error"]
     return response["statusCode"], error["code"], error["message"]
+
+
+@contextlib.contextmanager
+def running_server(runtime: Any) -> Iterator[str]:
+    """``family-memory serve`` for ``runtime`` on 127.0.0.1 (any free port), in a thread: its URL."""
+    from family_memory.app.local_server import serve
+
+    server = serve(runtime, "127.0.0.1", 0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server.url
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
