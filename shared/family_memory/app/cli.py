@@ -27,6 +27,7 @@ COMMAND_MODULES = (
     "family_memory.app.commands.memories",
     "family_memory.app.commands.family",
     "family_memory.app.commands.serve",
+    "family_memory.app.commands.mcp",
 )
 
 
