@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 from openapi_spec_validator import validate
 
+import family_memory
 from family_memory.app.api import openapi_json
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,7 +64,8 @@ def test_the_document_is_valid_openapi_and_names_every_error_shape() -> None:
 def served(tmp_path: Path) -> Iterator[str]:
     """``family-memory serve`` on 127.0.0.1 (any free port) over a fresh home, in a subprocess."""
     log = tmp_path / "serve.log"
-    env = {**os.environ, "FAMILY_MEMORY_BACKEND": "local", "FAMILY_MEMORY_EMBEDDER": "hashed"}
+    code = str(Path(family_memory.__file__).resolve().parents[1])  # the code this test imported, copy or not
+    env = {**os.environ, "FAMILY_MEMORY_BACKEND": "local", "FAMILY_MEMORY_EMBEDDER": "hashed", "PYTHONPATH": code}
     command = [sys.executable, "-m", "family_memory.app.cli", "--home", str(tmp_path / "home"), "serve", "--port", "0"]
     with log.open("w") as out:
         server = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=tmp_path)

@@ -25,6 +25,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
+import family_memory
 from api_helpers import running_server
 from family_memory.app.mcp_server import NO_TOOLS_HERE, PROMPT_NAME, ApiSource, LocalSource, build_server
 from family_memory.app.sessions import end_session
@@ -36,7 +37,12 @@ from formation_helpers import FAMILY, FRIDAY_MORNING, session_json
 from retrieval_helpers import local_runtime
 
 TURNS = [("user", "lucia", "We love Thai food. Never book red-eyes."), ("assistant", None, "Noted!")]
-ENV = {"FAMILY_MEMORY_BACKEND": "local", "FAMILY_MEMORY_EMBEDDER": "hashed"}
+#: The subprocess runs the code this test imported (a scratch copy under tests/invariants/mutations.py too).
+ENV = {
+    "FAMILY_MEMORY_BACKEND": "local",
+    "FAMILY_MEMORY_EMBEDDER": "hashed",
+    "PYTHONPATH": str(Path(family_memory.__file__).resolve().parents[1]),
+}
 
 
 @pytest.fixture
