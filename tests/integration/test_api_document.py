@@ -117,3 +117,16 @@ def test_schemathesis_finds_no_server_error_and_no_departure_from_the_document(s
     seed = re.search(r"Seed: (\d+)", output)
     print(f"schemathesis: {generated} cases, {passed} passed, in {took:.0f} s (seed {seed.group(1) if seed else '?'})")
     assert generated == passed and generated >= 13 * ST_MAX_EXAMPLES  # every operation was exercised
+
+
+def test_the_openapi_command_writes_and_checks_the_document(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from family_memory.app.cli import main
+
+    target = tmp_path / "openapi.json"
+    assert main(["openapi", "--check", str(target)]) == 1  # no file yet
+    assert main(["openapi", "--write", str(target)]) == 0
+    assert target.read_text(encoding="utf-8") == DOCUMENT.read_text(encoding="utf-8")
+    assert main(["openapi", "--check", str(target)]) == 0
+    target.write_text(target.read_text(encoding="utf-8").replace('"3.1.0"', '"3.0.0"'), encoding="utf-8")
+    assert main(["openapi", "--check", str(target)]) == 1
+    assert "regenerate it: family-memory openapi --write" in capsys.readouterr().out
