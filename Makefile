@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PIP_INSTALL := $(BIN)/pip install --disable-pip-version-check -q -c requirements/constraints.txt
 
-.PHONY: install demo serve test test-fast lint typecheck template mutations ci bench clean
+.PHONY: install demo serve test test-fast lint typecheck template mutations mutations-check eval ci bench clean layer coldstart sam-validate
 
 $(BIN)/family-memory: pyproject.toml requirements/constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -28,8 +28,8 @@ test-fast: install  ## skip the slow crash-at-every-step and concurrency tests
 	$(BIN)/python -m pytest -m "not slow"
 
 lint: install
-	$(BIN)/ruff check shared functions tests
-	$(BIN)/ruff format --check shared functions tests
+	$(BIN)/ruff check shared functions tests layers
+	$(BIN)/ruff format --check shared functions tests layers
 
 typecheck: install
 	$(BIN)/mypy
@@ -40,22 +40,31 @@ template: install  ## offline validation of the SAM template
 mutations: install  ## break each invariant clause in a scratch copy; every break must be caught (~5 min)
 	$(BIN)/python tests/invariants/mutations.py
 
-ci: lint typecheck template test
+eval: install  ## the section-13 harness on eval/families; fails only on a target eval/ratchet.json enforces
+	mkdir -p build && $(BIN)/family-memory eval --ratchet eval/ratchet.json --json build/eval.json
+
+ci: lint typecheck template mutations-check test eval
+
+mutations-check: install
+	$(BIN)/python tests/invariants/mutations.py --check
 
 bench: install
 	$(BIN)/family-memory bench all
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .family-memory .aws-sam build
+	rm -rf $(VENV) .venv-sam .pytest_cache .mypy_cache .ruff_cache .family-memory .aws-sam build
 
 # --- SAM: the shared layer, built without Docker ------------------------------
-# Wheels for the Lambda platform (Python 3.13 on arm64), then the project itself.
-# Lambda python3.13 runs on Amazon Linux 2023 (glibc 2.34): any of these manylinux tags fits.
-LAMBDA_PLATFORMS ?= manylinux2014_aarch64 manylinux_2_28_aarch64 manylinux_2_34_aarch64
-LAMBDA_PYTHON ?= 3.13
-build-FamilyMemoryLayer:
-	rm -rf build/layer-wheels && mkdir -p build/layer-wheels
-	$(PYTHON) -m pip wheel --no-deps -q -w build/layer-wheels .
-	$(PYTHON) -m pip install -q --target "$(ARTIFACTS_DIR)/python" \
-		$(foreach p,$(LAMBDA_PLATFORMS),--platform $(p)) --implementation cp --python-version $(LAMBDA_PYTHON) \
-		--only-binary=:all: -c requirements/constraints.txt build/layer-wheels/*.whl
+# sam build runs layers/family-memory/Makefile (the layer's ContentUri); `make layer`
+# builds the same into build/layer/ to look at.
+layer:
+	$(MAKE) -f layers/family-memory/Makefile build-FamilyMemoryLayer ARTIFACTS_DIR=$(abspath build/layer) PYTHON=$(abspath $(BIN)/python)
+
+# aws-sam-cli pins boto3 and pydantic below this project's pins, so it gets a venv of its own.
+sam-validate:  ## sam validate --lint, offline (placeholder credentials: nothing is called)
+	test -x .venv-sam/bin/sam || ($(PYTHON) -m venv .venv-sam && .venv-sam/bin/pip install -q aws-sam-cli)
+	SAM_CLI_TELEMETRY=0 AWS_ACCESS_KEY_ID=placeholder AWS_SECRET_ACCESS_KEY=placeholder \
+		.venv-sam/bin/sam validate --lint --region us-east-1 --template template.yaml
+
+coldstart: install  ## import and init time of each handler with only the layer's closure (docs/benchmarks.md)
+	$(BIN)/family-memory bench coldstart

@@ -110,6 +110,8 @@ class Audit:
     calls: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
     #: An error code Bedrock answers Converse with instead of a tool call (None: it answers).
     bedrock_refusal: str | None = None
+    #: Reads of missing keys S3 answered 403 (the role may list only under families/).
+    missing_answered_403: dict[str, int] = field(default_factory=lambda: defaultdict(int))
 
     @classmethod
     def of(cls, stack: Stack, **overrides: list[Statement]) -> Audit:
@@ -154,13 +156,18 @@ class Audit:
 
     def _after_read(self, function: str, http_response: Any, parsed: dict[str, Any], context: Any, **_: Any) -> None:
         """S3 tells only a caller that may list the bucket that a key is missing (404);
-        anyone else gets 403 AccessDenied."""
+        anyone else gets 403 AccessDenied. Not a denial of the call: the store then lists
+        the key to tell a missing key from a refused one, and that request is audited."""
         if http_response.status_code != 404:
             return
         params = context["audit_params"]
-        if not self.authorise(function, missing_key_request(params), f"to learn that {params['Key']} is missing"):
-            parsed["Error"] = {"Code": "AccessDenied", "Message": "Access Denied"}
-            parsed.setdefault("ResponseMetadata", {})["HTTPStatusCode"] = 403
+        found = grants(self.statements[function], missing_key_request(params))
+        if found:
+            self.used[function].update(found)
+            return
+        self.missing_answered_403[function] += 1
+        parsed["Error"] = {"Code": "AccessDenied", "Message": "Access Denied"}
+        parsed.setdefault("ResponseMetadata", {})["HTTPStatusCode"] = 403
 
     def unused(self, unreached: Iterable[Grant] = ()) -> list[str]:
         """Every grant no call used, but those in ``unreached``, as ``function sid: action on resource``."""

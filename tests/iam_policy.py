@@ -41,6 +41,10 @@ REGION = "us-east-1"
 PARTITION = "aws"
 
 
+#: What ``!Ref AWS::NoValue`` resolves to: the item holding it is dropped.
+NO_VALUE = object()
+
+
 class UnsupportedPolicyError(AssertionError):
     """The template uses a policy feature this evaluator does not model."""
 
@@ -105,12 +109,15 @@ class Stack:
     # --- intrinsic functions ---------------------------------------------------------
 
     def resolve(self, value: Any) -> Any:
+        """``value`` with its intrinsic functions evaluated; ``!Ref AWS::NoValue`` removes
+        the list item or mapping key that holds it, as CloudFormation does."""
         if isinstance(value, Intrinsic):
             return self._function(value)
         if isinstance(value, dict):
-            return {k: self.resolve(v) for k, v in value.items()}
+            resolved = {k: self.resolve(v) for k, v in value.items()}
+            return {k: v for k, v in resolved.items() if v is not NO_VALUE}
         if isinstance(value, list):
-            return [self.resolve(v) for v in value]
+            return [v for v in (self.resolve(v) for v in value) if v is not NO_VALUE]
         return value
 
     def _function(self, fn: Intrinsic) -> Any:
@@ -131,6 +138,17 @@ class Stack:
             return str(left) == str(right)
         if fn.name == "And":
             return all(self.resolve(fn.value))
+        if fn.name == "Or":
+            return any(self.resolve(fn.value))
+        if fn.name == "Select":
+            index, items = self.resolve(fn.value)
+            return items[int(index)]
+        if fn.name == "Split":
+            separator, text = self.resolve(fn.value)
+            return str(text).split(separator)
+        if fn.name == "Join":
+            separator, items = self.resolve(fn.value)
+            return separator.join(str(i) for i in items)
         if fn.name == "Not":
             return not self.resolve(fn.value)[0]
         if fn.name == "Condition":
@@ -142,7 +160,9 @@ class Stack:
             self._conditions[name] = bool(self.resolve(self.template["Conditions"][name]))
         return self._conditions[name]
 
-    def ref(self, name: str) -> str:
+    def ref(self, name: str) -> Any:
+        if name == "AWS::NoValue":
+            return NO_VALUE
         if name in self.values:
             return self.values[name]
         if name in self.names:
@@ -178,7 +198,7 @@ class Stack:
             if "." in name and name.split(".", 1)[0] not in self.values:
                 logical, attribute = name.split(".", 1)
                 return self.attribute(logical, attribute)
-            return self.ref(name)
+            return str(self.ref(name))
 
         return re.sub(r"\$\{([^}!]+)\}", one, text)
 
@@ -497,8 +517,20 @@ def _bedrock(operation: str, params: Mapping[str, Any]) -> list[Request]:
         raise UnmappedCallError("model ARNs are not modelled; the template names model ids")
     if not _PROFILE_PREFIX.match(model):
         return [request(action, f"arn:{PARTITION}:bedrock:{REGION}::foundation-model/{model}")]
-    # Through an inference profile: the profile itself, then the model in whichever
-    # region the profile routes to, with the profile named in the request context.
+    # Through an inference profile: the profile itself, then the model in whichever of the
+    # profile's destination Regions Bedrock picks (each must be allowed: any may be chosen),
+    # with the profile named in the request context.
     profile = f"arn:{PARTITION}:bedrock:{REGION}:{ACCOUNT}:inference-profile/{model}"
-    routed = f"arn:{PARTITION}:bedrock:us-west-2::foundation-model/{_PROFILE_PREFIX.sub('', model)}"
-    return [request(action, profile), request(action, routed, {"bedrock:InferenceProfileArn": profile})]
+    geography = model.split(".", 1)[0]
+    routed = [
+        f"arn:{PARTITION}:bedrock:{region}::foundation-model/{_PROFILE_PREFIX.sub('', model)}"
+        for region in PROFILE_DESTINATIONS.get(geography, (REGION,))
+    ]
+    context = {"bedrock:InferenceProfileArn": profile}
+    return [request(action, profile), *(request(action, arn, context) for arn in routed)]
+
+
+#: Destination Regions of the system-defined profiles the tests use (Bedrock's "Supported
+#: Regions and models for inference profiles"; a profile may add Regions later, which is
+#: why the template grants the model in every Region, through the profile only).
+PROFILE_DESTINATIONS = {"us": ("us-east-1", "us-east-2", "us-west-2"), "eu": ("eu-central-1", "eu-west-1", "eu-west-3")}

@@ -11,6 +11,7 @@ so nothing is dropped silently.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
@@ -24,6 +25,9 @@ from family_memory.app.lifecycle import lifecycle_of, record_dream_metrics
 from family_memory.app.observability import logger, metrics, tracer
 from family_memory.domain.errors import InvalidInputError, LeaseHeldError
 from family_memory.lifecycle.triggers import Trigger, by_family, handle, trigger_for_key
+
+if os.environ.get("AWS_LAMBDA_INITIALIZATION_TYPE"):
+    runtime()  # INIT: the composition root is built before the first event, not during it
 
 
 @logger.inject_lambda_context

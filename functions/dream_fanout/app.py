@@ -3,6 +3,7 @@ every family whose local midnight has passed since its last dream."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
@@ -13,6 +14,9 @@ from family_memory.app.lifecycle import lifecycle_of
 from family_memory.app.observability import logger, metrics, tracer
 from family_memory.domain.errors import InvalidInputError
 from family_memory.lifecycle.fanout import fan_out
+
+if os.environ.get("AWS_LAMBDA_INITIALIZATION_TYPE"):
+    runtime()  # INIT: the composition root is built before the first event, not during it
 
 
 @logger.inject_lambda_context

@@ -5,6 +5,7 @@ family another writer holds fails its message after a short lease wait
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
@@ -17,6 +18,9 @@ from family_memory.app.lifecycle import lifecycle_of, record_dream_metrics
 from family_memory.app.observability import logger, metrics, tracer
 from family_memory.domain.errors import LeaseHeldError
 from family_memory.lifecycle.fanout import dream_requested
+
+if os.environ.get("AWS_LAMBDA_INITIALIZATION_TYPE"):
+    runtime()  # INIT: the composition root is built before the first event, not during it
 
 processor = BatchProcessor(event_type=EventType.SQS)
 

@@ -7,6 +7,8 @@ out-of-order deliveries converge on the file's current state.
 
 from __future__ import annotations
 
+import os
+
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.parser.models import S3EventNotificationEventBridgeModel
@@ -15,6 +17,9 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from family_memory.app.bootstrap import runtime
 from family_memory.app.observability import logger, metrics, tracer
 from family_memory.retrieval.indexer import Indexer
+
+if os.environ.get("AWS_LAMBDA_INITIALIZATION_TYPE"):
+    runtime()  # INIT: the composition root is built before the first event, not during it
 
 
 def indexer() -> Indexer:

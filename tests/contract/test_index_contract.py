@@ -1,7 +1,10 @@
-"""One contract, two indexes: the embedded index always, and OpenSearch
-Serverless when OPENSEARCH_ENDPOINT names a collection (with AWS credentials
-and AWS_REGION in the environment; see docs/retrieval.md). Each run against a
-real collection uses a fresh index and deletes it afterwards."""
+"""One contract, three indexes: the embedded index always; the OpenSearch adapter against
+osmem-server (an in-memory OpenSearch-compatible engine from PyPI, started here on
+127.0.0.1) for everything but kNN, as a second opinion beside the hand-written engine
+model (a test reaching a semantic search is skipped there, with the reason); and
+OpenSearch Serverless when OPENSEARCH_ENDPOINT names a collection (with AWS credentials
+and AWS_REGION in the environment; see docs/retrieval.md). Each run against an engine
+uses a fresh index and deletes it afterwards."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -46,13 +50,46 @@ class Subject:
         return check()
 
 
-@pytest.fixture(params=["embedded", "opensearch"])
+@pytest.fixture(scope="session")
+def osmem() -> Iterator[str]:
+    """The URL of an osmem-server on 127.0.0.1 for this test session (skipped, with the
+    reason, where it cannot start: no binary for this platform, or it did not come up)."""
+    try:
+        from osmem_server import OsmemError, OsmemServer
+    except ImportError as exc:
+        pytest.skip(f"osmem-server is not installed ({exc}); it is in the dev extra")
+    try:
+        server = OsmemServer.start(addr="127.0.0.1:0", japanese=False, startup_timeout=20)
+    except (OsmemError, OSError) as exc:
+        pytest.skip(f"osmem-server could not start here: {exc}")
+    if not server.url.startswith("http://127.0.0.1:"):
+        server.close()
+        pytest.skip(f"osmem-server listens on {server.url}, not on loopback")
+    try:
+        yield server.url
+    finally:
+        server.close()
+
+
+@pytest.fixture(params=["embedded", "osmem", "opensearch"])
 def subject(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Subject]:
     embedder = hashed()
     if request.param == "embedded":
         from family_memory.adapters.local.embedded_index import EmbeddedIndex
 
         yield Subject(EmbeddedIndex(tmp_path / "index", embedder.dimension), settle=False)
+        return
+    if request.param == "osmem":
+        url = request.getfixturevalue("osmem")
+        request.getfixturevalue("socket_enabled")
+        from family_memory.adapters.aws.opensearch_index import opensearch_client
+
+        client = opensearch_client(url, None)  # plain http, no auth: the self-managed path
+        name = f"family-memories-contract-{uuid.uuid4().hex[:8]}"
+        try:
+            yield Subject(WithoutKnn(client, embedder.dimension, name, embedder.model_id), settle=True)
+        finally:
+            client.indices.delete(index=name, ignore_unavailable=True)
         return
     if not ENDPOINT:
         pytest.skip("OPENSEARCH_ENDPOINT is not set: the contract runs against the embedded index only")
@@ -66,6 +103,23 @@ def subject(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Subject]
         yield Subject(index, settle=True)
     finally:
         client.indices.delete(index=name, ignore_unavailable=True)
+
+
+def _without_knn() -> type:
+    from family_memory.adapters.aws.opensearch_index import OpenSearchIndex
+
+    class NoKnnIndex(OpenSearchIndex):
+        """The adapter as it is, but a semantic search skips the test: osmem-server has no kNN."""
+
+        def semantic(self, *args: object, **kwargs: object) -> list[Any]:
+            pytest.skip("osmem-server emulates OpenSearch's REST API except kNN (semantic search)")
+
+    return NoKnnIndex
+
+
+def WithoutKnn(*args: Any) -> MemoryIndex:
+    index: MemoryIndex = _without_knn()(*args)
+    return index
 
 
 def doc(family_id: str = FAMILY, m: Memory | None = None, **overrides: object) -> IndexDocument:
@@ -96,14 +150,14 @@ def test_another_familys_documents_never_come_back(subject: Subject) -> None:
     subject.settle(FAMILY, [ours.memory_id])
     subject.settle(OTHER_FAMILY, [theirs.memory_id])
     anything = SearchFilter.any_status()
-    assert [h.memory_id for h in subject.index.semantic(FAMILY, vector("dentist Chen"), anything, 10)] == [
-        ours.memory_id
-    ]
     assert [h.memory_id for h in subject.index.keyword(FAMILY, "dentist Chen", anything, 10)] == [ours.memory_id]
     assert subject.index.get(FAMILY, [theirs.memory_id]) == {}
     assert [d.memory_id for d in subject.index.documents(FAMILY)] == [ours.memory_id]
     subject.index.delete(FAMILY, [theirs.memory_id])  # deleting "their" id through our family does nothing
     assert subject.index.get(OTHER_FAMILY, [theirs.memory_id]) != {}
+    assert [h.memory_id for h in subject.index.semantic(FAMILY, vector("dentist Chen"), anything, 10)] == [
+        ours.memory_id
+    ]
 
 
 def test_a_document_of_another_family_or_without_a_vector_is_refused(subject: Subject) -> None:
@@ -162,18 +216,34 @@ FILTERS = [
 ]
 
 
+def test_keyword_search_finds_the_familys_own_words_in_the_quotes(subject: Subject) -> None:
+    m = memory(summary="Kai swims at the recreation center.", about="Kai's swimming", body="")
+    embedder = hashed()
+    quoted = document_from_memory(
+        FAMILY, m, embedder.model_id, embedder.embed_one(embedding_text(m)), ["kai swims at the rec on alder"]
+    )
+    other = doc(summary="Pizza on Fridays.")
+    subject.index.upsert(FAMILY, [quoted, other])
+    subject.settle(FAMILY, [quoted.memory_id, other.memory_id])
+    assert [h.memory_id for h in subject.index.keyword(FAMILY, "alder", SearchFilter(), 10)] == [m.id]
+    assert subject.index.get(FAMILY, [m.id])[m.id].quotes == ["kai swims at the rec on alder"]
+
+
 def test_both_searches_apply_the_filter_exactly_as_the_rule_states(subject: Subject) -> None:
     docs = [
         doc(summary=f"Swimming lessons note {n}.", about="Swimming lessons", **case) for n, case in enumerate(CASES)
     ]
     subject.index.upsert(FAMILY, docs)
     subject.settle(FAMILY, [d.memory_id for d in docs])
+    # Keyword first for every filter, then semantic (an engine without kNN checks the first half).
+    for search_filter in FILTERS:
+        expected = {d.memory_id for d in docs if search_filter.admits(d)}
+        keyword = subject.index.keyword(FAMILY, "swimming lessons", search_filter, 50)
+        assert {h.memory_id for h in keyword} == expected, search_filter
     for search_filter in FILTERS:
         expected = {d.memory_id for d in docs if search_filter.admits(d)}
         semantic = subject.index.semantic(FAMILY, vector("swimming lessons"), search_filter, 50)
-        keyword = subject.index.keyword(FAMILY, "swimming lessons", search_filter, 50)
         assert {h.memory_id for h in semantic} == expected, search_filter
-        assert {h.memory_id for h in keyword} == expected, search_filter
 
 
 def test_an_older_revision_never_replaces_a_newer_one_unless_forced(subject: Subject) -> None:
@@ -201,13 +271,15 @@ def test_delete_removes_documents_and_ignores_absent_ones(subject: Subject) -> N
 
 
 def test_a_family_with_no_documents_finds_nothing(subject: Subject) -> None:
-    assert subject.index.semantic("fam-empty", vector("anything"), SearchFilter(), 5) == []
     assert subject.index.keyword("fam-empty", "anything", SearchFilter(), 5) == []
     assert list(subject.index.documents("fam-empty")) == []
+    assert subject.index.semantic("fam-empty", vector("anything"), SearchFilter(), 5) == []
 
 
 def test_bad_family_ids_and_k_are_refused(subject: Subject) -> None:
     with pytest.raises(InvalidInputError):
-        subject.index.semantic("../etc", vector("x"), SearchFilter(), 5)
-    with pytest.raises(InvalidInputError):
         subject.index.keyword(FAMILY, "x", SearchFilter(), 0)
+    with pytest.raises(InvalidInputError):
+        subject.index.keyword("../etc", "x", SearchFilter(), 5)
+    with pytest.raises(InvalidInputError):
+        subject.index.semantic("../etc", vector("x"), SearchFilter(), 5)

@@ -15,11 +15,16 @@ from conftest import FIXTURES
 from family_memory.adapters.aws.bedrock_extractor import TOOL_NAME, TRANSCRIPT_CLOSE, BedrockExtractor
 from family_memory.domain.clock import FixedClock
 from family_memory.formation.document import ExtractorKind, Limits
-from family_memory.formation.extraction import ExtractionRefusedError, ExtractionUnavailableError, RetryPolicy
+from family_memory.formation.extraction import (
+    ExtractionRefusedError,
+    ExtractionUnavailableError,
+    ExtractorMisconfiguredError,
+    RetryPolicy,
+)
 from family_memory.formation.service import build_document
 from formation_helpers import family, transcript
 
-MODEL = "anthropic.claude-3-5-haiku-20241022-v1:0"
+MODEL = "us.anthropic.claude-haiku-4-5-20251001-v1:0"
 TURNS = [
     ("user", "lucia", "Morning! Quick one: my daughter Maya is allergic to peanuts."),
     ("assistant", None, "Thanks, noted."),
@@ -137,11 +142,11 @@ def test_throttling_that_outlasts_the_retries_fails_the_run(client: Any) -> None
     [
         ("ValidationException", 400, "Input is too long for requested model."),
         ("ValidationException", 400, "messages.0.content: text is invalid"),
-        ("AccessDeniedException", 403, "You don't have access to the model with the specified model ID."),
-        ("ResourceNotFoundException", 404, "Could not resolve the foundation model."),
     ],
 )
-def test_a_client_error_is_refused_for_good_without_a_retry(client: Any, code: str, status: int, message: str) -> None:
+def test_a_client_error_about_the_input_is_refused_for_good_without_a_retry(
+    client: Any, code: str, status: int, message: str
+) -> None:
     sleeps: list[float] = []
     ex = extractor(client, sleeps)
     with Stubber(client) as stub:
@@ -150,6 +155,60 @@ def test_a_client_error_is_refused_for_good_without_a_retry(client: Any, code: s
             ex.extract(TRANSCRIPT, family())
         stub.assert_no_pending_responses()
     assert (refused.value.code, refused.value.reason) == (code, message) and sleeps == []
+
+
+@pytest.mark.parametrize(
+    ("code", "status", "message"),
+    [
+        ("AccessDeniedException", 403, "You don't have access to the model with the specified model ID."),
+        ("ResourceNotFoundException", 404, "This model version has reached the end of its life."),
+        ("ResourceNotFoundException", 404, "Could not resolve the foundation model from the model identifier."),
+        ("ValidationException", 400, "The provided model identifier is invalid."),
+        (
+            "ValidationException",
+            400,
+            "Invocation of model ID anthropic.claude-haiku-4-5-20251001-v1:0 with on-demand throughput isn't "
+            "supported. Retry your request with the ID or ARN of an inference profile that contains this model.",
+        ),
+        ("UnrecognizedClientException", 403, "The security token included in the request is invalid."),
+    ],
+)
+def test_a_model_that_cannot_be_called_is_a_configuration_error_naming_it_not_a_verdict_on_the_session(
+    client: Any, code: str, status: int, message: str
+) -> None:
+    sleeps: list[float] = []
+    ex = extractor(client, sleeps)
+    with Stubber(client) as stub:
+        stub.add_client_error("converse", service_error_code=code, service_message=message, http_status_code=status)
+        with pytest.raises(ExtractorMisconfiguredError) as misconfigured:
+            ex.extract(TRANSCRIPT, family())
+        stub.assert_no_pending_responses()
+    error = misconfigured.value
+    # Retried later like any unavailability (the event fails), never recorded as the session's failure.
+    assert isinstance(error, ExtractionUnavailableError) and not isinstance(error, ExtractionRefusedError)
+    assert (error.model_id, error.code, error.reason) == (MODEL, code, message) and sleeps == []
+    assert MODEL in str(error) and code in str(error)
+
+
+def test_the_prompt_asks_for_no_more_candidates_than_validation_accepts(client: Any) -> None:
+    default = BedrockExtractor(client, MODEL)
+    request = default.request(TRANSCRIPT, family())
+    schema = request["toolConfig"]["tools"][0]["toolSpec"]["inputSchema"]["json"]
+    assert schema["properties"]["candidates"]["maxItems"] == Limits().max_new
+    assert f"Propose at most {Limits().max_new} candidates" in request["system"][0]["text"]
+
+
+def test_the_composition_root_gives_the_extractor_the_configured_cap() -> None:
+    from family_memory.app.formation import _bedrock
+    from family_memory.app.settings import load_settings
+
+    class Runtime:
+        settings = load_settings({"FORMATION_MAX_CANDIDATES": "7", "FORMATION_EXTRACTOR": "bedrock"})
+
+    session = boto3.session.Session(region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="y")
+    built = _bedrock(Runtime(), session)  # type: ignore[arg-type]
+    assert isinstance(built, BedrockExtractor) and built.max_candidates == 7
+    assert built.model_id == "us.anthropic.claude-haiku-4-5-20251001-v1:0"
 
 
 @pytest.mark.parametrize(

@@ -228,7 +228,7 @@ def stubbed_bedrock(stack: Stack) -> Any:
     client = stack.session.client("bedrock-runtime", config=Config(retries={"max_attempts": 1, "mode": "standard"}))
     retry = RetryPolicy(max_attempts=2, sleep=lambda _: None)
     formation(runtime()).deps.extractor = BedrockExtractor(
-        client, "anthropic.claude-3-5-haiku-20241022-v1:0", retry=retry
+        client, "us.anthropic.claude-haiku-4-5-20251001-v1:0", retry=retry
     )
     return Stubber(client)
 

@@ -5,14 +5,17 @@ family's first failed in Lambda while every moto test passed)."""
 
 from __future__ import annotations
 
+import io
 import json
+from dataclasses import replace
 
 import pytest
 from botocore.exceptions import ClientError
 
 import family_memory.app.observability  # noqa: F401 - X-Ray's recorder opens a socket at import: before sockets are off
 from conftest import TEST_BUCKET
-from iam_audit import cloud, forget
+from family_memory.formation.extraction import ExtractorMisconfiguredError
+from iam_audit import FAMILY, cloud, forget
 from iam_policy import ACCOUNT, REGION, Statement
 
 SESSION = ["Our dog Pepper hates baths.", "We love Thai food."]
@@ -21,17 +24,53 @@ NEXT_SESSION = ["Pepper loves baths now."]
 
 @pytest.mark.parametrize(
     "model",
-    ["anthropic.claude-3-5-haiku-20241022-v1:0", "us.anthropic.claude-3-5-haiku-20241022-v1:0"],
-    ids=["foundation-model", "inference-profile"],
+    [
+        "anthropic.claude-haiku-4-5-20251001-v1:0",
+        "us.anthropic.claude-haiku-4-5-20251001-v1:0",
+        "eu.anthropic.claude-haiku-4-5-20251001-v1:0",
+    ],
+    ids=["foundation-model", "us-inference-profile", "eu-inference-profile"],
 )
 def test_bedrock_extraction_is_allowed_for_a_model_and_through_an_inference_profile(model: str) -> None:
     with cloud(ExtractorKind="bedrock", BedrockModelId=model) as c:
         result = c.extract("s1", SESSION)
         assert result["status"] == "extracted"
         assert [str(denial) for denial in c.audit.denied] == []
-        used = {grant.sid for grant in c.audit.used["extract"] if grant.action == "bedrock:InvokeModel"}
-    through_profile = {"ModelsReachedThroughThatInferenceProfileOnly"} if model.startswith("us.") else set()
-    assert used == {"ExtractWithBedrockModel", *through_profile}
+        used = {
+            (grant.sid, grant.resource) for grant in c.audit.used["extract"] if grant.action == "bedrock:InvokeModel"
+        }
+    if "." in model.split("anthropic.")[0]:
+        # The profile, and the one model it routes to in each of its destination Regions.
+        assert used == {
+            ("ExtractWithBedrockModel", f"arn:aws:bedrock:{REGION}:{ACCOUNT}:inference-profile/{model}"),
+            ("TheProfilesModelInEachOfItsRegions", f"arn:aws:bedrock:*::foundation-model/{model.split('.', 1)[1]}"),
+        }
+    else:
+        assert used == {("ExtractWithBedrockModel", f"arn:aws:bedrock:{REGION}::foundation-model/{model}")}
+
+
+def test_the_default_model_is_an_active_haiku_through_the_us_inference_profile() -> None:
+    from family_memory.app.settings import Settings
+    from iam_policy import Stack
+
+    default = Stack({}).values["BedrockModelId"]
+    # Claude 3.5 Haiku reached end of life on Bedrock on 2026-06-19; Haiku 4.5 is Active.
+    assert default == "us.anthropic.claude-haiku-4-5-20251001-v1:0" == Settings().bedrock_model_id
+    assert "claude-3" not in default
+
+
+def test_through_a_profile_the_role_may_invoke_only_that_profiles_model() -> None:
+    with cloud(ExtractorKind="bedrock") as c:
+        statements = c.audit.statements["extract"]
+    from iam_policy import grants, request
+
+    profile = f"arn:aws:bedrock:{REGION}:{ACCOUNT}:inference-profile/us.anthropic.claude-haiku-4-5-20251001-v1:0"
+    through = {"bedrock:InferenceProfileArn": profile}
+    model = "arn:aws:bedrock:us-west-2::foundation-model/anthropic.claude-haiku-4-5-20251001-v1:0"
+    other = "arn:aws:bedrock:us-west-2::foundation-model/anthropic.claude-opus-4-1-20250805-v1:0"
+    assert grants(statements, request("bedrock:InvokeModel", model, through))
+    assert not grants(statements, request("bedrock:InvokeModel", model))  # not directly, only through it
+    assert not grants(statements, request("bedrock:InvokeModel", other, through))
 
 
 def _statement(sid: str, action: str, resources: list[str]) -> Statement:
@@ -72,20 +111,51 @@ def test_with_the_old_extract_policy_the_second_session_fails_loudly_and_writes_
         assert denied
 
 
-def test_a_model_the_role_may_not_use_is_recorded_and_alarmed_not_retried_in_silence(
-    capsys: pytest.CaptureFixture[str],
+@pytest.mark.parametrize("refusal", ["AccessDeniedException", "ResourceNotFoundException"])
+def test_a_model_the_role_may_not_use_fails_the_invocation_with_one_line_and_an_alarm_and_records_nothing(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, refusal: str
 ) -> None:
+    from family_memory.app.observability import logger
+
+    log = io.StringIO()
+    monkeypatch.setattr(logger.registered_handler, "stream", log)
     with cloud(ExtractorKind="bedrock") as c:
-        c.audit.bedrock_refusal = "AccessDeniedException"
+        c.audit.bedrock_refusal = refusal
         capsys.readouterr()
-        result = c.extract("s1", SESSION)
-        alarm = c.stack.resource("ExtractionsFailedAlarm")["Properties"]
-    assert result["status"] == "extraction_failed" and result["reason"].startswith("AccessDeniedException")
-    # The metric the handler publishes is the one the alarm watches.
-    emitted = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith('{"_aws"')]
-    failed = next(doc for doc in emitted if "ExtractionsFailed" in doc)
-    (directive,) = failed["_aws"]["CloudWatchMetrics"]
-    assert failed["ExtractionsFailed"] == [1.0]
-    assert (alarm["Namespace"], alarm["MetricName"]) == (directive["Namespace"], "ExtractionsFailed")
-    assert {d["Name"]: d["Value"] for d in alarm["Dimensions"]} == {k: failed[k] for k in directive["Dimensions"][0]}
+        # The invocation fails: Lambda retries it, then the dead-letter queue (alarmed) keeps it.
+        with pytest.raises(ExtractorMisconfiguredError):
+            c.extract("s1", SESSION)
+        # Not a verdict on the session: no candidates file, nothing queued.
+        assert c.keys("candidates/") == [] and c.receive("ReconcileQueue") == []
+        alarm = c.stack.resource("ExtractorMisconfiguredAlarm")["Properties"]
+        model = c.stack.values["BedrockModelId"]
+    out = capsys.readouterr().out.splitlines()
+    lines = [json.loads(line) for line in log.getvalue().splitlines() if '"level":"ERROR"' in line]
+    (line,) = lines
+    assert model in line["message"] and refusal in line["message"] and line["model_id"] == model
+    emitted = [json.loads(line) for line in out if line.startswith('{"_aws"')]
+    counted = next(doc for doc in emitted if "ExtractorMisconfigured" in doc)
+    (directive,) = counted["_aws"]["CloudWatchMetrics"]
+    assert counted["ExtractorMisconfigured"] == [1.0]
+    # The metric the handler publishes is the one the alarm watches, and the alarm notifies.
+    assert (alarm["Namespace"], alarm["MetricName"]) == (directive["Namespace"], "ExtractorMisconfigured")
+    assert {d["Name"]: d["Value"] for d in alarm["Dimensions"]} == {k: counted[k] for k in directive["Dimensions"][0]}
     assert alarm["Threshold"] == 0 and alarm["ComparisonOperator"] == "GreaterThanThreshold"
+    assert alarm["AlarmActions"]
+
+
+def test_once_the_model_answers_the_sessions_left_waiting_are_extracted_by_replay() -> None:
+    from family_memory.app.formation import formation
+    from family_memory.formation.replay import retry_failed_extractions
+
+    with cloud(ExtractorKind="bedrock") as c:
+        c.audit.bedrock_refusal = "ResourceNotFoundException"
+        for session in ("s1", "s2"):
+            with pytest.raises(ExtractorMisconfiguredError):
+                c.extract(session, SESSION if session == "s1" else NEXT_SESSION)
+        c.audit.bedrock_refusal = None  # the model id was fixed
+        # An operator runs the replay with their own credentials (not audited), and Bedrock as extract calls it.
+        deps = replace(formation(c.admin_runtime()).deps, extractor=formation(c.runtime("extract")).deps.extractor)
+        report = retry_failed_extractions(deps, FAMILY, dream=None)
+        assert report.retried == ["s1", "s2"] and report.still_failed == {}
+        assert sorted(c.keys("candidates/")) == [f"families/{FAMILY}/candidates/{s}.json" for s in ("s1", "s2")]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from factories import FAMILY
+from factories import FAMILY, add, change_set, evidence
 from family_memory.adapters.aws.opensearch_index import OpenSearchIndex
 from family_memory.adapters.local.events import object_created_event
 from family_memory.app.bootstrap import Runtime
@@ -19,6 +19,7 @@ from family_memory.domain.clock import FixedClock
 from family_memory.domain.errors import InvalidInputError
 from family_memory.domain.layout import evidence_path, memory_path
 from family_memory.domain.memory import Status
+from family_memory.retrieval.index import SearchFilter
 from family_memory.retrieval.indexer import Indexer, IndexOutcome
 from opensearch_engine import Engine, RecordingClient
 from retrieval_helpers import change, fact, local_runtime, remember, retrieval_of
@@ -68,11 +69,31 @@ def test_an_older_document_never_replaces_a_newer_one(runtime: Runtime) -> None:
     assert retrieval.index.get(FAMILY, [m.id])[m.id].summary == newer.summary
 
 
-def test_events_for_evidence_sidecars_and_other_files_are_ignored(runtime: Runtime) -> None:
+def test_an_evidence_sidecar_event_indexes_the_familys_own_words(runtime: Runtime) -> None:
+    # The summary paraphrased; the family said "the rec". A message in their words finds the memory.
+    m = fact("Kai swims at the recreation center on Alder.", "Kai's swimming")
+    runtime.writer.apply(change_set(add(m, evidence("kai swims at the rec on alder"))))
     indexer = retrieval_of(runtime).indexer
-    m = fact("Coach Alvarez runs Saturday practice.", "Coach")
-    assert indexer.on_object_key(f"families/{FAMILY}/{evidence_path(m.id)}") is IndexOutcome.IGNORED
+    assert indexer.on_object_key(f"families/{FAMILY}/{evidence_path(m.id)}") is IndexOutcome.INDEXED
+    document = retrieval_of(runtime).index.get(FAMILY, [m.id])[m.id]
+    assert document.quotes == ["kai swims at the rec on alder"]
+    hits = retrieval_of(runtime).index.keyword(FAMILY, "rec", SearchFilter(), 5)
+    assert [h.memory_id for h in hits] == [m.id]
+    assert indexer.rebuild(FAMILY).consistent  # a rebuild reads the same sidecar: the same document
+
+
+def test_quotes_a_memory_was_contradicted_with_are_not_its_words(runtime: Runtime) -> None:
+    m = fact("Maya is allergic to peanuts.", "Maya's peanut allergy")
+    against = evidence("she outgrew the peanut thing").model_copy(update={"stance": "contradicts"})
+    runtime.writer.apply(change_set(add(m, evidence("maya is allergic to peanuts"), against)))
+    runtime.drain()
+    assert retrieval_of(runtime).index.get(FAMILY, [m.id])[m.id].quotes == ["maya is allergic to peanuts"]
+
+
+def test_events_for_other_files_are_ignored(runtime: Runtime) -> None:
+    indexer = retrieval_of(runtime).indexer
     assert indexer.on_object_key(f"families/{FAMILY}/brief.json") is IndexOutcome.IGNORED
+    assert indexer.on_object_key(f"families/{FAMILY}/sessions/s1.json") is IndexOutcome.IGNORED
     with pytest.raises(InvalidInputError):
         indexer.on_object_key("families/../etc/memories/x.md")
     with pytest.raises(InvalidInputError, match="detail.object.key"):

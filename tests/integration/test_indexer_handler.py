@@ -69,11 +69,15 @@ def test_the_handler_indexes_the_memory_file_named_by_the_event(
     assert cache.get_many("fam-okafor", [lambda_runtime.retrieval.indexer._document(FAMILY, m).text_hash]) == {}
 
 
-def test_the_handler_ignores_evidence_sidecars(lambda_runtime: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_handler_reindexes_on_an_evidence_sidecar_and_ignores_other_files(
+    lambda_runtime: Runtime, monkeypatch: pytest.MonkeyPatch
+) -> None:
     app = load_handler("indexer")
     monkeypatch.setattr(app, "runtime", lambda: lambda_runtime)
     m = memory()
-    assert app.handler(event_for(evidence_path(m.id)), LambdaContext("indexer"))["outcome"] == "ignored"
+    # No memory file behind the sidecar: nothing to index, and no document is left.
+    assert app.handler(event_for(evidence_path(m.id)), LambdaContext("indexer"))["outcome"] == "removed"
+    assert app.handler(event_for("brief.json"), LambdaContext("indexer"))["outcome"] == "ignored"
 
 
 def test_a_malformed_event_is_refused_before_anything_is_read(

@@ -15,6 +15,7 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
+import pytest
 from packaging.requirements import Requirement
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,12 +57,23 @@ def test_the_runtime_closure_includes_the_tracers_sdk() -> None:
     assert not {"moto", "pytest", "onnxruntime", "numpy"} & closure
 
 
+def left_out() -> set[str]:
+    """What the layer does not ship although a dependency declares it (layers/family-memory/EXCLUDE)."""
+    text = (ROOT / "layers" / "family-memory" / "EXCLUDE").read_text()
+    return {_normalise(line.split("#", 1)[0].strip()) for line in text.splitlines() if line.split("#", 1)[0].strip()}
+
+
+def test_the_layer_leaves_out_grpc_and_protobuf_that_nothing_imports() -> None:
+    assert {"grpcio", "protobuf", "opensearch-protobufs"} <= left_out() <= runtime_closure()
+
+
 def test_every_handler_imports_with_the_layers_dependencies_only() -> None:
     assert len(HANDLERS) >= 7 and "functions/api/app.py" in HANDLERS
+    shipped = runtime_closure() - left_out()
     allowed = sorted(
         module
         for module, dists in metadata.packages_distributions().items()
-        if any(_normalise(d) in runtime_closure() for d in dists)
+        if any(_normalise(d) in shipped for d in dists) and not any(_normalise(d) in left_out() for d in dists)
     )
     script = f"""
 import importlib.abc, importlib.util, sys
@@ -92,3 +104,21 @@ for number, handler in enumerate({HANDLERS!r}):
     }
     result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr[-2000:]
+
+
+def test_in_lambda_each_handler_builds_its_runtime_during_init_not_in_the_first_event(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import family_memory.app.bootstrap as bootstrap
+    from lambda_harness import load_handler
+
+    built: list[str] = []
+    monkeypatch.setattr(bootstrap, "runtime", lambda: built.append("runtime"))
+    names = sorted(Path(h).parent.name for h in HANDLERS)
+    for name in names:
+        load_handler(name)  # outside Lambda (no AWS_LAMBDA_INITIALIZATION_TYPE): nothing is built at import
+    assert built == []
+    monkeypatch.setenv("AWS_LAMBDA_INITIALIZATION_TYPE", "on-demand")
+    for name in names:
+        load_handler(name)
+    assert built == ["runtime"] * len(names)

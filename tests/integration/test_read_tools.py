@@ -23,6 +23,7 @@ from family_memory.card.operations import (
 )
 from family_memory.domain.changes import Action
 from family_memory.domain.clock import FixedClock
+from family_memory.domain.errors import InvalidInputError
 from family_memory.domain.family import Surface
 from family_memory.domain.ids import new_ulid
 from family_memory.domain.layout import evidence_path, memory_path, session_path
@@ -347,3 +348,14 @@ def test_read_memory_hides_an_evidence_quote_that_holds_forgotten_words(runtime:
         f"conv://{FAMILY}/{SESSION}#turn=3 recorded 2026-11-01T18:30:00Z: [forgotten at the family's request]" in text
     )
     assert "Elm St" not in text.split("</memory_file>")[1]
+
+
+def test_search_memory_returns_up_to_25_lines_and_refuses_more(runtime: Runtime) -> None:
+    many = [fact(f"Soccer practice number {n} is at the north field.", f"Soccer practice {n}") for n in range(30)]
+    remember(runtime, *many)
+    tools = ReadTools(runtime.store, retrieval_of(runtime).lookup, FAMILY)
+    answer = tools.search_memory("soccer practice north field", 25)
+    assert len(re.findall(r"memory://", answer)) == 25
+    with pytest.raises(InvalidInputError, match="between 1 and 25"):
+        tools.search_memory("soccer", 26)
+    assert TOOL_SPECS[0]["toolSpec"]["inputSchema"]["json"]["properties"]["limit"]["maximum"] == 25

@@ -562,9 +562,27 @@ MUTATIONS: list[Mutation] = [
         [T_DECISIONS, T_RECONCILER],
     ),
     m(
+        "3.hard-constraint-correction-kept-beside",
+        "3: a later explicit statement that changes a hard constraint supersedes it",
+        [
+            (
+                DECISIONS,
+                "if protected(m) and why is Conflict.SLOT and (older or not proposal.marks_change):",
+                "if protected(m) and why is Conflict.SLOT:",
+            )
+        ],
+        [T_DECISIONS, T_RECONCILER],
+    ),
+    m(
+        "3.hard-constraint-negation-ignored",
+        "3: the family's explicit word that a hard constraint no longer holds supersedes it",
+        [(DECISIONS, "if protected(m) and proposal.authority is not Authority.USER_EXPLICIT:", "if protected(m):")],
+        [T_DECISIONS],
+    ),
+    m(
         "4.older-statement-supersedes-newer",
         "4: a claim older than the memory it would replace changes nothing",
-        [(DECISIONS, "if proposal.stated_at < m.last_reinforced_at:", "if False:")],
+        [(DECISIONS, "older = proposal.stated_at < m.last_reinforced_at", "older = False")],
         [T_DECISIONS, "tests/unit/test_replay.py"],
     ),
     m(

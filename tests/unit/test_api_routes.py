@@ -395,7 +395,7 @@ def test_an_add_whose_indexing_fails_is_201_and_indexed_at_the_next_drain(
     added = call(rt, "POST", f"/families/{FAMILY}/memories", TEA)
     assert added["statusCode"] == 201
     memory_id = payload(added)["memory"]["id"]
-    assert rt.bus is not None and rt.bus.pending == 1  # the index event was kept, not lost
+    assert rt.bus is not None and rt.bus.pending == 2  # the file's and its evidence sidecar's index events were kept
     assert memory_id not in index.revisions(FAMILY)
     down[0] = False  # the index is back
     rt.drain()

@@ -67,6 +67,10 @@ CASES: dict[str, tuple[Any, dict[str, Any]]] = {
         candidate(),
     ),
     "valid_until": (candidate(valid_until="next Friday"), candidate(valid_until="2026-11-28")),
+    "relative_time": (
+        candidate(summary="The family loves Thai food since next month."),
+        candidate(summary="The family loves Thai food (since 2026-11-27)."),
+    ),
     "length": (candidate(about="x" * 121), candidate(about="x" * 120)),
     "confidence": (
         candidate(authority="inferred", confidence=0.75),
@@ -304,3 +308,11 @@ def test_the_offline_extractors_candidates_pass_the_stricter_checks() -> None:
     entries = validate_proposals(t, family(), proposals, Limits(max_new=40))
     assert len(entries) >= 15
     assert [(e.proposed["summary"], e.reasons) for e in entries if not e.accepted] == []
+
+
+def test_relative_time_in_a_summary_gets_the_cited_turns_local_date() -> None:
+    # The transcript's session starts on Friday 2026-11-27 in Los Angeles (formation_helpers).
+    [entry] = verdicts(candidate(summary="The family loves Thai food tonight."))
+    assert entry.accepted and entry.candidate is not None
+    assert entry.candidate.summary == "The family loves Thai food tonight (Friday 2026-11-27)."
+    assert any("relative time made absolute: tonight -> Friday 2026-11-27" in a for a in entry.adjustments)

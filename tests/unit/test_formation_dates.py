@@ -107,3 +107,34 @@ def test_a_month_and_a_day_are_still_a_date() -> None:
     assert only("the recital is May 3", WEDNESDAY)[0] == date(2027, 5, 3)
     assert only("the recital is on may 3", WEDNESDAY)[0] == date(2027, 5, 3)
     assert only("the recital is may 3rd", WEDNESDAY)[0] == date(2027, 5, 3)
+
+
+# --- abbreviations, days of the month, ranges (issue 10) ----------------------------------
+
+JAN_31 = date(2026, 1, 31)  # a Saturday, the last day of a month
+
+
+def test_typed_abbreviations_are_dates_too() -> None:
+    assert only("dentist tmrw at 3", JAN_31)[0] == date(2026, 2, 1)
+    assert only("pizza tonite", JAN_31)[0] == JAN_31
+    assert only("the day after tmrw", JAN_31)[0] == date(2026, 2, 2)
+
+
+def test_a_day_of_the_month_alone_is_the_next_one_across_a_month_boundary() -> None:
+    assert only("the recital is on the 14th", date(2026, 11, 20))[0] == date(2026, 12, 14)
+    assert only("the recital is on the 14th", date(2026, 11, 14))[0] == date(2026, 11, 14)
+    assert only("the party is on the 31st", date(2026, 2, 1))[0] == date(2026, 3, 31)  # February has none
+    assert only("the 5th of December", JAN_31)[0] == date(2026, 12, 5)
+
+
+def test_a_range_is_valid_until_the_day_after_it_ends() -> None:
+    assert only("he's visiting March 3 to 17", JAN_31) == (date(2026, 3, 3), date(2026, 3, 17), date(2026, 3, 18))
+    assert only("mom is staying feb 20 to march 2", JAN_31)[1:] == (date(2026, 3, 2), date(2026, 3, 3))
+    assert only("from the 3rd to the 17th", JAN_31)[:2] == (date(2026, 2, 3), date(2026, 2, 17))
+    assert only("camp is April 10-14", JAN_31)[:2] == (date(2026, 4, 10), date(2026, 4, 14))
+    assert only("dec 28 to jan 3", date(2026, 12, 1))[:2] == (date(2026, 12, 28), date(2027, 1, 3))
+
+
+def test_counts_after_a_month_name_are_still_not_dates() -> None:
+    assert find_dates("march 5 miles on saturday", JAN_31)[0].text.lower() == "on saturday"
+    assert find_dates("we run 3 to 5 times a week", JAN_31) == []

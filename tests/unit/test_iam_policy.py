@@ -121,10 +121,22 @@ def test_a_query_is_authorised_on_its_index_in_the_partition_its_key_condition_n
 def test_a_model_reached_through_an_inference_profile_needs_the_profile_and_the_routed_model() -> None:
     direct = requests_for("bedrock-runtime", "Converse", {"modelId": "anthropic.claude-x"}, HASH_KEYS)
     assert [r.resource for r in direct] == ["arn:aws:bedrock:us-east-1::foundation-model/anthropic.claude-x"]
-    profile, routed = requests_for("bedrock-runtime", "Converse", {"modelId": "us.anthropic.claude-x"}, HASH_KEYS)
+    profile, *routed = requests_for("bedrock-runtime", "Converse", {"modelId": "us.anthropic.claude-x"}, HASH_KEYS)
     assert profile.resource == "arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.anthropic.claude-x"
-    assert routed.resource.endswith("::foundation-model/anthropic.claude-x")
-    assert routed.context["bedrock:InferenceProfileArn"] == (profile.resource,)
+    # The model in each destination Region of the US profile, each through the profile.
+    assert [r.resource.split(":")[3] for r in routed] == ["us-east-1", "us-east-2", "us-west-2"]
+    for one in routed:
+        assert one.resource.endswith("::foundation-model/anthropic.claude-x")
+        assert one.context["bedrock:InferenceProfileArn"] == (profile.resource,)
+
+
+def test_the_template_drops_a_statement_whose_condition_is_false_and_evaluates_split_and_select() -> None:
+    through_profile = {s.sid for s in Stack({}).statements("ExtractFunction")}
+    direct = Stack({}, {"BedrockModelId": "anthropic.claude-haiku-4-5-20251001-v1:0"})
+    assert "TheProfilesModelInEachOfItsRegions" in through_profile
+    assert "TheProfilesModelInEachOfItsRegions" not in {s.sid for s in direct.statements("ExtractFunction")}
+    (routed,) = [s for s in Stack({}).statements("ExtractFunction") if s.sid == "TheProfilesModelInEachOfItsRegions"]
+    assert routed.resources == ("arn:aws:bedrock:*::foundation-model/anthropic.claude-haiku-4-5-20251001-v1:0",)
 
 
 def test_a_call_the_audit_cannot_map_is_an_error_not_a_pass() -> None:

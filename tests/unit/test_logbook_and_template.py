@@ -148,7 +148,11 @@ def _listed(value: Any) -> list[Any]:
 def statements(function: str) -> Iterator[dict[str, Any]]:
     for policy in template()[function]["Properties"].get("Policies", []):
         if isinstance(policy, dict):
-            yield from policy.get("Statement", [])
+            for statement in policy.get("Statement", []):
+                # A statement under !If [condition, statement, !Ref AWS::NoValue] reads as a list here.
+                yield from (
+                    [s for s in statement if isinstance(s, dict)] if isinstance(statement, list) else [statement]
+                )
 
 
 def allowed(function: str, action: str, resource: str) -> bool:
@@ -270,7 +274,23 @@ def test_the_indexer_rule_retries_dead_letters_and_may_invoke_only_the_indexer()
     (statement,) = resources["IndexerDeadLetterQueuePolicy"]["Properties"]["PolicyDocument"]["Statement"]
     assert statement["Condition"]["ArnEquals"]["aws:SourceArn"] == "MemoryFileWrittenRule.Arn"
     keys = resources["MemoryFileWrittenRule"]["Properties"]["EventPattern"]["detail"]["object"]["key"]
-    assert keys == [{"wildcard": "families/*/memories/*.md"}]
+    assert keys == [{"wildcard": "families/*/memories/*"}]
+
+
+def test_the_indexer_rule_delivers_what_the_local_bus_delivers_to_the_indexer() -> None:
+    # Memory files and their evidence sidecars (whose quotes the search document holds), and nothing else.
+    import fnmatch
+    import re
+
+    from family_memory.retrieval.service import MEMORY_FILE_KEYS
+
+    (key,) = template()["MemoryFileWrittenRule"]["Properties"]["EventPattern"]["detail"]["object"]["key"]
+    memory = "01K6N1R0A0B0C0D0E0F0G0H010"
+    for path in (f"memories/{memory}.md", f"memories/{memory}.evidence.jsonl"):
+        object_key = f"families/fam-rivera/{path}"
+        assert fnmatch.fnmatchcase(object_key, key["wildcard"]) and re.fullmatch(MEMORY_FILE_KEYS, object_key)
+    for path in ("sessions/s1.json", "brief.json", "changes/c1.json"):
+        assert not fnmatch.fnmatchcase(f"families/fam-rivera/{path}", key["wildcard"])
 
 
 @pytest.mark.parametrize("function", ["IndexerFunction", "DreamFanoutFunction"])

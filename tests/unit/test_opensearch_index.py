@@ -90,7 +90,7 @@ def test_the_keyword_query_is_a_bounded_fuzzy_multi_match_with_the_family_filter
     multi = body["query"]["bool"]["must"][0]["multi_match"]
     assert multi["fuzziness"] == "AUTO" and multi["query"] == "orthodontst"
     assert multi["prefix_length"] == 1 and multi["max_expansions"] == adapter.MAX_EXPANSIONS
-    assert multi["fields"] == ["about^3", "summary^2", "when_to_use", "body"]
+    assert multi["fields"] == ["about^3", "summary^2", "when_to_use", "body", "quotes"]
     clauses = body["query"]["bool"]["filter"]
     assert clauses[0] == FAMILY_TERM
     assert {"terms": {"type": ["fact"]}} in clauses and {"terms": {"sensitivity": ["normal"]}} in clauses
@@ -448,3 +448,12 @@ def test_cosine_is_recovered_from_innerproduct_scores() -> None:
     assert cosine_from_score(2.0) == 1.0
     assert cosine_from_score(1.0) == 0.0
     assert cosine_from_score(0.5) == pytest.approx(-1.0)
+
+
+def test_an_index_made_before_the_quotes_field_is_refused_with_what_to_do() -> None:
+    from family_memory.adapters.aws.opensearch_index import mapping_problems
+
+    old = index_body(2, MODEL)["mappings"]
+    del old["properties"]["quotes"]
+    assert mapping_problems(old, 2, MODEL) == ["its mapping has no quotes field"]
+    assert mapping_problems(index_body(2, MODEL)["mappings"], 2, MODEL) == []

@@ -76,6 +76,7 @@ PEANUTS = thai(
 )
 SWIMMING = thai(about="Swimming (Maya)", summary="Maya loves swimming.", applies_to=[MAYA])
 PEANUTS_UNDER_ALLERGIES = PEANUTS.evolve(about="Maya's allergies")
+PEANUTS_IN_PASSING = PEANUTS.evolve(authority=Authority.USER_IMPLICIT)
 ANA = "01K6N1R0A0B0C0D0E0F0ENT00A"
 BEN = "01K6N1R0A0B0C0D0E0F0ENT00B"
 CHECK_FIRST = thai(
@@ -270,7 +271,7 @@ TABLE: list[tuple[str, Proposal, list[Known], DecisionKind, Memory | None]] = [
         AUSTIN,
     ),
     (
-        "a correction of a hard constraint is added beside it and linked to it: add beside",
+        "a same-slot value of a hard constraint with no mark of change is added beside it, linked: add beside",
         proposal(
             type=MemoryType.CONSTRAINT,
             about="Pepper's medication",
@@ -319,11 +320,52 @@ TABLE: list[tuple[str, Proposal, list[Known], DecisionKind, Memory | None]] = [
         CHECK_FIRST,
     ),
     (
-        "a negation of a hard constraint from the same authority: contradiction, the constraint stays",
+        "the family's explicit word that a hard constraint no longer holds replaces it: supersede",
         allergy("peanuts", summary="Maya is no longer allergic to peanuts."),
+        [known(PEANUTS)],
+        DecisionKind.SUPERSEDE,
+        PEANUTS,
+    ),
+    (
+        "a negation of a hard constraint said only in passing is recorded on it: contradiction",
+        allergy("peanuts", summary="Maya is no longer allergic to peanuts.", authority=Authority.USER_IMPLICIT),
+        [known(PEANUTS_IN_PASSING)],
+        DecisionKind.CONTRADICTION,
+        PEANUTS_IN_PASSING,
+    ),
+    (
+        "an inference never replaces an explicit hard constraint: contradiction",
+        allergy("peanuts", summary="Maya is no longer allergic to peanuts.", authority=Authority.INFERRED),
         [known(PEANUTS)],
         DecisionKind.CONTRADICTION,
         PEANUTS,
+    ),
+    (
+        "an explicit change of a hard constraint's value, marked as a change, replaces it: supersede",
+        proposal(
+            type=MemoryType.CONSTRAINT,
+            about="Pepper's medication",
+            summary="Pepper now needs her pills at 8 and 8pm.",
+            authority=Authority.USER_EXPLICIT,
+            marks_change=True,
+        ),
+        [known(HARD_PILLS)],
+        DecisionKind.SUPERSEDE,
+        HARD_PILLS,
+    ),
+    (
+        "a marked change said before the constraint's latest evidence is kept beside it: add beside",
+        proposal(
+            type=MemoryType.CONSTRAINT,
+            about="Pepper's medication",
+            summary="Pepper now needs her pills at 8 and 8pm.",
+            authority=Authority.USER_EXPLICIT,
+            marks_change=True,
+            stated_at=THEN - timedelta(days=1),
+        ),
+        [known(HARD_PILLS)],
+        DecisionKind.ADD,
+        HARD_PILLS,
     ),
     (
         "a negation of a soft preference from the same authority: supersede",

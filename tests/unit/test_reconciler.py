@@ -11,7 +11,7 @@ import pytest
 from conftest import Adapters, local_adapters
 from factories import evidence
 from family_memory.card.operations import forget_memory
-from family_memory.card.views import open_conflicts
+from family_memory.card.views import open_conflicts, recent_corrections
 from family_memory.domain.changes import Action, ChangeRecord
 from family_memory.domain.clock import FixedClock
 from family_memory.domain.evidence import parse_ledger
@@ -24,7 +24,7 @@ from family_memory.domain.layout import (
     memory_path,
     session_path,
 )
-from family_memory.domain.memory import Authority, Sensitivity, Status
+from family_memory.domain.memory import Authority, Sensitivity, Status, Strength
 from family_memory.domain.okf import parse_entity, parse_json, parse_memory
 from family_memory.domain.transcript import Transcript
 from family_memory.families import load_family, set_member
@@ -365,11 +365,12 @@ def test_a_role_the_family_set_back_is_not_overruled_by_a_later_mention(local: A
     assert marco is not None and marco.role is MemberRole.ADULT
 
 
-def test_a_correction_of_a_hard_constraint_is_kept_beside_it_and_linked_both_ways(local: Adapters) -> None:
+def test_an_unmarked_new_value_of_a_hard_constraint_is_kept_beside_it_and_linked_both_ways(local: Adapters) -> None:
     d = deps(local)
     first = form(d, [("user", "lucia", "Our dog Pepper needs his pills at 8.")])
     old_id = next(o.memory_id for o in first.outcomes if o.memory_id and "pills" in stored(local, o.memory_id).summary)
-    report = form(d, [("user", "lucia", "Pepper needs his pills at 8 and 8pm now.")], session_id="sess-2", day=1)
+    # Nothing says the value changed: it may be a second value, so both stay and the family is asked.
+    report = form(d, [("user", "lucia", "Pepper needs his pills at 8 and 8pm.")], session_id="sess-2", day=1)
     [outcome] = report.outcomes
     assert outcome.kind is OutcomeKind.ADDED and old_id in outcome.detail
     old, new = stored(local, old_id), stored(local, outcome.memory_id)
@@ -380,7 +381,7 @@ def test_a_correction_of_a_hard_constraint_is_kept_beside_it_and_linked_both_way
     conflict = next(r for r in parse_ledger(local.store.read(FAMILY, evidence_path(old.id)).data) if r.model_extra)
     assert conflict.model_extra == {
         "stance": "conflicts",
-        "claim": "Pepper needs his pills at 8 and 8pm now.",
+        "claim": "Pepper needs his pills at 8 and 8pm.",
         "authority": "user_explicit",
         "memory": new.id,
     }
@@ -388,14 +389,29 @@ def test_a_correction_of_a_hard_constraint_is_kept_beside_it_and_linked_both_way
     assert from_old.relation == "possibly replaced by" and from_old.other.id == new.id
     [from_new] = open_conflicts(local.store, FAMILY, new)
     assert from_new.relation == "possibly replaces" and from_new.other.id == old.id
-    again = form(d, [("user", "lucia", "Pepper needs his pills at 8 and 8pm now.")], session_id="sess-2", day=1)
+    again = form(d, [("user", "lucia", "Pepper needs his pills at 8 and 8pm.")], session_id="sess-2", day=1)
     assert [o.kind for o in again.outcomes] == [OutcomeKind.NOOP] and not again.changed  # replay: no second link
+
+
+def test_the_familys_explicit_correction_of_a_hard_constraint_replaces_it_and_is_listed(local: Adapters) -> None:
+    d = deps(local)
+    first = form(d, [("user", "lucia", "Our dog Pepper needs his pills at 8.")])
+    old_id = next(o.memory_id for o in first.outcomes if o.memory_id and "pills" in stored(local, o.memory_id).summary)
+    report = form(d, [("user", "lucia", "Pepper needs his pills at 8 and 8pm now.")], session_id="sess-2", day=1)
+    [outcome] = report.outcomes
+    assert outcome.kind is OutcomeKind.SUPERSEDED and outcome.replaced == old_id, outcome.detail
+    old, new = stored(local, old_id), stored(local, outcome.memory_id)
+    assert old.status is Status.SUPERSEDED and old.superseded_by == new.id and new.supersedes == old.id
+    assert new.strength is Strength.HARD
+    [listed] = recent_corrections(local.store, local.catalog, FAMILY)
+    assert listed.memory.id == new.id and listed.replaced_id == old.id
+    assert "edit this memory to put it back" in listed.describe()
 
 
 def test_the_conflict_closes_when_the_family_forgets_one_of_the_two(local: Adapters) -> None:
     d = deps(local)
     form(d, [("user", "lucia", "Our dog Pepper needs his pills at 8.")])
-    report = form(d, [("user", "lucia", "Pepper needs his pills at 8 and 8pm now.")], session_id="sess-2", day=1)
+    report = form(d, [("user", "lucia", "Pepper needs his pills at 8 and 8pm.")], session_id="sess-2", day=1)
     new = stored(local, report.outcomes[0].memory_id)
     old_id = new.extra_fields["possibly_replaces"]
     forget_memory(d.writer, FAMILY, old_id, "lucia")

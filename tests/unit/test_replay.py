@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -13,11 +14,23 @@ from family_memory.domain.family import FamilySettings
 from family_memory.domain.memory import Status
 from family_memory.domain.okf import parse_json
 from family_memory.domain.transcript import Transcript
-from family_memory.formation.extraction import Extraction, ExtractionRefusedError, Extractor, RetryPolicy
+from family_memory.formation.extraction import (
+    Extraction,
+    ExtractionRefusedError,
+    Extractor,
+    ExtractorMisconfiguredError,
+    RetryPolicy,
+)
 from family_memory.formation.intake import receive_transcript
 from family_memory.formation.offline import OfflineExtractor
-from family_memory.formation.replay import LEDGER, ReplayLedger, replay_family
-from family_memory.formation.service import FormationDeps, extract_session, read_document
+from family_memory.formation.replay import (
+    LEDGER,
+    ReplayLedger,
+    replay_family,
+    retry_failed_extractions,
+    waiting_for_extraction,
+)
+from family_memory.formation.service import FormationDeps, extract_session, read_document, reconcile_session
 from formation_helpers import FAMILY, deps, save_family, session_json
 
 # Session ids sort the other way round from their dates: replay must go by date.
@@ -125,3 +138,63 @@ def test_a_refused_session_is_recorded_not_retried_and_replay_tries_it_again(d: 
     replay_family(d, FAMILY, dream=None)
     document = read_document(d.store, FAMILY, "sess-m")
     assert document is not None and document.extraction_failed is None and document.accepted()
+
+
+# --- sessions left waiting by a model that could not be called ---------------------------------
+
+
+class BrokenModel(Extractor):
+    """A model that cannot be called as configured (ResourceNotFound, AccessDenied)."""
+
+    def __init__(self) -> None:
+        super().__init__(RetryPolicy(max_attempts=1))
+        self.info = OfflineExtractor().info
+
+    def _extract(self, transcript: Transcript, family: FamilySettings) -> Extraction:
+        raise ExtractorMisconfiguredError("us.anthropic.gone-v1:0", "ResourceNotFoundException", "end of life")
+
+
+def test_a_misconfigured_model_records_nothing_and_the_session_waits_for_extraction(d: FormationDeps) -> None:
+    broken = replace(d, extractor=BrokenModel())
+    with pytest.raises(ExtractorMisconfiguredError, match=r"us\.anthropic\.gone-v1:0.*ResourceNotFoundException"):
+        extract_session(broken, FAMILY, "sess-z")
+    assert read_document(d.store, FAMILY, "sess-z") is None
+    assert waiting_for_extraction(d, FAMILY) == ["sess-z", "sess-m", "sess-a"]
+
+
+def test_failed_only_extracts_the_waiting_sessions_once_the_model_is_fixed_and_touches_no_other(
+    d: FormationDeps,
+) -> None:
+    # The newest session was formed while the model worked; the two older ones waited.
+    extract_session(d, FAMILY, "sess-a", enqueue=False)
+    reconcile_session(d, FAMILY, "sess-a")
+    formed = read_document(d.store, FAMILY, "sess-a")
+    with pytest.raises(ExtractorMisconfiguredError):
+        retry_failed_extractions(replace(d, extractor=BrokenModel()), FAMILY, dream=None)
+    assert waiting_for_extraction(d, FAMILY) == ["sess-z", "sess-m"]  # still waiting, nothing recorded
+
+    dreamed: list[str] = []
+    report = retry_failed_extractions(d, FAMILY, dream=dreamed.append)
+    assert report.retried == ["sess-z", "sess-m"] and report.still_failed == {}
+    assert waiting_for_extraction(d, FAMILY) == [] and dreamed == [FAMILY]
+    assert read_document(d.store, FAMILY, "sess-a") == formed  # a formed session is not extracted again
+    # The older "green" reconciled late does not replace the newer "blue".
+    assert "Marco's favourite colour is blue." in active(d)
+    assert "Marco's favourite colour is green." not in active(d)
+    again = retry_failed_extractions(d, FAMILY, dream=dreamed.append)
+    assert (
+        again.retried == []
+        and dreamed == [FAMILY]
+        and again.lines() == [f"family {FAMILY}: no session waits for extraction"]
+    )
+
+
+def test_failed_only_tries_a_recorded_refusal_again_and_reports_it_when_refused_again(d: FormationDeps) -> None:
+    class Refusing(BrokenModel):
+        def _extract(self, transcript: Transcript, family: FamilySettings) -> Extraction:
+            raise ExtractionRefusedError("ValidationException", "Input is too long for requested model.")
+
+    extract_session(replace(d, extractor=Refusing()), FAMILY, "sess-z", enqueue=False)
+    assert waiting_for_extraction(d, FAMILY)[0] == "sess-z"
+    report = retry_failed_extractions(replace(d, extractor=Refusing()), FAMILY, dream=None)
+    assert report.still_failed["sess-z"].startswith("ValidationException")

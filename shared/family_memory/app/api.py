@@ -72,6 +72,7 @@ from family_memory.domain.errors import (
 )
 from family_memory.domain.okf import validation_message
 from family_memory.domain.transcript import MAX_TRANSCRIPT_BYTES
+from family_memory.retrieval.deadline import DeadlineExceededError, request_deadline
 from family_memory.retrieval.embedding import EmbeddingUnavailableError
 from family_memory.retrieval.index import IndexUnavailableError
 
@@ -101,7 +102,10 @@ ERRORS: dict[type[Exception], tuple[HTTPStatus, str]] = {
     ConflictError: (HTTPStatus.CONFLICT, "conflict"),
     EmbeddingUnavailableError: (HTTPStatus.SERVICE_UNAVAILABLE, "search_unavailable"),
     IndexUnavailableError: (HTTPStatus.SERVICE_UNAVAILABLE, "search_unavailable"),
+    DeadlineExceededError: (HTTPStatus.SERVICE_UNAVAILABLE, "deadline_exceeded"),
 }
+#: Seconds kept back from Lambda's remaining time for answering after the deadline.
+DEADLINE_MARGIN_SECONDS = 1.5
 
 # --- the body, hardened once for every route --------------------------------------------------
 
@@ -276,10 +280,21 @@ def resolver() -> APIGatewayHttpResolver:
 _RESOLVING = threading.Lock()
 
 
+def request_budget(runtime: Runtime, context: LambdaContext | None) -> float:
+    """Seconds this request may take: ``API_DEADLINE_SECONDS``, or less when Lambda has
+    less time left (keeping ``DEADLINE_MARGIN_SECONDS`` to answer)."""
+    budget = runtime.settings.api_deadline_seconds
+    left = getattr(context, "get_remaining_time_in_millis", None)
+    if callable(left):
+        budget = min(budget, left() / 1000 - DEADLINE_MARGIN_SECONDS)
+    return max(budget, 0.1)
+
+
 def handle(runtime: Runtime, event: dict[str, Any], context: LambdaContext | None = None) -> dict[str, Any]:
-    """Resolve one HTTP API (payload v2) event on ``runtime``: the Lambda response dict."""
+    """Resolve one HTTP API (payload v2) event on ``runtime``: the Lambda response dict,
+    within the request's deadline (``retrieval/deadline.py``)."""
     app = resolver()
-    with _RESOLVING:
+    with _RESOLVING, request_deadline(request_budget(runtime, context)):
         app.context[RUNTIME] = runtime
         return app.resolve(event, cast(LambdaContext, context))
 

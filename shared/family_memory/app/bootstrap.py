@@ -145,6 +145,7 @@ def build_local(settings: Settings, clock: Clock | None = None) -> Runtime:
         embedder,
         SQLiteEmbeddingCache(settings.home / "embedding-cache.sqlite3"),
         _lookup_settings(settings),
+        search_deadline=settings.search_deadline_seconds,
     )
     bus.subscribe(MEMORY_FILE_KEYS, retrieval.indexer.handle_event)
     writer = _writer(settings, store, catalog, clock)
@@ -157,11 +158,12 @@ def build_local(settings: Settings, clock: Clock | None = None) -> Runtime:
 def build_aws(
     settings: Settings, clock: Clock | None = None, *, session: Any = None, search_client: Any = None
 ) -> Runtime:
-    """The AWS runtime. ``session``: the boto3 session every client is made from;
-    ``search_client``: an opensearch-py client to use instead of one signed for the
-    configured endpoint (tests pass a recording stand-in)."""
+    """The AWS runtime. ``session``: the boto3 session every client is made from (each
+    distinct client once: ``SharedClients``); ``search_client``: an opensearch-py client to
+    use instead of one for the configured endpoint (tests pass a recording stand-in)."""
     import boto3
 
+    from family_memory.adapters.aws.clients import SharedClients
     from family_memory.adapters.aws.dynamo_catalog import DynamoCatalog
     from family_memory.adapters.aws.s3_store import S3Store
     from family_memory.app.formation import wire_aws as wire_aws_formation
@@ -170,7 +172,7 @@ def build_aws(
     if not (settings.bucket and settings.table):
         raise InvalidInputError("the aws backend needs MEMORY_BUCKET and MEMORY_TABLE")
     clock = clock or SystemClock()
-    session = session or boto3.session.Session(region_name=settings.region)
+    session = SharedClients(session or boto3.session.Session(region_name=settings.region))
     store = S3Store(session.client("s3"), settings.bucket)
     catalog = DynamoCatalog(session.client("dynamodb"), settings.table, clock=clock)
     runtime = Runtime(settings, clock, store, catalog, _writer(settings, store, catalog, clock))
@@ -196,7 +198,15 @@ def _aws_retrieval(
         turns = turn_embedder(session, settings.region)
     region = settings.region or session.region_name
     if client is None:
-        client = opensearch_client(str(settings.opensearch_endpoint), region, session)
+        # With a search deadline (the api function): one try, timed out at the deadline.
+        deadline = settings.search_deadline_seconds
+        client = opensearch_client(
+            str(settings.opensearch_endpoint),
+            region,
+            session,
+            timeout=deadline or 10.0,
+            max_retries=0 if deadline else 3,
+        )
     return build_retrieval(
         store,
         catalog,
@@ -206,6 +216,7 @@ def _aws_retrieval(
         DynamoEmbeddingCache(session.client("dynamodb"), str(settings.table)),
         _lookup_settings(settings),
         turn_embedder=turns,
+        search_deadline=settings.search_deadline_seconds,
     )
 
 

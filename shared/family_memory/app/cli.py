@@ -24,9 +24,11 @@ COMMAND_MODULES = (
     "family_memory.app.commands.brief",
     "family_memory.app.commands.bench",
     "family_memory.app.commands.formation",
+    "family_memory.app.commands.migrate",
     "family_memory.app.commands.memories",
     "family_memory.app.commands.family",
     "family_memory.app.commands.serve",
+    "family_memory.app.commands.evaluate",
     "family_memory.app.commands.mcp",
 )
 

@@ -151,7 +151,8 @@ def _bedrock(runtime: Runtime, session: Any) -> Extractor:
     client = session.client(
         "bedrock-runtime", config=Config(retries={"max_attempts": 1, "mode": "standard"}, read_timeout=120)
     )
-    return BedrockExtractor(client, runtime.settings.bedrock_model_id)
+    settings = runtime.settings
+    return BedrockExtractor(client, settings.bedrock_model_id, max_candidates=settings.max_candidates_per_session)
 
 
 def wire_local(runtime: Runtime) -> None:

@@ -39,10 +39,19 @@ class Settings(BaseModel):
     extractor: Literal["offline", "bedrock"] = Field(
         default="offline", description="formation: the offline rule-based extractor, or Bedrock"
     )
-    bedrock_model_id: str = Field(default="anthropic.claude-3-5-haiku-20241022-v1:0", min_length=1, max_length=200)
+    #: Claude Haiku 4.5 through the US cross-region inference profile (Active on Bedrock's
+    #: model lifecycle page; Claude 3.5 Haiku reached end of life there on 2026-06-19).
+    bedrock_model_id: str = Field(default="us.anthropic.claude-haiku-4-5-20251001-v1:0", min_length=1, max_length=200)
     reconcile_queue_url: str | None = Field(default=None, description="aws mode: the SQS FIFO reconcile queue")
     idempotency_table: str | None = Field(default=None, description="aws mode: Powertools idempotency records")
     max_candidates_per_session: int = Field(default=12, ge=0, le=100)
+    # --- deadlines (the api function; docs/api.md "Deadlines") ---
+    api_deadline_seconds: float = Field(
+        default=25.0, gt=0, le=28, description="every API request is answered within this (API Gateway waits 30 s)"
+    )
+    search_deadline_seconds: float | None = Field(
+        default=None, gt=0, le=20, description="each search of a lookup answers within this, or is unavailable"
+    )
 
 
 _ENV = {
@@ -63,6 +72,8 @@ _ENV = {
     "reconcile_queue_url": "RECONCILE_QUEUE_URL",
     "idempotency_table": "IDEMPOTENCY_TABLE",
     "max_candidates_per_session": "FORMATION_MAX_CANDIDATES",
+    "api_deadline_seconds": "API_DEADLINE_SECONDS",
+    "search_deadline_seconds": "SEARCH_DEADLINE_SECONDS",
 }
 
 

@@ -8,7 +8,9 @@ of every candidate of that session that was tagged sensitive or that a forget
 rule suppressed (``reconciliation.outcomes`` of kind ``suppressed``): defence
 in depth, so a summary that names one is never shown even if the extractor
 mentioned it. A file that cannot be read is skipped with a warning: one bad
-extractor output must not stop a family's brief.
+extractor output must not stop a family's brief. A file that says
+``conversation: false`` (a migrated entry's: ``formation/migration.py``) holds
+no conversation and is never the last one.
 """
 
 from __future__ import annotations
@@ -89,14 +91,17 @@ def _withheld(doc: dict[str, Any]) -> tuple[str, ...]:
     return tuple(sorted(s[:SUMMARY_MAX] for s in subjects if s.strip())[:WITHHELD_MAX])
 
 
-def parse_conversation(data: bytes, where: str) -> LastConversation:
-    """The summary, session id and start of a candidates file; InvalidInputError naming the field."""
+def parse_conversation(data: bytes, where: str) -> LastConversation | None:
+    """The summary, session id and start of a candidates file; InvalidInputError naming the field.
+    None for a file that holds no conversation (``conversation: false``: a migrated entry)."""
     try:
         doc = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InvalidInputError(f"{where}: not valid JSON: {exc}") from exc
     if not isinstance(doc, dict):
         raise InvalidInputError(f"{where}: must be a JSON object")
+    if doc.get("conversation") is False:
+        return None
     session_id = check_session_id(doc.get("session_id"))
     started_at = doc.get("started_at")
     if not isinstance(started_at, str):

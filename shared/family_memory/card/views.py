@@ -19,7 +19,7 @@ from datetime import datetime
 from family_memory.domain.errors import InvalidInputError, NotFoundError
 from family_memory.domain.evidence import parse_ledger
 from family_memory.domain.layout import evidence_path, memory_path, session_path
-from family_memory.domain.memory import Memory, Status
+from family_memory.domain.memory import Memory, MemoryType, Status
 from family_memory.domain.okf import parse_memory
 from family_memory.domain.refs import ConvRef
 from family_memory.domain.transcript import parse_transcript
@@ -156,6 +156,41 @@ def open_conflicts(store: Store, family_id: str, memory: Memory) -> list[OpenCon
         if other.status in _CURRENT:
             found.append(OpenConflict(relation, other))
     return found
+
+
+@dataclass(frozen=True)
+class CorrectedConstraint:
+    """A hard constraint formation replaced on the family's explicit word: a recent change
+    the card lists, so a misheard correction of an allergy is seen and undone by editing."""
+
+    memory: Memory  # the current memory, which replaced it
+    replaced_id: str
+    replaced_summary: str
+
+    def describe(self) -> str:
+        return (
+            f"replaced the hard constraint {self.replaced_id}: {self.replaced_summary} "
+            "(from a conversation; if that is wrong, edit this memory to put it back)"
+        )
+
+
+def corrected_constraint(memory: Memory) -> CorrectedConstraint | None:
+    """What ``memory`` replaced when it is the correction of a hard constraint, else None."""
+    record = memory.extra_fields.get("corrected_constraint")
+    if not isinstance(record, dict) or not record.get("memory"):
+        return None
+    return CorrectedConstraint(memory, str(record["memory"]), str(record.get("summary", "")))
+
+
+def recent_corrections(store: Store, catalog: Catalog, family_id: str) -> list[CorrectedConstraint]:
+    """Every current correction of a hard constraint, newest first."""
+    found = []
+    for row in catalog.all_rows(family_id):
+        if row.status in _CURRENT and row.type is MemoryType.CONSTRAINT and row.supersedes:
+            corrected = corrected_constraint(read_memory(store, family_id, row.id))
+            if corrected is not None:
+                found.append(corrected)
+    return sorted(found, key=lambda c: c.memory.formed_at, reverse=True)
 
 
 @dataclass(frozen=True)

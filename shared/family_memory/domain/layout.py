@@ -29,6 +29,13 @@ SESSIONS = "sessions/"
 CANDIDATES = "candidates/"
 SUPPRESSIONS = "suppressions/"
 CHANGES = "changes/"
+#: Copies of a family's earlier files, made by the migration: create-only, never edited or deleted.
+ARCHIVE = "archive/"
+ARCHIVE_SOURCES = "archive/sources/"
+#: What a migration made of each entry of the archived files (derived; rewritten when it changes).
+MIGRATION_REPORT = "archive/migration-report.md"
+#: The migration's progress (which entries are done), like replay's ledger.
+MIGRATION_LEDGER = "migration/ledger.json"
 
 _SEGMENT = r"[A-Za-z0-9_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*"
 _RELPATH = re.compile(rf"{_SEGMENT}(?:/{_SEGMENT}){{0,3}}/?")
@@ -72,6 +79,13 @@ def change_path(change_id: str) -> str:
     return f"{CHANGES}{check_change_id(change_id)}.json"
 
 
+def archive_source_dir(source_key: str) -> str:
+    """``archive/sources/{key}/``: where one archived file and what the migration read from it live."""
+    if not re.fullmatch(r"[0-9a-f]{16}", source_key):
+        raise InvalidInputError(f"{source_key[:40]!r} is not an archive source key (16 hex digits)")
+    return f"{ARCHIVE_SOURCES}{source_key}/"
+
+
 def memory_id_from_path(path: str) -> str | None:
     """The memory id of a ``memories/{id}.md`` path, or None for anything else (sidecars included)."""
     if not path.startswith(MEMORIES) or not path.endswith(MEMORY_SUFFIX) or path.endswith(EVIDENCE_SUFFIX):
@@ -81,6 +95,17 @@ def memory_id_from_path(path: str) -> str | None:
         return check_memory_id(candidate)
     except InvalidInputError:
         return None
+
+
+def indexed_memory_id(path: str) -> str | None:
+    """The memory whose search document a write of ``path`` changes: ``memories/{id}.md``
+    and its evidence sidecar ``memories/{id}.evidence.jsonl`` (the quotes it indexes)."""
+    if path.startswith(MEMORIES) and path.endswith(EVIDENCE_SUFFIX):
+        try:
+            return check_memory_id(path[len(MEMORIES) : -len(EVIDENCE_SUFFIX)])
+        except InvalidInputError:
+            return None
+    return memory_id_from_path(path)
 
 
 def split_key(key: str) -> tuple[str, str]:

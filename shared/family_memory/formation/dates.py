@@ -12,7 +12,13 @@ memory's ``valid_until`` is the day *after* the last day it is about:
 - "next Friday": the Friday of next calendar week (weeks start on Monday).
 - "this weekend": Saturday and Sunday of this week (Sunday alone on a Sunday).
 - "next week": Monday to Sunday of next week.
-- "December 5" / "Dec 5th": that date this year, or next year once it has passed.
+- "December 5" / "Dec 5th" / "the 5th of December": that date this year, or next year
+  once it has passed; "December 5, 2026" / "5 December 2026": that very date.
+- "the 14th" (a day of the month alone): the next 14th, today included, so said on
+  the 20th it is next month's.
+- a range, "March 3 to 17", "feb 20 to march 2", "from the 3rd to the 17th", "April
+  10-14": one mention covering every day from the first to the last.
+- the abbreviations people type: "tmrw", "tmr", "2moro", "tonite", "2nite".
   A month name needs a day after it that is a day, not a count: "May 3" is a
   date, "may 3 times a week" is not (nor "March 5 miles"); the lower-case
   "may" counts only as "on may 3" or "may 3rd", since it is usually the verb.
@@ -63,6 +69,9 @@ _COUNT = (
     r"minutes?\b|mins?\b|miles?\b|km\b|kilometres?\b|kilometers?\b|kilos?\b|kg\b|pounds?\b|lbs?\b|people\b|"
     r"persons?\b|kids?\b|children\b|more\b|less\b|each\b|per\b))(?![.,:]\d)"
 )
+#: What joins the two ends of a range ("March 3 to 17", "the 3rd - the 17th").
+_UNTIL = r"\s*(?:to|through|thru|until|till|til|-|–)\s*"
+_TOMORROW = r"(?:tomorrow|tmrw|tmr|tmrow|tomoz|2moro|2morrow)"
 #: A statement about the past: a bare weekday or month day in it is behind us, not ahead.
 _PAST_TENSE = re.compile(
     r"\b(?:was|were|wasn't|weren't|wasn’t|weren’t|had|did|didn't|didn’t|went|got|came|ate|saw|happened|"
@@ -73,10 +82,34 @@ _PAST_TENSE = re.compile(
 # Order matters: longer phrases first so "the day after tomorrow" is not read as "tomorrow".
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("iso", re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")),
-    ("day_after_tomorrow", re.compile(r"\bthe day after tomorrow\b", re.I)),
-    ("tomorrow", re.compile(r"\btomorrow(?: (?:morning|afternoon|evening|night))?\b", re.I)),
-    ("yesterday", re.compile(r"\byesterday(?: (?:morning|afternoon|evening))?\b", re.I)),
-    ("today", re.compile(r"\b(?:tonight|today|this (?:morning|afternoon|evening))\b", re.I)),
+    (
+        "range_month",
+        re.compile(
+            rf"\b(?:from )?{_MONTH}\.? (\d{{1,2}})(?:st|nd|rd|th)?{_UNTIL}(?:the )?(\d{{1,2}})"
+            rf"(?:st|nd|rd|th)?\b{_COUNT}",
+            re.I,
+        ),
+    ),
+    (
+        "range_months",
+        re.compile(
+            rf"\b(?:from )?{_MONTH}\.? (\d{{1,2}})(?:st|nd|rd|th)?{_UNTIL}{_MONTH}\.? "
+            rf"(\d{{1,2}})(?:st|nd|rd|th)?\b",
+            re.I,
+        ),
+    ),
+    (
+        "range_days",
+        re.compile(
+            rf"\b(?:from )?the (\d{{1,2}})(?:st|nd|rd|th){_UNTIL}(?:the )?(\d{{1,2}})"
+            rf"(?:st|nd|rd|th)\b",
+            re.I,
+        ),
+    ),
+    ("day_after_tomorrow", re.compile(r"\bthe day after (?:tomorrow|tmrw|tmr)\b", re.I)),
+    ("tomorrow", re.compile(rf"\b{_TOMORROW}(?: (?:morning|afternoon|evening|night))?\b", re.I)),
+    ("yesterday", re.compile(r"\b(?:yesterday|yday)(?: (?:morning|afternoon|evening))?\b", re.I)),
+    ("today", re.compile(r"\b(?:tonight|tonite|2nite|today|this (?:morning|afternoon|evening))\b", re.I)),
     ("last_weekday", re.compile(rf"\blast {_WEEKDAY}\b", re.I)),
     ("next_weekday", re.compile(rf"\bnext {_WEEKDAY}\b", re.I)),
     (
@@ -87,10 +120,13 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("this_weekend", re.compile(r"\bthis weekend\b", re.I)),
     ("last_week", re.compile(r"\blast week\b", re.I)),
     ("next_week", re.compile(r"\bnext week\b", re.I)),
+    ("month_day_year", re.compile(rf"\b{_MONTH}\.? (\d{{1,2}})(?:st|nd|rd|th)?,? ((?:19|20)\d{{2}})\b", re.I)),
+    ("day_month_year", re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH},? ((?:19|20)\d{{2}})\b", re.I)),
     (
         "month_day",
         re.compile(rf"\b(?P<on>on )?{_MONTH}\.? (\d{{1,2}})(?P<nth>st|nd|rd|th)?\b{_COUNT}", re.I),
     ),
+    ("day_of_month", re.compile(rf"\bthe (\d{{1,2}})(?:st|nd|rd|th)(?: of {_MONTH})?\b", re.I)),
 )
 
 
@@ -168,21 +204,98 @@ def _resolve(kind: str, match: re.Match[str], today: date, past: bool) -> tuple[
     if kind == "next_week":
         monday = today + timedelta(days=7 - weekday)
         return monday, monday + timedelta(days=6)
+    if kind in ("month_day_year", "day_month_year"):
+        month_name, number = (
+            (match.group(1), match.group(2)) if kind == "month_day_year" else (match.group(2), match.group(1))
+        )
+        try:
+            found = date(int(match.group(3)), MONTHS[month_name.lower()[:3]], int(number))
+        except ValueError:
+            return None
+        return found, found
     if kind == "month_day":
         name = match.group(2)
         if name == "may" and not (match.group("on") or match.group("nth")):
             return None  # "I may 3 times a week ...": the verb, not the month
-        month, number = MONTHS[name.lower()[:3]], int(match.group(3))
+        found = _in_year(today, MONTHS[name.lower()[:3]], int(match.group(3)), past)
+        return (found, found) if found else None
+    if kind == "day_of_month":
+        number = int(match.group(1))
+        if match.group(2):
+            found = _in_year(today, MONTHS[match.group(2).lower()[:3]], number, past)
+        else:
+            found = _day_of_month(today, number, past)
+        return (found, found) if found else None
+    if kind in ("range_month", "range_months", "range_days"):
+        return _range(kind, match, today, past)
+    return None
+
+
+def _in_year(today: date, month: int, number: int, past: bool) -> date | None:
+    """``month``/``number`` this year; next year once passed (last year, for the past)."""
+    try:
+        day = date(today.year, month, number)
+        if past and day > today:
+            day = date(today.year - 1, month, number)
+        elif not past and day < today:
+            day = date(today.year + 1, month, number)
+    except ValueError:
+        return None
+    return day
+
+
+def _day_of_month(today: date, number: int, past: bool) -> date | None:
+    """The next ``number``-th of a month, today included (the last one, for the past)."""
+    if not 1 <= number <= 31:
+        return None
+    year, month = today.year, today.month
+    for _ in range(13):
         try:
-            day = date(today.year, month, number)
-            if past and day > today:
-                day = date(today.year - 1, month, number)
-            elif not past and day < today:
-                day = date(today.year + 1, month, number)
+            day = date(year, month, number)
+        except ValueError:
+            day = None
+        if day is not None and ((day <= today) if past else (day >= today)):
+            return day
+        if past:
+            year, month = (year, month - 1) if month > 1 else (year - 1, 12)
+        else:
+            year, month = (year, month + 1) if month < 12 else (year + 1, 1)
+    return None
+
+
+def _range(kind: str, match: re.Match[str], today: date, past: bool) -> tuple[date, date] | None:
+    """The first and last day of "March 3 to 17", "feb 20 to march 2", "the 3rd to the 17th"."""
+    if kind == "range_month":
+        month = MONTHS[match.group(1).lower()[:3]]
+        first = _in_year(today, month, int(match.group(2)), past)
+        last_number = int(match.group(3))
+        if first is None:
+            return None
+        try:
+            last = date(first.year, first.month, last_number)
         except ValueError:
             return None
-        return day, day
-    return None
+    elif kind == "range_months":
+        first = _in_year(today, MONTHS[match.group(1).lower()[:3]], int(match.group(2)), past)
+        if first is None:
+            return None
+        try:
+            last = date(first.year, MONTHS[match.group(3).lower()[:3]], int(match.group(4)))
+        except ValueError:
+            return None
+        if last < first:
+            last = date(last.year + 1, last.month, last.day)
+    else:
+        first = _day_of_month(today, int(match.group(1)), past)
+        if first is None:
+            return None
+        try:
+            last = date(first.year, first.month, int(match.group(2)))
+        except ValueError:
+            return None
+    if last < first or (last - first).days > 366:
+        return None
+    return first, last
 
 
 def past_tense(text: str) -> bool:

@@ -12,16 +12,17 @@ an active or dormant memory says the same thing        reinforce it (dormant wak
   for another, same polarity, same numbers, same
   valid_until, about the same people)
 an active memory truly conflicts with it (below):
-  that memory is a hard constraint, same slot only     add beside it, linked (both stay;
-                                                        the constraint is marked possibly
-                                                        replaced by the new memory)
+  that memory is a hard constraint, the same slot,     add beside it, linked (both stay;
+  and nothing in the candidate says it changed          the constraint is marked possibly
+  (or it was said before the constraint's evidence)     replaced by the new memory)
   the candidate was said before that memory's latest   noop (stale)
   evidence
-  that memory is a hard constraint and the candidate   contradiction (recorded on the
-  negates it                                            constraint, which stays)
   the candidate has lower authority                    contradiction (recorded on the
                                                         memory, which stays as it is)
-  otherwise (same or higher authority, newer)          supersede it
+  that memory is a hard constraint and the candidate   contradiction (recorded on the
+  is not the family's explicit statement                constraint, which stays)
+  otherwise (same or higher authority, newer)          supersede it (a hard constraint
+                                                        too: the family said it changed)
 a retracted memory says the same thing                 noop (the family forgot it)
 nothing close                                          add
 ====================================================  ==============================
@@ -42,13 +43,18 @@ Two facts that merely look alike are not rivals: "Maya is allergic to
 peanuts" and "Maya is allergic to eggs" are two slots (two abouts, and
 "peanuts" swapped for "eggs"), and both are kept. A false supersede (a valid
 claim leaves the brief) costs more than a duplicate, so when in doubt the
-answer is add. Formation never supersedes a hard constraint: every hard
-constraint must stay reachable (seed section 13); a correction to one is
-added beside it and the two are linked (the ``add`` decision names the
-constraint as its ``target``: the reconciler links both ways and records the
-conflict on the constraint, and the card shows "possibly replaced by ..."
-until the family resolves it), and a negation of one is recorded on it as a
-visible contradiction for the family to resolve in the card. Reinforcing
+answer is add. A hard constraint (an allergy, a diet, a medication) is
+replaced only by the family's own explicit, newer statement that it changed:
+a negation ("Maya is no longer allergic to peanuts") or the same slot with a
+change marked in the words ("Dan is now pescatarian", "the dose went up",
+"may not bike to school at all"; ``Proposal.marks_change``). A same-slot
+claim with no such mark may be a second value rather than a correction
+("Maya's allergies": peanuts, then eggs): it is added beside the constraint
+and the two are linked (the ``add`` decision names the constraint as its
+``target``: the reconciler links both ways and records the conflict on the
+constraint, and the card shows "possibly replaced by ..." until the family
+resolves it). Anything less than an explicit statement (said in passing,
+inferred) is recorded on the constraint as a contradiction. Reinforcing
 needs the same people: "Always check with me before booking" said by Ben is
 Ben's instruction, not more evidence for Ana's. Authority ranks:
 explicit > said in passing > inferred > system; an inference can never
@@ -117,6 +123,9 @@ class Proposal:
     evidence: frozenset[EvidenceKey]
     stated_at: datetime
     names: frozenset[str] = frozenset()
+    #: The candidate's words say the claim changed ("now", "no longer", "any more", "switched"):
+    #: what lets the family's explicit statement replace a hard constraint's value.
+    marks_change: bool = False
 
 
 @dataclass(frozen=True)
@@ -233,8 +242,22 @@ def conflict(proposal: Proposal, memory: Memory) -> Conflict | None:
 
 
 def protected(memory: Memory) -> bool:
-    """A hard constraint (an allergy, a medication): formation never replaces it."""
+    """A hard constraint (an allergy, a medication): only the family's explicit word replaces it."""
     return memory.type is MemoryType.CONSTRAINT and memory.strength is Strength.HARD
+
+
+#: Words that say a claim changed rather than adding a second value beside it.
+_CHANGE_MARKS = re.compile(
+    r"\b(?:now|no longer|not any ?more|any ?more|anymore|actually|instead|changed?|switched|moved|outgrown|"
+    r"grew out|stopped|quit|used to|from now on|these days|went (?:up|down)|increased|decreased|reduced|"
+    r"raised|lowered|at all|retested|cleared)\b",
+    re.I,
+)
+
+
+def marks_change(*texts: str) -> bool:
+    """Whether any of ``texts`` says the claim changed ("is now", "no longer", "the dose went up")."""
+    return any(_CHANGE_MARKS.search(t) for t in texts)
 
 
 def decide(proposal: Proposal, known: Sequence[Known]) -> Decision:
@@ -258,22 +281,28 @@ def decide(proposal: Proposal, known: Sequence[Known]) -> Decision:
         why = conflict(proposal, m)
         if why is None:
             continue
-        if protected(m) and why is Conflict.SLOT:
-            beside = beside or m  # both stay: formation never replaces a hard constraint
+        older = proposal.stated_at < m.last_reinforced_at
+        if protected(m) and why is Conflict.SLOT and (older or not proposal.marks_change):
+            beside = beside or m  # maybe a second value, not a correction: both stay, linked
             continue
-        if proposal.stated_at < m.last_reinforced_at:
+        if older:
             return Decision(DecisionKind.NOOP, m, f"older than memory {m.id}, which it would replace")
-        if protected(m):
-            return Decision(
-                DecisionKind.CONTRADICTION,
-                m,
-                f"{why.value} of memory {m.id}, a hard constraint formation never replaces; recorded on it",
-            )
         if AUTHORITY_RANK[proposal.authority] < AUTHORITY_RANK[m.authority]:
             return Decision(
                 DecisionKind.CONTRADICTION,
                 m,
                 f"contradicts memory {m.id} ({m.authority.value}) with lower authority ({proposal.authority.value})",
+            )
+        if protected(m) and proposal.authority is not Authority.USER_EXPLICIT:
+            return Decision(
+                DecisionKind.CONTRADICTION,
+                m,
+                f"{why.value} of memory {m.id}, a hard constraint only the family's explicit word replaces; "
+                "recorded on it",
+            )
+        if protected(m):
+            return Decision(
+                DecisionKind.SUPERSEDE, m, f"replaces hard constraint {m.id} ({why.value}, said explicitly)"
             )
         return Decision(DecisionKind.SUPERSEDE, m, f"replaces memory {m.id} ({why.value})")
     for k in ranked:

@@ -93,6 +93,26 @@ class CandidateEntry(BaseModel):
     def accepted(self) -> bool:
         return self.verdict is Verdict.ACCEPTED
 
+    @property
+    def evidence_notes(self) -> dict[str, str | int]:
+        """What each evidence record this entry's claim forms also carries: the entry's extra
+        key ``evidence_notes`` (a migration names the archived file and line there), its
+        string and integer values only, and never the record's own ``ref``, ``quote`` or
+        ``recordedAt``. Empty for an extractor's entries."""
+        notes = (self.model_extra or {}).get(EVIDENCE_NOTES)
+        if not isinstance(notes, dict):
+            return {}
+        return {
+            str(k): v
+            for k, v in notes.items()
+            if str(k) not in _EVIDENCE_OWN and isinstance(v, str | int) and not isinstance(v, bool)
+        }
+
+
+#: The extra key of a candidates entry whose values go on each evidence record of its claim.
+EVIDENCE_NOTES = "evidence_notes"
+_EVIDENCE_OWN = frozenset({"ref", "quote", "recordedAt", "recorded_at"})
+
 
 class OutcomeKind(StrEnum):
     ADDED = "added"

@@ -9,9 +9,11 @@ the reason it was refused rather than crash on it.
 Retrying a throttled extractor is shared behaviour and lives here, once: a
 provider raises ``ExtractionThrottledError`` from its one narrow method and
 the base class backs off and tries again. A provider sorts every other
-failure into one of two: ``ExtractionUnavailableError`` (try again later: the
-event is retried) or ``ExtractionRefusedError`` (this input will never work:
-recorded, not retried).
+failure into one of three: ``ExtractionUnavailableError`` (try again later: the
+event is retried), its ``ExtractorMisconfiguredError`` (no input can work until
+the configuration is fixed: the event is retried and dead-lettered, nothing is
+recorded) or ``ExtractionRefusedError`` (this input will never work: recorded,
+not retried).
 """
 
 from __future__ import annotations
@@ -39,10 +41,25 @@ class ExtractionUnavailableError(FamilyMemoryError):
     retried later."""
 
 
+class ExtractorMisconfiguredError(ExtractionUnavailableError):
+    """The extractor itself cannot run as configured: its model does not exist (a wrong
+    id, or one past end of life), access to it is not enabled, or the role may not call
+    it. No session can be extracted until the configuration is fixed, so this is not a
+    verdict on the session: nothing is recorded, the invocation fails (the event is
+    retried, then dead-lettered and alarmed), and ``family-memory replay --failed-only``
+    extracts the sessions left waiting once the model answers again."""
+
+    def __init__(self, model_id: str, code: str, reason: str) -> None:
+        super().__init__(f"extraction model {model_id!r} is unavailable or misconfigured ({code}): {reason}")
+        self.model_id = model_id
+        self.code = code
+        self.reason = reason
+
+
 class ExtractionRefusedError(FamilyMemoryError):
-    """The extractor's service refused this session for good: a client error
-    (the input is invalid or too long for the model, access is denied, the
-    model does not exist). The same input would be refused again, so it is not
+    """The extractor's service refused this session for good: a client error about
+    the input (invalid, or too long for the model). The same input would be refused
+    again, so it is not
     retried: the session is recorded as extraction-failed, with ``code`` and
     the reason, for a later replay."""
 

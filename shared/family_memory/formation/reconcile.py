@@ -54,7 +54,16 @@ from family_memory.domain.transcript import Transcript, parse_transcript
 from family_memory.families import load_family
 from family_memory.formation.candidate import AUTHORITY_RANK, Candidate
 from family_memory.formation.children import children_learned, tag_minors, with_children
-from family_memory.formation.decisions import Decision, DecisionKind, EvidenceKey, Known, Proposal, decide
+from family_memory.formation.decisions import (
+    Decision,
+    DecisionKind,
+    EvidenceKey,
+    Known,
+    Proposal,
+    decide,
+    marks_change,
+    protected,
+)
 from family_memory.formation.document import (
     CandidatesDocument,
     Outcome,
@@ -276,6 +285,8 @@ class _Run:
         self.written: dict[str, Memory] = {}
         self.report = ReconcileReport(doc.family_id, doc.session_id, rejected=doc.rejected_by_rule())
         self.source = str(ConvRef(doc.family_id, doc.session_id, 1, len(transcript.turns)))
+        # Keys an entry asks its evidence to carry (a migration's archived file and line).
+        self.notes = {entry.index: entry.evidence_notes for entry in doc.candidates}
 
     def all(self) -> ReconcileReport:
         for index, candidate in self.doc.accepted():
@@ -320,13 +331,14 @@ class _Run:
         ]
         return min(max(times) if times else self.transcript.started_at, self.now)
 
-    def evidence(self, candidate: Candidate) -> list[EvidenceRecord]:
+    def evidence(self, candidate: Candidate, notes: dict[str, str | int] | None = None) -> list[EvidenceRecord]:
         records = []
         for item in candidate.evidence:
             turns = [t for n in range(item.first, item.last + 1) if (t := self.transcript.turn(n)) is not None]
             at = min(max((t.at for t in turns if t.at is not None), default=self.transcript.started_at), self.now)
             ref = ConvRef(self.doc.family_id, self.doc.session_id, item.first, item.last)
-            records.append(EvidenceRecord.model_validate({"ref": str(ref), "quote": item.quote, "recordedAt": at}))
+            fields = {**(notes or {}), "ref": str(ref), "quote": item.quote, "recordedAt": at}
+            records.append(EvidenceRecord.model_validate(fields))
         return records
 
     def known(self, candidate: Candidate) -> list[Known]:
@@ -369,7 +381,7 @@ class _Run:
             )
         candidate = tag_minors(candidate, resolution.entity_ids, self.directory.child_ids(resolution.changes))
         stated_at = self.stated_at(candidate)
-        evidence = self.evidence(candidate)
+        evidence = self.evidence(candidate, self.notes.get(index, {}))
         new_id = memory_id_for(self.doc.family_id, candidate, evidence, stated_at)
         if self.plan.current(new_id) is not None:
             detail = "already formed from this claim"
@@ -384,6 +396,7 @@ class _Run:
             evidence=frozenset(r.key for r in evidence),
             stated_at=stated_at,
             names=self.name_words(names, resolution),
+            marks_change=marks_change(candidate.summary, *(c.quote for c in candidate.evidence)),
         )
         decision = decide(proposal, self.known(candidate))
         return self.carry_out(index, candidate, decision, resolution, evidence, stated_at, new_id)
@@ -428,8 +441,11 @@ class _Run:
             records = _stance(evidence, "contradicts", candidate)
             self.plan.write(Action.CONTRADICTION, contested, records)
             return Outcome(index=index, kind=OutcomeKind.CONTRADICTION, memory_id=target.id, detail=decision.reason)
-        # SUPERSEDE: a new memory, and the old one points at it.
+        # SUPERSEDE: a new memory, and the old one points at it. A replaced hard constraint is
+        # named on the new memory, so the card lists it as a recent change the family can undo.
         memory = self.new_memory(new_id, candidate, resolution, stated_at, supersedes=target)
+        if protected(target):
+            memory = memory.evolve(corrected_constraint={"memory": target.id, "summary": target.summary})
         self.directory.apply(resolution)
         self.plan.write(Action.SUPERSEDE, target.evolve(status=Status.SUPERSEDED, superseded_by=memory.id), [])
         self.plan.write(Action.ADD, memory, evidence)

@@ -26,8 +26,8 @@ from family_memory.domain.errors import InvalidInputError
 from family_memory.domain.layout import SESSIONS
 from family_memory.domain.okf import parse_json, serialise_json
 from family_memory.domain.transcript import parse_transcript
-from family_memory.formation.document import OutcomeKind
-from family_memory.formation.service import FormationDeps, extract_session, reconcile_session
+from family_memory.formation.document import ExtractorKind, OutcomeKind
+from family_memory.formation.service import FormationDeps, extract_session, read_document, reconcile_session
 
 log = logging.getLogger(__name__)
 
@@ -120,6 +120,81 @@ def _sessions(deps: FormationDeps, family_id: str, report: ReplayReport) -> list
     return sorted(found)
 
 
+@dataclass
+class RetryReport:
+    """What ``retry_failed_extractions`` did for one family."""
+
+    family_id: str
+    #: Sessions extracted again (oldest first): no candidates yet, or a failed extraction recorded.
+    retried: list[str] = field(default_factory=list)
+    #: Sessions the extractor refused again for good, with the reason (their input, not the model).
+    still_failed: dict[str, str] = field(default_factory=dict)
+    unreadable: dict[str, str] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=lambda: {k.value: 0 for k in OutcomeKind})
+    change_sets: int = 0
+    dream_ran: bool = False
+
+    def lines(self) -> list[str]:
+        if not self.retried and not self.unreadable:
+            return [f"family {self.family_id}: no session waits for extraction"]
+        changed = ", ".join(f"{k} {v}" for k, v in self.counts.items() if v) or "no memory changed"
+        out = [
+            f"family {self.family_id}: {len(self.retried)} sessions extracted again ({', '.join(self.retried)}): "
+            f"{changed}; change sets applied: {self.change_sets}"
+        ]
+        out += [f"  refused again: {sid}: {why}" for sid, why in sorted(self.still_failed.items())]
+        out += [f"  skipped unreadable session {sid}: {why}" for sid, why in sorted(self.unreadable.items())]
+        if self.dream_ran:
+            out.append("  then the family's dream ran")
+        return out
+
+
+def waiting_for_extraction(deps: FormationDeps, family_id: str, report: ReplayReport | None = None) -> list[str]:
+    """Sessions of ``family_id``, oldest first, that have no candidates document (their
+    extraction failed before anything was recorded, as when the model could not be called)
+    or whose document records a failed extraction."""
+    waiting = []
+    for _, session_id in _sessions(deps, family_id, report or ReplayReport(family_id)):
+        document = read_document(deps.store, family_id, session_id)
+        if document is None or document.extraction_failed is not None:
+            waiting.append(session_id)
+    return waiting
+
+
+def retry_failed_extractions(
+    deps: FormationDeps, family_id: str, *, dream: Dream | None, progress: Progress | None = None
+) -> RetryReport:
+    """Extract and reconcile, oldest first, the sessions of ``family_id`` that wait for
+    extraction (``waiting_for_extraction``): what a misconfigured or unavailable model left
+    behind, once it is fixed. Sessions already formed are not touched (unlike ``replay``).
+    While the model still cannot be called the first session raises
+    ``ExtractorMisconfiguredError`` (nothing is recorded) and the rest are left as they were.
+    A later statement is never replaced by an earlier one reconciled late: reconciliation
+    compares when each claim was said. ``dream`` runs once at the end when anything changed."""
+    scan = ReplayReport(family_id)
+    report = RetryReport(family_id)
+    waiting = waiting_for_extraction(deps, family_id, scan)
+    report.unreadable = scan.unreadable
+    for number, session_id in enumerate(waiting, start=1):
+        extracted = extract_session(deps, family_id, session_id, enqueue=False, retry_failed=True)
+        report.retried.append(session_id)
+        failure = extracted.document.extraction_failed
+        if failure is not None:
+            report.still_failed[session_id] = f"{failure.code}: {failure.reason}"[:300]
+            continue
+        result = reconcile_session(deps, family_id, session_id)
+        for kind, n in result.counts().items():
+            report.counts[kind] = report.counts.get(kind, 0) + n
+        report.change_sets += len(result.change_ids)
+        if progress is not None:
+            counts = ", ".join(f"{k} {v}" for k, v in result.counts().items() if v) or "nothing to reconcile"
+            progress(f"[{number}/{len(waiting)}] {session_id}: {counts}")
+    if dream is not None and report.change_sets:
+        dream(family_id)
+        report.dream_ran = True
+    return report
+
+
 def _load_ledger(deps: FormationDeps, family_id: str, restart: bool) -> ReplayLedger:
     existing = deps.store.read_optional(family_id, LEDGER)
     if existing is not None and not restart:
@@ -127,6 +202,11 @@ def _load_ledger(deps: FormationDeps, family_id: str, restart: bool) -> ReplayLe
         if ledger.status == "running":
             return ledger
     return ReplayLedger(family_id=family_id, started_at=deps.clock.now())
+
+
+def _supplied(deps: FormationDeps, family_id: str, session_id: str) -> bool:
+    document = read_document(deps.store, family_id, session_id)
+    return document is not None and document.extractor.kind is ExtractorKind.SUPPLIED
 
 
 def replay_family(
@@ -141,8 +221,10 @@ def replay_family(
     """Replay every stored session of ``family_id`` in chronological order.
 
     ``re_extract`` runs the extractor again even where a candidates document
-    exists (to migrate to a new extractor); by default existing documents are
-    reused, except those recording a failed extraction, which are tried again.
+    exists (to migrate to a new extractor), except where the candidates were
+    supplied by a caller (``ingest --candidates``, a migration: no extractor made
+    them); by default existing documents are reused, except those recording a
+    failed extraction, which are tried again.
     ``restart`` ignores the ledger of a stopped run."""
     report = ReplayReport(family_id)
     sessions = _sessions(deps, family_id, report)
@@ -155,7 +237,9 @@ def replay_family(
     for number, (started_at, session_id) in enumerate(sessions, start=1):
         if session_id in done:
             continue
-        extracted = extract_session(deps, family_id, session_id, force=re_extract, enqueue=False, retry_failed=True)
+        # Candidates a caller supplied (``ingest --candidates``, a migration) came from no extractor: kept.
+        force = re_extract and not _supplied(deps, family_id, session_id)
+        extracted = extract_session(deps, family_id, session_id, force=force, enqueue=False, retry_failed=True)
         result = reconcile_session(deps, family_id, session_id)
         entry = SessionLedgerEntry(
             session_id=session_id,

@@ -34,6 +34,11 @@ section 4):
   and one line for the one-line fields.
 - ``confidence``: statements need ``min_confidence_statement`` (0.5),
   inferences the higher ``min_confidence_inference`` (0.8).
+- ``relative_time``: relative time words in the summary ("tonight", "tmrw",
+  "next Friday", "the 14th") are given their date from the cited turn's local
+  day ("tonight (Friday 2026-11-27)": an adjustment); words that name no day
+  ("next month", "in a few weeks") are refused, since the memory would be a
+  puzzle when it is read later.
 - ``duplicate``: the same claim twice in one session counts once.
 - ``session_cap``: at most ``max_new`` (12) candidates per session; when more
   pass, statements beat inferences, then higher confidence wins.
@@ -66,6 +71,8 @@ from family_memory.formation import sensitivity
 from family_memory.formation.candidate import AUTHORITY_RANK, Candidate
 from family_memory.formation.dates import turn_day
 from family_memory.formation.document import CandidateEntry, Limits, Rejection, Verdict, bounded_proposal
+from family_memory.formation.relative_time import absolutise
+from family_memory.formation.support import Claim, SpokenTurn, check_support
 from family_memory.formation.text_similarity import content_tokens
 
 SCHEMA = "schema"
@@ -79,6 +86,7 @@ NOT_FROM_ASSISTANT_OR_TOOL = "not_from_assistant_or_tool"
 VALID_UNTIL = "valid_until"
 LENGTH = "length"
 CONFIDENCE = "confidence"
+RELATIVE_TIME = "relative_time"
 DUPLICATE = "duplicate"
 SESSION_CAP = "session_cap"
 
@@ -94,6 +102,7 @@ RULES = (
     VALID_UNTIL,
     LENGTH,
     CONFIDENCE,
+    RELATIVE_TIME,
     DUPLICATE,
     SESSION_CAP,
 )
@@ -256,68 +265,88 @@ class _Check:
                 )
         if reasons:
             return reasons
-        # The people a claim names need not be in the quote ("my daughter" is Maya; "I" is the writer).
-        referents = self._speaker_words(t for turns in supporting for t in turns)
+        return self.supports(candidate, supporting)
+
+    def supports(self, candidate: Candidate, supporting: list[list[Turn]]) -> list[Rejection]:
+        """The cited turns, read as a whole, say what the summary says (``formation/support.py``)."""
+        cited_numbers = {n for item in candidate.evidence for n in range(item.first, item.last + 1)}
+        quoted_numbers = {t.n for turns in supporting for t in turns}
+        turns = [
+            SpokenTurn(
+                role=t.role.value,
+                text=t.text,
+                writer_names=tuple(self._writer_names(t)),
+                quoted=t.n in quoted_numbers,
+            )
+            for n in sorted(cited_numbers)
+            if (t := self.transcript.turn(n)) is not None
+        ]
         names = [*candidate.applies_to, *([candidate.about_member] if candidate.about_member else [])]
         for hint in candidate.entities:
-            names += [hint.name, *hint.aliases, *([hint.member_id] if hint.member_id else [])]
+            names += [hint.name, *hint.aliases]
+        known = [n for m in self.family.members for n in _names_of(m)] + [
+            n for e in self.entities for n in (e.name, *e.aliases)
+        ]
+        first = min(quoted_numbers or cited_numbers or {1})
+        turn = self.transcript.turn(first)
+        said_on = turn_day(turn.at, self.transcript.time_zone) if turn and turn.at else self.session_day
+        claim = Claim(
+            summary=_RESOLVED_DATE.sub(" ", candidate.summary) if not candidate.valid_until else candidate.summary,
+            quotes=tuple(item.quote for item in candidate.evidence),
+            names=tuple(self._expand_names(names)),
+            known_names=tuple(known),
+            statement=candidate.is_statement,
+        )
+        verdict = check_support(claim, turns, said_on)
+        if verdict.supported:
+            return []
+        return [
+            Rejection(rule=QUOTE_SUPPORTS, message=f"the cited turns do not support the summary: {p}")
+            for p in verdict.problems
+        ]
+
+    def _writer_names(self, turn: Turn) -> list[str]:
+        if turn.role is not Role.USER or not turn.member_id:
+            return []
+        member = self.family.member(turn.member_id)
+        return _names_of(member) if member else [turn.member_id]
+
+    def _expand_names(self, names: list[str]) -> list[str]:
+        """Names as given, plus every name the member they stand for answers to."""
+        out = list(names)
         for name in names:
             member_id = self._member_called(name)
             member = self.family.member(member_id) if member_id else None
-            for text in [name, *(_names_of(member) if member else [])]:
-                referents.update(content_tokens(text))
-        summary_words = content_tokens(_RESOLVED_DATE.sub(" ", candidate.summary))
-        key = [w for w in dict.fromkeys(summary_words) if w not in referents]
-        if not key:
-            return []
-        said = {w for item in candidate.evidence for w in content_tokens(item.quote)}
-        carried = [w for w in key if _alike(w, said)]
-        if candidate.is_statement:
-            if len(carried) >= STATEMENT_COVERAGE * len(key):
-                return []
-            bar = f"at least half of them ({len(carried)} of {len(key)} are)"
-        else:
-            if carried:
-                return []
-            bar = "at least one of them for an inference"
-        absent = {w for w in key if w not in carried}
-        # Name the words as the summary spells them, not as stems ("boring", not "bor").
-        spelled = {stem: word for word in _WORD.findall(candidate.summary) for stem in content_tokens(word)}
-        missing = ", ".join(spelled.get(w, w) for w in key if w in absent)
-        return [
-            Rejection(
-                rule=QUOTE_SUPPORTS,
-                message=f"the quotes do not carry the summary's key words ({missing} missing); they must carry {bar}",
-            )
-        ]
+            if member is not None:
+                out += _names_of(member)
+        return list(dict.fromkeys(out))
 
     def person_wrote(self, candidate: Candidate, supporting: list[list[Turn]]) -> list[Rejection]:
+        """A claim the extractor says is about a member (``about_member``) cites a turn that
+        member wrote. A first-person quote without one is read by the support check, which
+        refuses "I'm vegetarian" by Marco summarised as "Lucía is vegetarian" (the summary's
+        subject is not the person the words are about) and accepts "thanks for always
+        believing in me" by Ana summarised as "Marco supports Ana"."""
         member = candidate.about_member
-        if member is not None and member not in self.members:
+        if member is None:
+            return []
+        if member not in self.members:
             return [Rejection(rule=PERSON_WROTE, message=f"about_member {member!r} is not a member of this family")]
-        if member is not None:
-            about = [member]
-        elif self._first_person(candidate):
-            # "I'm vegetarian" is about whoever wrote it: a claim it supports about a member must be theirs.
-            about = list(dict.fromkeys(m for name in candidate.applies_to if (m := self._member_called(name))))
-            if not about:
-                return []
-        else:
-            return []
         writers = {t.member_id for turns in supporting for t in turns if t.role is Role.USER}
-        if writers & set(about):
+        if member in writers:
             return []
-        whom = " or ".join(about)
         found = [t for turns in supporting for t in turns]
         if not found:
             return [
-                Rejection(rule=PERSON_WROTE, message=f"a claim about {whom} must cite a turn {whom} wrote; none does")
+                Rejection(
+                    rule=PERSON_WROTE, message=f"a claim about {member} must cite a turn {member} wrote; none does"
+                )
             ]
         who = ", ".join(_describe(t) for t in found)
         return [
             Rejection(
                 rule=PERSON_WROTE,
-                message=f"a first-person claim about {whom} must cite a turn {whom} wrote; the quote comes from {who}",
+                message=f"a first-person claim about {member} must cite a turn {member} wrote; the quote comes from {who}",
             )
         ]
 
@@ -420,6 +449,25 @@ class _Check:
             ]
         return []
 
+    def absolute_time(self, candidate: Candidate) -> tuple[Candidate, list[str], list[Rejection]]:
+        """The summary's relative time words dated from the cited turn's local day, or a refusal."""
+        first = self.transcript.turn(candidate.evidence[0].first)
+        said_on = turn_day(first.at, self.transcript.time_zone) if first and first.at else self.session_day
+        result = absolutise(candidate.summary, said_on)
+        if result.unresolved:
+            words = ", ".join(repr(w) for w in result.unresolved)
+            message = f"the summary says {words}, which names no day; write the absolute date or leave it out"
+            return candidate, [], [Rejection(rule=RELATIVE_TIME, message=message)]
+        if not result.resolved:
+            return candidate, [], []
+        try:
+            _SUMMARY.validate_python(result.summary)
+        except ValidationError:
+            message = "the summary's relative time words need their dates, and with them it is over the length cap"
+            return candidate, [], [Rejection(rule=RELATIVE_TIME, message=message)]
+        notes = [f"relative time made absolute: {', '.join(result.resolved)}"]
+        return candidate.model_copy(update={"summary": result.summary}), notes, []
+
     def adjust_sensitivity(self, candidate: Candidate) -> tuple[Candidate, list[str]]:
         if candidate.sensitivity is not Sensitivity.NORMAL:
             return candidate, []
@@ -461,8 +509,12 @@ def validate_proposals(
         if reasons:
             entries[index] = _rejected(index, proposed, reasons)
             continue
+        candidate, dated, refused = check.absolute_time(candidate)
+        if refused:
+            entries[index] = _rejected(index, proposed, refused)
+            continue
         candidate, adjustments = check.adjust_sensitivity(candidate)
-        passed.append((index, candidate, adjustments, proposed))
+        passed.append((index, candidate, dated + adjustments, proposed))
 
     first_of: dict[tuple[str, str], int] = {}
     distinct: list[tuple[int, Candidate, list[str], Any]] = []

@@ -44,7 +44,7 @@ from family_memory.domain.changes import (
 )
 from family_memory.domain.clock import Clock, local_date
 from family_memory.domain.ids import check_change_id, check_family_id
-from family_memory.domain.layout import BRIEF, INDEX, LOG, change_path
+from family_memory.domain.layout import ARCHIVE, BRIEF, INDEX, LOG, change_path
 from family_memory.domain.okf import parse_json
 from family_memory.families import load_family
 from family_memory.lifecycle.index import render_family_index
@@ -245,7 +245,8 @@ def dream_family(
         report.section_lines = {s.value: len(brief.lines(s)) for s in SECTION_ORDER}
         session.keep_lease()
         report.brief_changed = _put_if_changed(store, family_id, BRIEF, serialise_brief(brief))
-        report.index_changed = _put_if_changed(store, family_id, INDEX, render_family_index(current.values(), entities))
+        index = render_family_index(current.values(), entities, store.list(family_id, ARCHIVE))
+        report.index_changed = _put_if_changed(store, family_id, INDEX, index)
 
         existing = store.read_optional(family_id, LOG)
         log_text = existing.data.decode("utf-8") if existing is not None else ""

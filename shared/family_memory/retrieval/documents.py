@@ -1,19 +1,27 @@
 """The search document: a memory's front matter and text as the index holds it.
 
 One document per memory, keyed by the memory id inside its family. It is a
-pure function of the memory file (plus the embedding of
-``embedding_text(memory)``, identified by ``text_hash``), so rebuilding the
+pure function of the memory file and its evidence sidecar (plus the embedding
+of ``embedding_text(memory)``, identified by ``text_hash``), so rebuilding the
 index from the files gives the same documents: same ids, same fields, same
 revisions.
+
+The keyword half also reads the family's own words: ``quotes`` holds the
+supporting quotes of the memory's evidence (``index_quotes``), so a message
+that uses the family's phrasing ("the rec") finds the claim even where the
+summary paraphrased it ("the recreation center"). The semantic half embeds
+about, summary and when_to_use only (seed section 3).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from family_memory.domain.clock import UtcDatetime
+from family_memory.domain.evidence import EvidenceRecord
 from family_memory.domain.ids import EntityId, FamilyId, MemoryId
 from family_memory.domain.memory import (
     Authority,
@@ -35,6 +43,7 @@ COMPARED_FIELDS: tuple[str, ...] = (
     "summary",
     "when_to_use",
     "body",
+    "quotes",
     "applies_to",
     "strength",
     "authority",
@@ -58,6 +67,7 @@ class IndexDocument(BaseModel):
     summary: str
     when_to_use: str = ""
     body: str = ""
+    quotes: list[str] = Field(default_factory=list)
     applies_to: list[EntityId] = Field(default_factory=list)
     strength: Strength
     authority: Authority
@@ -79,7 +89,32 @@ class IndexDocument(BaseModel):
         return self.model_copy(update={"embedding": None})
 
 
-def document_from_memory(family_id: str, memory: Memory, model_id: str, vector: Vector | None) -> IndexDocument:
+#: Quotes a document carries at most, and characters of each and of all of them.
+MAX_QUOTES = 20
+MAX_QUOTE_CHARS = 300
+MAX_QUOTES_CHARS = 3000
+
+
+def index_quotes(records: Sequence[EvidenceRecord]) -> list[str]:
+    """The supporting quotes of an evidence ledger, oldest first, each once, bounded
+    (a contradiction or conflict recorded on the memory is not its words)."""
+    quotes: list[str] = []
+    total = 0
+    for record in records:
+        stance = (record.model_extra or {}).get("stance", "supports")
+        quote = record.quote[:MAX_QUOTE_CHARS]
+        if stance != "supports" or quote in quotes:
+            continue
+        if len(quotes) >= MAX_QUOTES or total + len(quote) > MAX_QUOTES_CHARS:
+            break
+        quotes.append(quote)
+        total += len(quote)
+    return quotes
+
+
+def document_from_memory(
+    family_id: str, memory: Memory, model_id: str, vector: Vector | None, quotes: Sequence[str] = ()
+) -> IndexDocument:
     return IndexDocument(
         family_id=family_id,
         memory_id=memory.id,
@@ -88,6 +123,7 @@ def document_from_memory(family_id: str, memory: Memory, model_id: str, vector: 
         summary=memory.summary,
         when_to_use=memory.when_to_use,
         body=memory.body,
+        quotes=list(quotes),
         applies_to=list(memory.applies_to),
         strength=memory.strength,
         authority=memory.authority,

@@ -18,11 +18,19 @@ from enum import StrEnum
 from typing import Any
 
 from family_memory.domain.errors import InvalidInputError, NotFoundError
-from family_memory.domain.layout import MEMORIES, memory_id_from_path, memory_path, split_key
+from family_memory.domain.evidence import parse_ledger
+from family_memory.domain.layout import (
+    MEMORIES,
+    evidence_path,
+    indexed_memory_id,
+    memory_id_from_path,
+    memory_path,
+    split_key,
+)
 from family_memory.domain.memory import Memory, embedding_text
 from family_memory.domain.okf import parse_memory
 from family_memory.ports.store import Store
-from family_memory.retrieval.documents import IndexDocument, document_from_memory
+from family_memory.retrieval.documents import IndexDocument, document_from_memory, index_quotes
 from family_memory.retrieval.embedding import CachedEmbeddings
 from family_memory.retrieval.index import MemoryIndex
 
@@ -104,12 +112,25 @@ class Indexer:
 
     def _document(self, family_id: str, memory: Memory) -> IndexDocument:
         vector = self.embeddings.vector(family_id, embedding_text(memory))
-        return document_from_memory(family_id, memory, self.model_id, vector)
+        return document_from_memory(family_id, memory, self.model_id, vector, self.quotes(family_id, memory.id))
+
+    def quotes(self, family_id: str, memory_id: str) -> list[str]:
+        """The family's own words for the memory, from its evidence sidecar (none when it has none)."""
+        path = evidence_path(memory_id)
+        document = self.store.read_optional(family_id, path)
+        if document is None:
+            return []
+        try:
+            return index_quotes(parse_ledger(document.data, where=path))
+        except InvalidInputError:
+            log.error("evidence ledger is unreadable; indexed without quotes", extra={"path": path})
+            return []
 
     def on_object_key(self, key: str) -> IndexOutcome:
-        """An S3 object key from an event; anything but a memory file is ignored."""
+        """An S3 object key from an event: a memory file or its evidence sidecar (whose
+        quotes the document holds); anything else is ignored."""
         family_id, path = split_key(key)
-        memory_id = memory_id_from_path(path)
+        memory_id = indexed_memory_id(path)
         if memory_id is None:
             return IndexOutcome.IGNORED
         return self.index_memory(family_id, memory_id)
@@ -153,7 +174,8 @@ class Indexer:
             batch = memories[start : start + REBUILD_BATCH]
             vectors = self.embeddings.vectors(family_id, [embedding_text(m) for m in batch])
             documents = [
-                document_from_memory(family_id, m, self.model_id, v) for m, v in zip(batch, vectors, strict=True)
+                document_from_memory(family_id, m, self.model_id, v, self.quotes(family_id, m.id))
+                for m, v in zip(batch, vectors, strict=True)
             ]
             self.index.upsert(family_id, documents, force=True)
             if progress:
@@ -171,7 +193,7 @@ class Indexer:
         """Every difference between the files and the index documents (nothing is embedded)."""
         report = IndexReport(family_id)
         expected = {
-            m.id: document_from_memory(family_id, m, self.model_id, None).comparable()
+            m.id: document_from_memory(family_id, m, self.model_id, None, self.quotes(family_id, m.id)).comparable()
             for m in self._memories_on_file(family_id, report)
         }
         stored = {doc.memory_id: doc.comparable() for doc in self.index.documents(family_id)}

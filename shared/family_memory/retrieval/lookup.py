@@ -29,6 +29,7 @@ eligible and their lines say so, so the model uses them only for the task.
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import threading
 import time
@@ -214,8 +215,11 @@ class TurnLookup:
         if not query:
             return [], result, "UTC"
         search_filter, today, zone = self.eligibility(family_id, surface)
-        k = self.settings.candidates_per_search
-        keyword_future = self._executor.submit(self.index.keyword, family_id, query, search_filter, k)
+        k = max(self.settings.candidates_per_search, need or 0)
+        # The worker runs in the caller's context, so the request's deadline bounds this half too.
+        keyword_future = self._executor.submit(
+            contextvars.copy_context().run, self.index.keyword, family_id, query, search_filter, k
+        )
         semantic_error: FamilyMemoryError | None = None
         try:
             vector = query_vector if query_vector is not None else self.embed_query(family_id, query)

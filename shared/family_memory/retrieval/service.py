@@ -14,6 +14,7 @@ from family_memory.domain.family import Surface
 from family_memory.families import load_family
 from family_memory.ports.catalog import Catalog
 from family_memory.ports.store import Store
+from family_memory.retrieval.deadline import DeadlineIndex
 from family_memory.retrieval.embedding import CachedEmbeddings, Embedder, EmbeddingCache
 from family_memory.retrieval.index import MemoryIndex
 from family_memory.retrieval.indexer import Indexer
@@ -21,8 +22,9 @@ from family_memory.retrieval.lookup import FamilyZones, LookupSettings, TurnLook
 from family_memory.retrieval.similar import IndexSimilarMemories
 from family_memory.retrieval.tools import ReadTools
 
-#: The object keys the indexer listens to (S3 -> EventBridge, or the local bus).
-MEMORY_FILE_KEYS = r"families/[^/]+/memories/[^/]+\.md"
+#: The object keys the indexer listens to (S3 -> EventBridge, or the local bus): memory files
+#: and their evidence sidecars (the quotes a document holds).
+MEMORY_FILE_KEYS = r"families/[^/]+/memories/[^/]+\.(?:md|evidence\.jsonl)"
 
 
 @dataclass
@@ -49,9 +51,12 @@ def build_retrieval(
     cache: EmbeddingCache,
     settings: LookupSettings | None = None,
     turn_embedder: Embedder | None = None,
+    search_deadline: float | None = None,
 ) -> Retrieval:
     """``turn_embedder``: the same model as ``embedder`` configured for a conversation's
-    turn (quick to give up); the lookup and the read tools embed queries with it."""
+    turn (quick to give up); the lookup and the read tools embed queries with it.
+    ``search_deadline``: seconds each of a lookup's searches may take (``DeadlineIndex``);
+    the indexer and the similar-memory finder use the index unbounded."""
     if index.dimension != embedder.dimension:
         raise ValueError(f"the index holds {index.dimension}-d vectors; the embedder makes {embedder.dimension}-d")
     turn_embedder = turn_embedder or embedder
@@ -59,7 +64,8 @@ def build_retrieval(
         raise ValueError(f"turns would embed with {turn_embedder.model_id}, the index with {embedder.model_id}")
     embeddings = CachedEmbeddings(embedder, cache)
     zones = FamilyZones(lambda family_id: load_family(store, family_id).time_zone)
-    lookup = TurnLookup(index, turn_embedder, catalog, clock, zones, settings)
+    searched = index if search_deadline is None else DeadlineIndex(index, search_deadline)
+    lookup = TurnLookup(searched, turn_embedder, catalog, clock, zones, settings)
     return Retrieval(
         store=store,
         index=index,

@@ -60,7 +60,7 @@ from family_memory.retrieval.lookup import MAX_QUERY_CHARS, TurnLookup, line_for
 log = logging.getLogger(__name__)
 
 SEARCH_DEFAULT_LIMIT = 5
-SEARCH_MAX_LIMIT = 10
+SEARCH_MAX_LIMIT = 25  # the turn-level lookup stays at its own small cap (LOOKUP_MAX_ITEMS)
 MAX_EXCERPT_TURNS = 20
 #: Most evidence records read_memory shows (the newest); the count of the rest is stated.
 MAX_EVIDENCE_SHOWN = 10

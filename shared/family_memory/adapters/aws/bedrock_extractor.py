@@ -21,11 +21,18 @@ never a crash. Errors are sorted by whether trying again can help:
 - server errors and timeouts (5xx, 429, ``ModelTimeoutException``,
   ``ModelErrorException``, a dropped connection) become
   ``ExtractionUnavailableError``: the event is retried later;
-- every other client error (``ValidationException``, an input too long for
-  the model, ``AccessDeniedException``, ``ResourceNotFoundException``) becomes
-  ``ExtractionRefusedError``: the same request would be refused again, so the
-  session is recorded as extraction-failed instead of being retried until it
-  is dead-lettered.
+- the model itself unavailable or misconfigured (``AccessDeniedException``:
+  model access not enabled or the role lacks the grant;
+  ``ResourceNotFoundException``: no such model, or one past end of life;
+  ``UnrecognizedClientException``; a ``ValidationException`` about the model
+  id rather than the input: an invalid identifier, or a model that must be
+  called through an inference profile) becomes ``ExtractorMisconfiguredError``
+  naming the model id: no session can be extracted until it is fixed, so none
+  is recorded as failed; the invocation fails and the event is retried;
+- every other client error (``ValidationException`` about the input, such as
+  one too long for the model) becomes ``ExtractionRefusedError``: the same
+  request would be refused again, so the session is recorded as
+  extraction-failed instead of being retried until it is dead-lettered.
 
 Token usage is returned for metrics.
 """
@@ -33,6 +40,7 @@ Token usage is returned for metrics.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
@@ -43,13 +51,14 @@ from family_memory.domain.entity import EntityKind
 from family_memory.domain.family import FamilySettings
 from family_memory.domain.memory import Authority, Durability, MemoryType, Sensitivity, Strength
 from family_memory.domain.transcript import Transcript
-from family_memory.formation.document import ExtractorInfo, ExtractorKind
+from family_memory.formation.document import ExtractorInfo, ExtractorKind, Limits
 from family_memory.formation.extraction import (
     Extraction,
     ExtractionRefusedError,
     ExtractionThrottledError,
     ExtractionUnavailableError,
     Extractor,
+    ExtractorMisconfiguredError,
     RetryPolicy,
 )
 
@@ -60,6 +69,15 @@ THROTTLING_CODES = frozenset(
 )
 #: Worth trying again later, whatever the status says: the service or the model was busy or slow.
 RETRYABLE_CODES = frozenset({"InternalServerException", "ModelTimeoutException", "ModelErrorException"})
+#: The model as configured cannot be called, whatever the session: a configuration error.
+MISCONFIGURED_CODES = frozenset({"AccessDeniedException", "ResourceNotFoundException", "UnrecognizedClientException"})
+#: A ValidationException whose message is about the model id, not the input (Bedrock's wording
+#: for an unknown id, and for a model that takes on-demand requests only through a profile).
+MODEL_ID_PROBLEMS = re.compile(
+    r"model identifier is invalid|inference profile|on-demand throughput|model.*(not supported|does not exist|"
+    r"end of (its )?life|is not available)",
+    re.IGNORECASE,
+)
 TRANSCRIPT_OPEN = "<<<TRANSCRIPT"
 TRANSCRIPT_CLOSE = "TRANSCRIPT>>>"
 
@@ -216,8 +234,11 @@ class BedrockExtractor(Extractor):
         *,
         retry: RetryPolicy | None = None,
         max_tokens: int = 4096,
-        max_candidates: int = 20,
+        max_candidates: int = Limits().max_new,
     ) -> None:
+        """``max_candidates``: what the prompt and the tool schema ask for at most; the
+        composition root passes the validation cap (``FORMATION_MAX_CANDIDATES``), so the
+        model is never asked for candidates validation would refuse as over the cap."""
         super().__init__(retry)
         self._bedrock = client
         self.model_id = model_id
@@ -257,14 +278,18 @@ class BedrockExtractor(Extractor):
         try:
             response = self._bedrock.converse(**self.request(transcript, family))
         except ClientError as exc:
-            raise classify(exc) from exc
+            raise classify(exc, self.model_id) from exc
         except BotoCoreError as exc:  # no answer at all: a dropped connection, a read timeout
             raise ExtractionUnavailableError(f"Bedrock could not be reached: {exc}"[:300]) from exc
         return parse_response(response)
 
 
-def classify(exc: ClientError) -> ExtractionThrottledError | ExtractionUnavailableError | ExtractionRefusedError:
-    """The core's error for a Bedrock error: throttled, unavailable for now, or refused for good."""
+def classify(
+    exc: ClientError, model_id: str = ""
+) -> ExtractionThrottledError | ExtractionUnavailableError | ExtractionRefusedError:
+    """The core's error for a Bedrock error: throttled, unavailable for now, the model
+    misconfigured (``ExtractorMisconfiguredError``, naming ``model_id``), or the session
+    refused for good."""
     error = exc.response.get("Error", {})
     code = str(error.get("Code", "")) or "UnknownError"
     message = str(error.get("Message", ""))[:300]
@@ -273,6 +298,8 @@ def classify(exc: ClientError) -> ExtractionThrottledError | ExtractionUnavailab
         return ExtractionThrottledError(f"Bedrock {code}")
     if code in RETRYABLE_CODES or status >= 500 or status == 429 or status == 0:
         return ExtractionUnavailableError(f"Bedrock could not extract for now ({code}, HTTP {status}): {message}")
+    if code in MISCONFIGURED_CODES or (code == "ValidationException" and MODEL_ID_PROBLEMS.search(message)):
+        return ExtractorMisconfiguredError(model_id, code, message or f"HTTP {status}")
     return ExtractionRefusedError(code, message or f"HTTP {status}")
 
 

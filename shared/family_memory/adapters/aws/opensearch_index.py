@@ -1,10 +1,11 @@
-"""The index on OpenSearch Serverless (a VECTORSEARCH or SEARCH collection).
+"""The index on OpenSearch Serverless (a VECTORSEARCH or SEARCH collection), an
+OpenSearch Service domain, or a self-managed OpenSearch cluster.
 
-opensearch-py over HTTPS, every request signed with SigV4 for service
-``aoss``. One index holds every family's documents; the family filter is added
-here, inside the adapter, to every query (as a ``term`` filter inside the k-NN
-clause and inside every other query's ``bool``), so no request can read or
-change another family's documents.
+opensearch-py; on AWS every request signed with SigV4 (service ``aoss`` or ``es``),
+elsewhere with basic auth or none (``opensearch_client``). One index holds every
+family's documents; the family filter is added here, inside the adapter, to
+every query (as a ``term`` filter inside the k-NN clause and inside every other
+query's ``bool``), so no request can read or change another family's documents.
 
 **No client-chosen ids.** VECTORSEARCH collections generate every document id
 themselves (a write that names one is refused), so documents are written with
@@ -34,6 +35,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from family_memory.domain.errors import InvalidInputError
 from family_memory.domain.ids import check_family_id, check_memory_id
 from family_memory.retrieval.documents import IndexDocument
 from family_memory.retrieval.embedding import Vector
@@ -57,14 +59,14 @@ HEADROOM = 20
 PAGE = 500
 #: Operations per ``_bulk`` request.
 BULK_CHUNK = 500
-#: Fuzzy terms each query word may expand to, per field. 24 words x 4 fields x 10 terms
+#: Fuzzy terms each query word may expand to, per field. 24 words x 5 fields x 8 terms
 #: = 960 clauses at most, under OpenSearch's default limit of 1,024 with the filters.
-MAX_EXPANSIONS = 10
+MAX_EXPANSIONS = 8
 MAX_CLAUSES = 1024
 
 KEYWORD_FIELDS = ("family_id", "memory_id", "status", "type", "applies_to", "sensitivity", "strength", "authority")
-TEXT_FIELDS = ("about", "summary", "when_to_use", "body")
-TEXT_BOOSTS = ("about^3", "summary^2", "when_to_use", "body")
+TEXT_FIELDS = ("about", "summary", "when_to_use", "body", "quotes")
+TEXT_BOOSTS = ("about^3", "summary^2", "when_to_use", "body", "quotes")
 SPACE_TYPE = "innerproduct"
 _SOURCE_EXCLUDES = ["embedding"]
 _IDENTITY = ["family_id", "memory_id", "revision"]
@@ -108,6 +110,12 @@ def index_body(dimension: int, embedding_model: str | None = None) -> dict[str, 
     return {"settings": {"index": {"knn": True}}, "mappings": mappings}
 
 
+def missing_text_fields(mapping: dict[str, Any]) -> list[str]:
+    """Text fields the adapter writes that an existing index's mapping lacks."""
+    properties = mapping.get("properties", {})
+    return [name for name in TEXT_FIELDS if name not in properties]
+
+
 def mapping_problems(mapping: dict[str, Any], dimension: int, embedding_model: str | None) -> list[str]:
     """Why an existing index cannot take this embedder's vectors (empty: it can)."""
     vector = mapping.get("properties", {}).get("embedding", {})
@@ -118,6 +126,10 @@ def mapping_problems(mapping: dict[str, Any], dimension: int, embedding_model: s
         problems.append(f"its vectors have {have_dimension} dimensions, the embedder's have {dimension}")
     if have_space != SPACE_TYPE:
         problems.append(f"its space type is {have_space}, the adapter needs {SPACE_TYPE}")
+    missing = missing_text_fields(mapping)
+    if missing and mapping.get("properties"):
+        # An index made before a text field existed (``quotes``): its strict mapping refuses the documents.
+        problems.append(f"its mapping has no {', '.join(missing)} field")
     have_model = (mapping.get("_meta") or {}).get("embedding_model")
     if embedding_model is not None and have_model is not None and have_model != embedding_model:
         problems.append(f"it was built with embedding model {have_model}, the embedder is {embedding_model}")
@@ -487,6 +499,7 @@ class OpenSearchIndex(MemoryIndex):
 
     def keyword(self, family_id: str, text: str, search_filter: SearchFilter, k: int) -> list[Hit]:
         check_k(k)
+        check_family_id(family_id)  # first: a message with no searchable word must not skip the check
         body = keyword_query(family_id, text, search_filter, k)
         if body is None or not self._readable():
             return []
@@ -518,22 +531,59 @@ class OpenSearchIndex(MemoryIndex):
         raise IndexUnavailableError(f"documents {sorted(wanted)[:3]} did not become searchable in {timeout:.0f}s")
 
 
-def opensearch_client(endpoint: str, region: str, session: Any = None) -> Any:
-    """An opensearch-py client for a collection endpoint, signing with SigV4 for ``aoss``."""
-    import boto3
-    from opensearchpy import AWSV4SignerAuth, OpenSearch, RequestsHttpConnection
+#: Hosts that take SigV4 and the service name each is signed for.
+SIGNED_SERVICES = ((".aoss.amazonaws.com", "aoss"), (".es.amazonaws.com", "es"))
 
-    session = session or boto3.session.Session(region_name=region)
-    credentials = session.get_credentials()
-    host = endpoint.removeprefix("https://").rstrip("/")
+
+def opensearch_client(
+    endpoint: str, region: str | None, session: Any = None, *, timeout: float = 10.0, max_retries: int = 3
+) -> Any:
+    """An opensearch-py client for ``endpoint``:
+
+    - ``https://<id>.<region>.aoss.amazonaws.com`` (an OpenSearch Serverless collection) or
+      ``https://<domain>.<region>.es.amazonaws.com`` (an OpenSearch Service domain): every
+      request SigV4-signed (``aoss`` or ``es``) with the session's credentials, through
+      opensearch-py's ``RequestsAWSV4SignerAuth`` (``AWSV4SignerAuth`` is its deprecated alias);
+    - ``https://user:password@host[:port]`` or ``http://...``: a self-managed cluster, with
+      HTTP basic auth when the URL carries credentials, and none otherwise (plain ``http``
+      only for a cluster on a private network or this machine).
+
+    ``timeout`` applies to each try; ``max_retries`` tries more on a timeout or a dropped
+    connection (the api function gives 0 and its search deadline: a cold collection's
+    answer is waited for by the caller's retry, not inside one request)."""
+    from urllib.parse import unquote, urlsplit
+
+    from opensearchpy import OpenSearch, RequestsAWSV4SignerAuth, RequestsHttpConnection
+
+    parts = urlsplit(endpoint if "://" in endpoint else f"https://{endpoint}")
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise InvalidInputError(
+            f"OPENSEARCH_ENDPOINT: {endpoint[:80]!r} is not an http(s) URL of an OpenSearch endpoint"
+        )
+    if parts.path.strip("/") or parts.query:
+        raise InvalidInputError("OPENSEARCH_ENDPOINT: give the endpoint only (scheme, host, port), without a path")
+    secure = parts.scheme == "https"
+    host, port = parts.hostname, parts.port or (443 if secure else 80)
+    service = next((name for suffix, name in SIGNED_SERVICES if host.endswith(suffix)), None)
+    auth: Any = None
+    if parts.username is not None:
+        auth = (unquote(parts.username), unquote(parts.password or ""))
+    elif service is not None:
+        import boto3
+
+        session = session or boto3.session.Session(region_name=region)
+        credentials = session.get_credentials()
+        if credentials is None:
+            raise InvalidInputError(f"OPENSEARCH_ENDPOINT {host} needs SigV4, and no AWS credentials were found")
+        auth = RequestsAWSV4SignerAuth(credentials, region or session.region_name, service)
     return OpenSearch(
-        hosts=[{"host": host, "port": 443}],
-        http_auth=AWSV4SignerAuth(credentials, region, "aoss"),
-        use_ssl=True,
-        verify_certs=True,
+        hosts=[{"host": host, "port": port, "scheme": parts.scheme}],
+        http_auth=auth,
+        use_ssl=secure,
+        verify_certs=secure,
         connection_class=RequestsHttpConnection,
-        timeout=10,
-        max_retries=3,
-        retry_on_timeout=True,
+        timeout=timeout,
+        max_retries=max_retries,
+        retry_on_timeout=max_retries > 0,
         pool_maxsize=10,
     )

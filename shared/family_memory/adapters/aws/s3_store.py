@@ -5,6 +5,13 @@ itself arbitrates races. The version tag is the object's ETag. Vendor errors
 become the core's: 412 -> StaleRevisionError / AlreadyExistsError, 409 (a
 concurrent conditional write in flight) -> StaleRevisionError, 404 ->
 NotFoundError.
+
+A read of a missing key is answered 404 only to a caller allowed to list the
+bucket. The stack grants ``s3:ListBucket`` under ``families/`` only (an
+``s3:prefix`` condition), and S3 does not document whether such a grant counts
+for that answer. So a read answered 403 AccessDenied lists its own key (a
+request that grant allows): absent, it is NotFoundError; present, the 403 was
+a real denial and is raised as it came.
 """
 
 from __future__ import annotations
@@ -36,12 +43,21 @@ class S3Store(Store):
     def key(self, family_id: str, path: str) -> str:
         return f"{FAMILIES_PREFIX}{check_family_id(family_id)}/{check_relpath(path)}"
 
+    def _missing(self, exc: ClientError, key: str) -> bool:
+        """Whether a failed read means the key is not there (see the module docstring)."""
+        if _code(exc) in ("NoSuchKey", "404", "NotFound"):
+            return True
+        if _code(exc) != "AccessDenied" and _status(exc) != 403:
+            return False
+        listed = self._s3.list_objects_v2(Bucket=self.bucket, Prefix=key, MaxKeys=1)
+        return not any(item.get("Key") == key for item in listed.get("Contents", []))
+
     def read(self, family_id: str, path: str) -> Document:
         key = self.key(family_id, path)
         try:
             response = self._s3.get_object(Bucket=self.bucket, Key=key)
         except ClientError as exc:
-            if _code(exc) in ("NoSuchKey", "404", "NotFound"):
+            if self._missing(exc, key):
                 raise NotFoundError(f"{path} does not exist in family {family_id}") from exc
             raise
         return Document(response["Body"].read(), response["ETag"])
@@ -53,7 +69,7 @@ class S3Store(Store):
         except ClientError as exc:
             if _status(exc) == 304 or _code(exc) in ("304", "NotModified"):
                 return None
-            if _code(exc) in ("NoSuchKey", "404", "NotFound"):
+            if self._missing(exc, key):
                 raise NotFoundError(f"{path} does not exist in family {family_id}") from exc
             raise
         return Document(response["Body"].read(), response["ETag"])

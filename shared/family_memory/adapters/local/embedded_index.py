@@ -3,7 +3,8 @@
 * Words: BM25F over the family's documents. Text is case-folded, stripped of
   diacritics and stop words and stemmed (Snowball English, as OpenSearch's
   ``english`` analyzer stems); each field counts with the OpenSearch boosts
-  (about 3, summary 2, when_to_use and body 1) in one combined term frequency.
+  (about 3, summary 2, when_to_use, body and the evidence quotes 1) in one combined
+  term frequency.
   Per-document term weights are stored with the document; the inverted lists
   are built in memory (numpy) when a process first searches the family, and
   a query adds up ``idf x BM25 term part`` per posting. Small misspellings
@@ -80,7 +81,7 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) W
 INSERT OR IGNORE INTO meta (key, value) VALUES ('version', 0), ('dimension', 0), ('model_id', '');
 """
 
-FIELD_BOOSTS = (("about", 3.0), ("summary", 2.0), ("when_to_use", 1.0), ("body", 1.0))  # the OpenSearch boosts
+FIELD_BOOSTS = (("about", 3.0), ("summary", 2.0), ("when_to_use", 1.0), ("body", 1.0), ("quotes", 1.0))  # as OpenSearch
 BM25_K1 = 1.2
 BM25_B = 0.75
 _STATUS = {status: code for code, status in enumerate(Status)}
@@ -107,12 +108,17 @@ def stem(word: str) -> str:
     return str(_stemmer().stemWord(word))
 
 
+def field_text(document: IndexDocument, field: str) -> str:
+    value = getattr(document, field)
+    return "\n".join(value) if isinstance(value, list) else str(value)
+
+
 def term_weights(document: IndexDocument) -> tuple[dict[str, float], float]:
     """The document's stemmed terms with boosted frequencies, and its boosted length."""
     weights: dict[str, float] = {}
     length = 0.0
     for field, boost in FIELD_BOOSTS:
-        for word in words(getattr(document, field)):
+        for word in words(field_text(document, field)):
             if word in STOPWORDS or len(word) < 2:
                 continue
             term = stem(word)
@@ -667,7 +673,7 @@ class EmbeddedIndex(MemoryIndex):
 
     @staticmethod
     def _document_words(document: IndexDocument) -> set[str]:
-        text = " ".join((document.about, document.summary, document.when_to_use, document.body))
+        text = " ".join(field_text(document, field) for field, _ in FIELD_BOOSTS)
         return {w for w in words(text) if len(w) > 1 and w not in STOPWORDS}
 
     def _remove(self, db: sqlite3.Connection, rowid: int) -> _Removed:

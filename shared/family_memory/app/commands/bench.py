@@ -13,6 +13,7 @@ from typing import Any
 BENCH_MODULES: tuple[str, ...] = (
     "family_memory.app.benchmarks.retrieval",
     "family_memory.app.benchmarks.lifecycle",
+    "family_memory.app.benchmarks.coldstart",
 )
 
 

@@ -1,4 +1,5 @@
-"""``family-memory bundle check``: OKF v0.2 conformance of a family's folder;
+"""``family-memory bundle check``: OKF v0.2 conformance of a family's folder, and that every
+memory a migration formed leads back to the archived line it came from;
 ``family-memory families``: list the families in the store."""
 
 from __future__ import annotations
@@ -8,12 +9,15 @@ from typing import Any
 
 from family_memory.app.commands import add_family_selector, family_ids, runtime_for
 from family_memory.domain.okf import check_bundle
+from family_memory.formation.migration_report import trace_migrated
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("bundle", help="check a family's folder against OKF v0.2")
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
-    check = actions.add_parser("check", help="report OKF conformance problems (exit 1 if any)")
+    check = actions.add_parser(
+        "check", help="report OKF conformance problems and untraceable migrated memories (exit 1 if any)"
+    )
     add_family_selector(check)
     check.set_defaults(run=_check)
     families = subparsers.add_parser("families", help="list the families in the store")
@@ -26,7 +30,14 @@ def _check(args: argparse.Namespace) -> int:
     for family_id in family_ids(runtime, args):
         files = {p: runtime.store.read(family_id, p).data for p in runtime.store.list(family_id) if p.endswith(".md")}
         problems = check_bundle(files)
+        trace = trace_migrated(runtime.store, family_id)
+        problems += [f"migration: {p}" for p in trace.problems]
         print(f"family {family_id}: {len(files)} markdown files, {len(problems)} problems")
+        if trace.records:
+            print(
+                f"  {trace.records} evidence records of {trace.memories} memories from migrated entries, "
+                "each checked against its archived line and its session"
+            )
         for problem in problems:
             print(f"  {problem}")
         ok = ok and not problems

@@ -10,15 +10,15 @@ from pathlib import Path
 from typing import Any
 
 from family_memory.app.bootstrap import Runtime
-from family_memory.app.commands import runtime_for
+from family_memory.app.commands import family_ids, runtime_for
 from family_memory.app.formation import formation
 from family_memory.app.sessions import Formation, end_session, supplied_candidates
 from family_memory.domain.errors import InvalidInputError
 from family_memory.domain.ids import check_family_id
 from family_memory.domain.layout import candidates_path, memory_path, session_path
 from family_memory.formation.document import CandidatesDocument, OutcomeKind
-from family_memory.formation.extraction import SuppliedCandidates
-from family_memory.formation.replay import replay_family
+from family_memory.formation.extraction import ExtractorMisconfiguredError, SuppliedCandidates
+from family_memory.formation.replay import replay_family, retry_failed_extractions
 
 NO_DREAM = (
     "No dream was run: the dream service is not wired into this build, so the family's brief was not "
@@ -43,9 +43,17 @@ def register(subparsers: Any) -> None:
     replay = subparsers.add_parser(
         "replay", help="run a family's stored sessions through extraction and reconciliation, oldest first"
     )
-    replay.add_argument("--family", required=True, help="the family id")
+    which = replay.add_mutually_exclusive_group(required=True)
+    which.add_argument("--family", help="the family id")
+    which.add_argument("--all", action="store_true", help="every family (with --failed-only)")
     replay.add_argument("--restart", action="store_true", help="ignore the ledger of a stopped replay")
     replay.add_argument("--re-extract", action="store_true", help="run the extractor again even where candidates exist")
+    replay.add_argument(
+        "--failed-only",
+        action="store_true",
+        help="only the sessions waiting for extraction: none recorded yet (the model could not be called) "
+        "or a failed extraction recorded; run it once the model is fixed",
+    )
     replay.set_defaults(run=_replay)
 
 
@@ -124,7 +132,35 @@ def _ingest(args: argparse.Namespace) -> int:
     return 0
 
 
+def _retry_failed(args: argparse.Namespace) -> int:
+    if args.restart or args.re_extract:
+        raise InvalidInputError("--failed-only takes neither --restart nor --re-extract")
+    runtime = runtime_for(args)
+    dream = runtime.extras.get("dream")
+    deps = formation(runtime).deps
+    waiting = 0
+    for family_id in family_ids(runtime, args):
+        try:
+            report = retry_failed_extractions(
+                deps, family_id, dream=dream if callable(dream) else None, progress=lambda line: print(f"  {line}")
+            )
+        except ExtractorMisconfiguredError as exc:
+            print(f"family {family_id}: stopped: {exc}")
+            print("the model still cannot be called: fix BEDROCK_MODEL_ID or Bedrock model access, then run this again")
+            return 2
+        print("\n".join(report.lines()))
+        waiting += len(report.still_failed)
+    runtime.drain()
+    return 1 if waiting else 0
+
+
 def _replay(args: argparse.Namespace) -> int:
+    if args.failed_only:
+        return _retry_failed(args)
+    if args.all:
+        raise InvalidInputError(
+            "replay runs one family's whole history: name it with --family (--all goes with --failed-only)"
+        )
     runtime = runtime_for(args)
     family_id = check_family_id(args.family)
     dream = runtime.extras.get("dream")

@@ -25,7 +25,15 @@ from family_memory.card.operations import (
     forget_memory,
     preview_group,
 )
-from family_memory.card.views import evidence_view, lineage_view, list_memories, open_conflicts, read_memory
+from family_memory.card.views import (
+    corrected_constraint,
+    evidence_view,
+    lineage_view,
+    list_memories,
+    open_conflicts,
+    read_memory,
+    recent_corrections,
+)
 from family_memory.domain.ids import check_family_id, check_memory_id
 from family_memory.domain.layout import memory_path
 from family_memory.domain.literal import for_terminal
@@ -55,6 +63,7 @@ def register(subparsers: Any) -> None:
     command("show", "the memory file as stored", _show, memory=True)
     command("evidence", "the words it came from, with dates", _evidence, memory=True)
     command("lineage", "every version of the claim, first to latest", _lineage, memory=True)
+    command("corrections", "hard constraints a conversation replaced (recent changes to check)", _corrections)
 
     add = command("add", "add an explicit memory as a member", _add)
     add.add_argument("--member", required=True, help="the member adding it (recorded as verified by them)")
@@ -130,6 +139,21 @@ def _show(args: argparse.Namespace) -> int:
     print(serialise_memory(memory).decode("utf-8"), end="")
     for conflict in open_conflicts(runtime.store, family_id, memory):
         print(for_terminal(conflict.describe()))
+    corrected = corrected_constraint(memory)
+    if corrected is not None:
+        print(for_terminal(corrected.describe()))
+    return 0
+
+
+def _corrections(args: argparse.Namespace) -> int:
+    runtime = runtime_for(args)
+    family_id = check_family_id(args.family)
+    corrections = recent_corrections(runtime.store, runtime.catalog, family_id)
+    for c in corrections:
+        print(f"{c.memory.id}  {c.memory.formed_at:%Y-%m-%d}  {for_terminal(c.memory.summary)}")
+        print(f"    {for_terminal(c.describe())}")
+    if not corrections:
+        print("no hard constraint was replaced by a conversation")
     return 0
 
 

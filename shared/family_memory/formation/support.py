@@ -1,0 +1,1459 @@
+"""Does the cited conversation support the summary? (DESIGN invariant 2; issue 10 section 2.)
+
+The seed's rule is that the quote appears in the cited turn; that says the
+family said *something*. This check says the summary says no more than they
+did. It reads the cited turns as a whole, the way a careful person checks a
+note against a transcript, and refuses a summary that
+
+- names a word of substance the turns do not hold (an invented detail, a
+  wrong value: "peanuts" for "shellfish", "Dr. Shah", "strep"), after typos,
+  abbreviations and a small family-talk lexicon are normalised ("veg" is
+  vegetarian, "tmrw" tomorrow, "the rec" the recreation center, "half 4"
+  4:30); generic words a paraphrase uses ("has", "appointment", "family")
+  are free, quantifiers ("every", "always") are not;
+- has a number, time or date the turns do not ("$6" for "5 bucks", "type 1"
+  for "type 2", a date that is not what the turn's words mean on the day they
+  were said);
+- binds a person to words said of someone else ("noor's allergic to kiwi,
+  omar's fine with it" does not make Omar allergic);
+- flips the polarity ("doesn't drink" -> "enjoys a drink"), states as fact
+  what was a question, a hypothetical ("we might get a dog"), a value the
+  speaker took back ("friday, sorry, saturday"), a report of what someone
+  else said ("dad said I can"), or a suggestion of the assistant the family
+  did not take up;
+- turns a one-off into a habit ("we had pizza on friday" -> "every Friday").
+
+Words from other cited turns count where the quoted turn points at them (a
+pronoun, "same place", "yes pls", "the earlier one"); an assistant's words
+count only when the family's reply takes them up.
+
+It is lexical and deterministic, so it runs in Lambda at no cost per call
+(no model, no Titan request). Its two error rates are measured on
+``eval/calibration/support.yaml`` (``evaluation/calibration.py``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from difflib import SequenceMatcher
+
+from family_memory.domain.text import normalise_for_match
+from family_memory.formation.dates import find_dates
+from family_memory.formation.relations import RELATION_WORDS
+from family_memory.formation.text_similarity import STOPWORDS
+
+# --- the lexicon: what family talk abbreviates, and words that mean the same ----------------
+
+#: Typed forms and their full words (each expands to one or more words).
+ABBREVIATIONS: dict[str, str] = {
+    "appt": "appointment",
+    "appts": "appointments",
+    "apt": "appointment",
+    "tmrw": "tomorrow",
+    "tmr": "tomorrow",
+    "tmrow": "tomorrow",
+    "2moro": "tomorrow",
+    "tonite": "tonight",
+    "2nite": "tonight",
+    "yday": "yesterday",
+    "bday": "birthday",
+    "b-day": "birthday",
+    "pls": "please",
+    "plz": "please",
+    "w": "with",
+    "w/": "with",
+    "b/c": "because",
+    "bc": "because",
+    "cos": "because",
+    "coz": "because",
+    "cuz": "because",
+    "thx": "thanks",
+    "hw": "homework",
+    "rn": "right now",
+    "nyc": "new york city",
+    "xmas": "christmas",
+    "uni": "university",
+    "sec": "secondary",
+    "conf": "conference",
+    "resv": "reservation",
+    "incl": "including",
+    "wknd": "weekend",
+    "wknds": "weekends",
+    "yr": "year",
+    "yrs": "years",
+    "wk": "week",
+    "wks": "weeks",
+    "hr": "hour",
+    "hrs": "hours",
+    "min": "minutes",
+    "mins": "minutes",
+    "doc": "doctor",
+    "dr": "doctor",
+    "ortho": "orthodontist",
+    "vax": "vaccination",
+    "meds": "medication",
+    "med": "medication",
+    "pe": "physical education",
+    "gp": "doctor",
+    "mom": "mother",
+    "mum": "mother",
+    "mam": "mother",
+    "ma": "mother",
+    "mama": "mother",
+    "mommy": "mother",
+    "mummy": "mother",
+    "mammy": "mother",
+    "dad": "father",
+    "da": "father",
+    "papa": "father",
+    "daddy": "father",
+    "pa": "father",
+    "nan": "grandmother",
+    "nana": "grandmother",
+    "nanna": "grandmother",
+    "gran": "grandmother",
+    "granny": "grandmother",
+    "grandma": "grandmother",
+    "grandmom": "grandmother",
+    "oma": "grandmother",
+    "abuela": "grandmother",
+    "nani": "grandmother",
+    "dadi": "grandmother",
+    "lola": "grandmother",
+    "halmeoni": "grandmother",
+    "babcia": "grandmother",
+    "bubbe": "grandmother",
+    "grandpa": "grandfather",
+    "gramps": "grandfather",
+    "granddad": "grandfather",
+    "grandad": "grandfather",
+    "opa": "grandfather",
+    "abuelo": "grandfather",
+    "nana-ji": "grandfather",
+    "lolo": "grandfather",
+    "dziadek": "grandfather",
+    "hubby": "husband",
+    "wifey": "wife",
+    "bro": "brother",
+    "sis": "sister",
+    "kid": "child",
+    "kids": "children",
+    "kiddo": "child",
+    "kiddos": "children",
+    "footy": "football",
+    "veg": "vegetarian",
+    "veggie": "vegetarian",
+    "gf": "gluten free",
+    "df": "dairy free",
+    "pb": "peanut butter",
+    "rec": "recreation center",
+    "uk": "united kingdom",
+    "us": "united states",
+    "mon": "monday",
+    "tue": "tuesday",
+    "tues": "tuesday",
+    "wed": "wednesday",
+    "weds": "wednesday",
+    "thu": "thursday",
+    "thur": "thursday",
+    "thurs": "thursday",
+    "fri": "friday",
+    "sat": "saturday",
+    "sun": "sunday",
+    "jan": "january",
+    "feb": "february",
+    "mar": "march",
+    "apr": "april",
+    "jun": "june",
+    "jul": "july",
+    "aug": "august",
+    "sep": "september",
+    "sept": "september",
+    "oct": "october",
+    "nov": "november",
+    "dec": "december",
+    "approx": "about",
+    "asap": "soon",
+    "hosp": "hospital",
+    "bf": "boyfriend",
+    "gf's": "girlfriend",
+    "ppl": "people",
+    "tho": "though",
+    "thru": "through",
+    "til": "until",
+    "till": "until",
+    "nite": "night",
+    "nxt": "next",
+    "b4": "before",
+    "u": "you",
+    "ur": "your",
+    "r": "are",
+    "ok": "okay",
+    "k": "okay",
+    "sth": "something",
+    "hols": "holidays",
+    "hol": "holiday",
+    "vacay": "vacation",
+    "brekkie": "breakfast",
+    "lunchbox": "lunch",
+    "telly": "television",
+    "tv": "television",
+    "mil": "mother-in-law",
+    "fil": "father-in-law",
+    "rd": "road",
+    "ave": "avenue",
+    "ln": "lane",
+    "blvd": "boulevard",
+    "fortnight": "two weeks",
+    "fortnightly": "every two weeks",
+    "carsick": "car sick",
+    "seasick": "sea sick",
+}
+
+#: Words that say the same thing here (each group: any member supports any other).
+SYNONYMS: tuple[frozenset[str], ...] = tuple(
+    frozenset(group.split())
+    for group in (
+        "fever temperature",
+        "dog puppy pup",
+        "cat kitten",
+        "child children kid kids son daughter",
+        "doctor physician",
+        "home house",
+        "football soccer",
+        "swimming swim",
+        "allergic allergy",
+        "vegetarian veggie",
+        "okay ok fine",
+        "sick ill unwell",
+        "start begin",
+        "finish end",
+        "buy purchase get",
+        "arrive land come",
+        "leave depart",
+        "stay visit",
+        "mother mom mum",
+        "father dad",
+        "holiday vacation",
+        "kindergarten preschool",
+        "school class",
+        "job work",
+        "medication medicine meds tablets pills",
+        "car drive",
+        "practice training practise",
+        "afternoon pm",
+        "morning am",
+        "money cash",
+        "adopted got",
+        "promoted promotion",
+        "twice two",
+        "takeout takeaway takeaways takeouts",
+        "broke skint",
+        "poorly sick ill unwell",
+        "jab shot vaccination vaccine",
+        "nappy diaper",
+        "flat apartment",
+        "biscuit cookie",
+        "sweets candy",
+        "rubbish trash garbage",
+        "autumn fall",
+        "maths math",
+        "trousers pants",
+        "holidays vacation",
+        "mark grade",
+        "er emergency",
+    )
+)
+
+#: Generic words a faithful paraphrase may add: they name no new fact.
+GENERIC = frozenset(
+    [
+        "have",
+        "has",
+        "had",
+        "take",
+        "takes",
+        "took",
+        "go",
+        "goes",
+        "went",
+        "attend",
+        "attends",
+        "attending",
+        "get",
+        "gets",
+        "got",
+        "make",
+        "makes",
+        "made",
+        "do",
+        "does",
+        "need",
+        "needs",
+        "want",
+        "wants",
+        "like",
+        "likes",
+        "use",
+        "uses",
+        "keep",
+        "keeps",
+        "stay",
+        "stays",
+        "come",
+        "comes",
+        "came",
+        "start",
+        "starts",
+        "started",
+        "finish",
+        "finishes",
+        "run",
+        "runs",
+        "running",
+        "hold",
+        "holds",
+        "include",
+        "includes",
+        "including",
+        "allow",
+        "allowed",
+        "avoid",
+        "eat",
+        "eats",
+        "drink",
+        "drinks",
+        "wear",
+        "wears",
+        "live",
+        "lives",
+        "work",
+        "works",
+        "play",
+        "plays",
+        "learn",
+        "learns",
+        "sit",
+        "sits",
+        "able",
+        "manage",
+        "manages",
+        "handle",
+        "handles",
+        "help",
+        "helps",
+        "look",
+        "care",
+        "pick",
+        "picks",
+        "drop",
+        "drops",
+        "bring",
+        "brings",
+        "pay",
+        "pays",
+        "cost",
+        "costs",
+        "plan",
+        "plans",
+        "planned",
+        "planning",
+        "join",
+        "joins",
+        "meet",
+        "meets",
+        "give",
+        "gives",
+        "gets",
+        "getting",
+        "set",
+        "sets",
+        "hold",
+        "serve",
+        "serves",
+        "family",
+        "household",
+        "home",
+        "people",
+        "person",
+        "parent",
+        "parents",
+        "adult",
+        "adults",
+        "appointment",
+        "appointments",
+        "session",
+        "sessions",
+        "lesson",
+        "lessons",
+        "class",
+        "classes",
+        "event",
+        "events",
+        "time",
+        "times",
+        "day",
+        "days",
+        "week",
+        "weeks",
+        "month",
+        "months",
+        "year",
+        "years",
+        "morning",
+        "mornings",
+        "afternoon",
+        "afternoons",
+        "evening",
+        "evenings",
+        "night",
+        "nights",
+        "weekend",
+        "weekends",
+        "weekday",
+        "weekdays",
+        "plan",
+        "thing",
+        "things",
+        "place",
+        "rule",
+        "rules",
+        "routine",
+        "schedule",
+        "activity",
+        "activities",
+        "trip",
+        "trips",
+        "meal",
+        "meals",
+        "food",
+        "dinner",
+        "lunch",
+        "breakfast",
+        "snack",
+        "snacks",
+        "member",
+        "members",
+        "one",
+        "ones",
+        "way",
+        "part",
+        "also",
+        "now",
+        "currently",
+        "still",
+        "regularly",
+        "both",
+        "together",
+        "only",
+        "just",
+        "new",
+        "same",
+        "other",
+        "own",
+        "well",
+        "good",
+        "fine",
+        "available",
+        "early",
+        "late",
+        "around",
+        "about",
+        "approximately",
+        "per",
+        "including",
+        "within",
+        "during",
+        "before",
+        "after",
+        "until",
+        "since",
+        "from",
+        "at",
+        "on",
+        "in",
+        "so",
+        "because",
+        "therefore",
+        "thus",
+        "due",
+        "there",
+        "here",
+        "really",
+        "very",
+        "quite",
+        "a",
+        "an",
+        "the",
+        "house",
+        "household's",
+        "family's",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "will",
+        "would",
+        "should",
+        "can",
+        "could",
+        "may",
+        "must",
+        "shall",
+        "am",
+        "called",
+        "named",
+        "name",
+        "names",
+    ]
+)
+
+#: Words that generalise or quantify: a summary may use them only if the turns do (or, for
+#: "every", if the turns speak of a recurring time: "a fortnight", "on tuesdays", "per week").
+QUANTIFIERS = frozenset(
+    ["every", "always", "never", "all", "each", "usually", "often", "daily", "weekly", "monthly", "nightly", "habit"]
+)
+_RECURRING = re.compile(
+    r"\b(?:every|each|per|a (?:day|night|week|fortnight|month|year|term)|daily|nightly|weekly|fortnightly|"
+    r"monthly|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekends|weekdays|mornings|nights|"
+    r"evenings|always|usually|morning and night)\b",
+    re.I,
+)
+#: Values a wrong word in would harm: foods and allergens, conditions, medicines, parts of a car.
+#: A summary may name one only if the turns do, whatever it drops.
+VALUES = frozenset(
+    [
+        "peanut",
+        "peanuts",
+        "nut",
+        "nuts",
+        "almond",
+        "almonds",
+        "cashew",
+        "cashews",
+        "walnut",
+        "walnuts",
+        "hazelnut",
+        "hazelnuts",
+        "pistachio",
+        "pecan",
+        "shellfish",
+        "shrimp",
+        "prawn",
+        "prawns",
+        "crab",
+        "lobster",
+        "fish",
+        "egg",
+        "eggs",
+        "milk",
+        "dairy",
+        "lactose",
+        "cheese",
+        "gluten",
+        "wheat",
+        "soy",
+        "soya",
+        "sesame",
+        "kiwi",
+        "strawberry",
+        "strawberries",
+        "banana",
+        "bananas",
+        "tomato",
+        "tomatoes",
+        "chocolate",
+        "pork",
+        "beef",
+        "chicken",
+        "lamb",
+        "caffeine",
+        "mustard",
+        "celery",
+        "lupin",
+        "mango",
+        "pineapple",
+        "grapefruit",
+        "asthma",
+        "diabetes",
+        "diabetic",
+        "celiac",
+        "coeliac",
+        "epilepsy",
+        "eczema",
+        "adhd",
+        "autism",
+        "autistic",
+        "dyslexia",
+        "anxiety",
+        "depression",
+        "migraine",
+        "migraines",
+        "strep",
+        "flu",
+        "covid",
+        "chickenpox",
+        "measles",
+        "hives",
+        "arthritis",
+        "dementia",
+        "cancer",
+        "pneumonia",
+        "penicillin",
+        "ibuprofen",
+        "aspirin",
+        "paracetamol",
+        "amoxicillin",
+        "insulin",
+        "antibiotics",
+        "brakes",
+        "tyres",
+        "tires",
+        "engine",
+        "battery",
+        "clutch",
+        "gearbox",
+    ]
+)
+
+_NUMBER_WORDS = {
+    "zero": 0,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "hundred": 100,
+    "first": 1,
+    "second": 2,
+    "third": 3,
+    "fourth": 4,
+    "fifth": 5,
+    "sixth": 6,
+    "seventh": 7,
+    "eighth": 8,
+    "ninth": 9,
+    "tenth": 10,
+    "twice": 2,
+    "once": 1,
+    "dozen": 12,
+}
+_TOKEN = re.compile(r"\d+(?:[:.,]\d+)*(?:st|nd|rd|th|k)?|[^\W\d_]+(?:['’-][^\W\d_]+)*", re.UNICODE)
+_TIME_WORDS = re.compile(
+    r"\b(?:quarter to|quarter past|half past|half) (\d{1,2})\b|\b(\d{1,2})(?::(\d{2}))? ?(?:am|pm|a\.m\.|p\.m\.)",
+    re.I,
+)
+
+# --- the shapes of a claim that is not a statement of fact --------------------------------
+
+_HEDGE = re.compile(
+    r"\b(?:might|maybe|perhaps|possibly|probably|thinking (?:about|of)|considering|consider|"
+    r"(?:i|we|i'd|we'd) (?:would )?(?:love|like) to|(?:i|we)'d (?:love|like) to|would be nice|could maybe|"
+    r"talked about|hoping|hope to|not sure|undecided|"
+    r"haven't decided|if|unless|may not be able|we'll see|someday|one day|at some point)\b",
+    re.I,
+)
+_SUMMARY_HEDGE = re.compile(
+    r"\b(?:might|may|maybe|perhaps|considering|thinking|would like|hopes?|if|unless|plans? to|wants? to|"
+    r"not (?:yet )?decided|undecided|possibly|could)\b",
+    re.I,
+)
+_REPORTED = re.compile(
+    r"\b(?:said|says|say|told (?:me|us)|tells (?:me|us)|keeps telling|always says|reckons|apparently|"
+    r"heard (?:that)?|according to)\b",
+    re.I,
+)
+_AFFIRM = re.compile(
+    r"^\W*(?:yes|yeah|yep|yup|sure|ok|okay|perfect|great|sounds good|lovely|definitely|absolutely|"
+    r"omg yes|please|pls|do it|go ahead|let'?s|the (?:earlier|later|first|second|other) one|that one|"
+    r"that works|works for me|deal)\b",
+    re.I,
+)
+_DECLINE = re.compile(
+    r"\b(?:no|nah|nope|not sure|maybe|think about|we'll see|idea|sort it out|later|eh|rather|check with|"
+    r"hmm|don't|dont|not)\b",
+    re.I,
+)
+_CORRECTION = re.compile(
+    r"(?P<before>[^,;!?—–]{1,60}?)\s*[,.—–-]*\s*(?:sorry|no wait|wait no|wait|i mean|oops i mean|oops|ugh no|"
+    r"ah no|no no|no sorry|actually no|actually|scratch that|correction|or rather|no(?=,? \d))\b[,.—–\s-]*"
+    r"(?P<after>[^,;!?]{1,60})",
+    re.I,
+)
+_EPISODE = re.compile(
+    r"\b(?:today|tonight|this morning|this afternoon|this evening|last night|yesterday|this week|"
+    r"this weekend|for once|again|last \w+|on (?:mon|tues|wednes|thurs|fri|satur|sun)day)\b",
+    re.I,
+)
+_PAST_VERB = re.compile(
+    r"\b(?:had|was|were|wasn't|weren't|went|did|didn't|made|loved|liked|hated|skipped|ate|saw|came|took|left|"
+    r"ran|won|lost|fell|broke|spent|wore|cried|threw|(?<!'s )got)\b",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class SpokenTurn:
+    """A cited turn as the check reads it: who spoke (a member's names for a user turn) and the words."""
+
+    role: str  # user | assistant | tool
+    text: str
+    writer_names: tuple[str, ...] = ()
+    quoted: bool = False  # a quote of the candidate is in this turn
+
+
+@dataclass(frozen=True)
+class Claim:
+    summary: str
+    quotes: tuple[str, ...]
+    #: Names of the people the claim concerns (applies_to, about_member), as given.
+    names: tuple[str, ...] = ()
+    #: Every name the family's members and entities answer to (to find people in the turns).
+    known_names: tuple[str, ...] = ()
+    statement: bool = True
+
+
+@dataclass
+class Support:
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def supported(self) -> bool:
+        return not self.problems
+
+
+# --- words ------------------------------------------------------------------------------
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ings", "ing", "ies", "ied", "ed", "es", "s", "ly"):
+        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+            base = word[: -len(suffix)]
+            return base + "y" if suffix in ("ies", "ied") else base
+    return word
+
+
+def _tokens(text: str) -> list[str]:
+    """Lower-case tokens with abbreviations expanded ("appt" -> "appointment", "tmrw" -> "tomorrow")."""
+    out: list[str] = []
+    for raw in _TOKEN.findall(normalise_for_match(text)):
+        word = raw.replace("’", "'")
+        if word.endswith("'s"):
+            word = word[:-2]
+        expansion = ABBREVIATIONS.get(word)
+        out.extend(expansion.split() if expansion else [word])
+    return out
+
+
+def _content(tokens: Iterable[str]) -> list[str]:
+    return [t for t in tokens if t not in STOPWORDS and not t.isdigit() and len(t) > 1]
+
+
+def _alike(a: str, b: str) -> bool:
+    """One word, spelled or inflected two ways (typos: "alergic" / "allergic"). Days and months
+    are compared exactly: "thursdays" is not a typo of "tuesdays"."""
+    if a == b:
+        return True
+    sa, sb = _stem(a), _stem(b)
+    if sa == sb:
+        return True
+    if sa in _CALENDAR or sb in _CALENDAR or a.rstrip("s") in _CALENDAR or b.rstrip("s") in _CALENDAR:
+        return False
+    if min(len(a), len(b)) >= 5 and a[:5] == b[:5]:
+        return True
+    if min(len(a), len(b)) >= 4 and SequenceMatcher(None, a, b).ratio() >= 0.8:
+        return True
+    return any((a in group and b in group) or (sa in group and sb in group) for group in SYNONYMS)
+
+
+_CALENDAR = frozenset(
+    [
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+        "christmas",
+        "easter",
+    ]
+)
+
+
+def _held(word: str, pool: Sequence[str]) -> bool:
+    """``word`` or a form of it is in ``pool`` (or begins or ends a compound there: "car" in "carsick")."""
+    value = _NUMBER_WORDS.get(word)
+    return any(
+        _alike(word, other)
+        or (len(word) >= 3 and len(other) >= 6 and (other.startswith(word) or other.endswith(word)))
+        or (value is not None and other[:1].isdigit() and re.sub(r"\D", "", other) == str(value))
+        for other in pool
+    )
+
+
+def _numbers(text: str) -> set[float]:
+    """Numbers and times a text states, normalised: "quarter to 8" is 7.75, "half 4" 4.5, "5:30" 5.5."""
+    found: set[float] = set()
+    lowered = normalise_for_match(text)
+    for match in _TIME_WORDS.finditer(lowered):
+        phrase = match.group(0)
+        if match.group(1):
+            hour = int(match.group(1))
+            if phrase.startswith("quarter to"):
+                found.add(hour - 0.25)
+            elif phrase.startswith("quarter past"):
+                found.add(hour + 0.25)
+            else:
+                found.add(hour + 0.5)
+    for token in _tokens(lowered):
+        if token[0].isdigit():
+            core = re.sub(r"(st|nd|rd|th)$", "", token)
+            if core.endswith("k"):
+                try:
+                    found.add(float(core[:-1].replace(",", "")) * 1000)
+                except ValueError:
+                    pass
+                continue
+            if ":" in core:
+                hours, _, minutes = core.partition(":")
+                try:
+                    found.add(int(hours) + int(minutes[:2]) / 60)
+                except ValueError:
+                    pass
+                continue
+            try:
+                found.add(float(core.replace(",", "")))
+            except ValueError:
+                pass
+        elif token in _NUMBER_WORDS:
+            found.add(float(_NUMBER_WORDS[token]))
+    return found
+
+
+def _number_supported(value: float, pool: set[float]) -> bool:
+    """A number the turns hold, also as an hour in 12- or 24-hour form ("7:45 pm" for "quarter to 8")."""
+    return any(abs(value - other) < 1e-6 or abs(value - other) in (12.0,) for other in pool)
+
+
+# --- the check ------------------------------------------------------------------------------
+
+
+def _names_in(text: str, names: Iterable[str]) -> set[str]:
+    """Which of ``names`` occur in ``text`` (word-bounded, case-insensitive, first names too)."""
+    folded = normalise_for_match(text)
+    found = set()
+    for name in names:
+        for form in {normalise_for_match(name), normalise_for_match(name).split()[0] if name.split() else ""}:
+            if len(form) > 1 and re.search(rf"(?<!\w){re.escape(form)}(?!\w)", folded):
+                found.add(name)
+    return found
+
+
+#: Words that carry no claim: fillers, interjections, pronoun contractions, time-of-speaking words.
+FILLER = frozenset(
+    [
+        "lol",
+        "haha",
+        "hah",
+        "omg",
+        "btw",
+        "um",
+        "uh",
+        "er",
+        "honestly",
+        "basically",
+        "literally",
+        "pretty",
+        "much",
+        "really",
+        "so",
+        "ok",
+        "okay",
+        "yeah",
+        "yep",
+        "hi",
+        "hey",
+        "hello",
+        "thanks",
+        "thank",
+        "please",
+        "pls",
+        "we're",
+        "i'm",
+        "you're",
+        "they're",
+        "she'd",
+        "he'd",
+        "we'd",
+        "i'd",
+        "it's",
+        "that's",
+        "there's",
+        "here's",
+        "i've",
+        "we've",
+        "they've",
+        "you've",
+        "i'll",
+        "we'll",
+        "she'll",
+        "he'll",
+        "they'll",
+        "you'll",
+        "let's",
+        "today",
+        "tonight",
+        "yesterday",
+        "tomorrow",
+        "now",
+        "anymore",
+        "ever",
+        "finally",
+        "actually",
+        "just",
+        "also",
+        "too",
+        "though",
+        "tho",
+        "anyway",
+        "anyways",
+        "like",
+        "um",
+        "ugh",
+        "ah",
+        "oh",
+        "wow",
+        "yay",
+        "bless",
+        "big",
+        "news",
+        "fyi",
+        "guess",
+        "think",
+        "know",
+        "mean",
+        "sure",
+        "right",
+        "well",
+        "kinda",
+        "sorta",
+        "stuff",
+        "things",
+        "thing",
+        "lot",
+        "lots",
+    ]
+)
+_NEGATORS = re.compile(
+    r"\b(?:not|no|never|nor|none|nothing|nobody|cannot|no longer|any ?more|stopped|quit|gave up|"
+    r"outgrown|outgrew|refuses?|refused|hates?|hated|dislikes?|disliked|can't stand|cant stand|scared|afraid|"
+    r"frightened|terrified|petrified|banned|forbidden|\w+n't)\b",
+    re.I,
+)
+_NT_WORDS = frozenset(
+    [
+        "dont",
+        "doesnt",
+        "didnt",
+        "cant",
+        "wont",
+        "isnt",
+        "arent",
+        "wasnt",
+        "werent",
+        "hasnt",
+        "havent",
+        "hadnt",
+        "shouldnt",
+        "couldnt",
+        "wouldnt",
+        "mustnt",
+    ]
+)
+_CLAUSE = re.compile(r"[,;:!?]+|\.(?!\d)|\s[—–-]\s|\b(?:but|while|whereas|so|because|though|although)\b", re.I)
+_PRONOUN_START = re.compile(
+    r"^\W*(?:and |oh |also |btw |plus )*(?:he|she|they|it|that|this|those|there|his|her|their|the same|same|"
+    r"both|the (?:earlier|later|first|second|other|new) one)\b",
+    re.I,
+)
+_REPORTED = re.compile(
+    r"\b(?:(?:said|says|say|told (?:me|us)|tells (?:me|us))(?: that)? (?:i|we|you|he|she|they|the kids)\b"
+    r"(?:'re|'m| are| am| is)? ?(?:can|could|may|allowed|should|shouldn't|need|must|have to|get to)\b|"
+    r"(?:said|says) (?:it's|its) (?:ok|okay|fine)|reckons|apparently|keeps? telling|always says|"
+    r"told me|heard (?:that )?|according to|my friend (?:\w+ )?(?:said|says|told))",
+    re.I,
+)
+
+
+def _clauses(text: str) -> list[str]:
+    return [c.strip() for c in _CLAUSE.split(text) if c and c.strip()]
+
+
+_OUT = re.compile(r"\b(?:are|is) out\b|\bout of the question\b|\boff (?:the table|limits)\b|\bno-go\b", re.I)
+#: Two negations that make a yes: "won't sleep without her night light", "never lets me forget".
+_DOUBLE = re.compile(r"\b(?:\w+n't|never)(?: \w+){1,2} without\b|\bnever lets? \w+ forget\b", re.I)
+
+
+def _negated(text: str) -> bool:
+    """Whether ``text`` says something is not so ("doesn't nap anymore", "no meat", "hates
+    olives"); a double negation says it is ("won't sleep without her night light")."""
+    folded = normalise_for_match(text).replace("’", "'")
+    if _DOUBLE.search(folded):
+        return False
+    if _NEGATORS.search(folded) or _OUT.search(folded):
+        return True
+    return any(w in _NT_WORDS for w in re.findall(r"[a-z]+", folded))
+
+
+def _best_clause(clause: str, sources: Sequence[str]) -> str | None:
+    ours = set(_content(_tokens(clause))) - GENERIC
+    best, score = None, 0
+    for other in sources:
+        theirs = _tokens(other)
+        shared = sum(1 for w in ours if _held(w, theirs))
+        if shared > score:
+            best, score = other, shared
+    return best if score else None
+
+
+_CALENDAR_WORD = re.compile(
+    r"\b(mon|tues?|weds?|thu|thur|thurs|fri|sat|sun|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec|tmrw|tmr|tonite)\b\.?",
+    re.I,
+)
+_NUMERIC_DATE = re.compile(r"\b(\d{1,2})/(\d{1,2})(?:/(\d{2,4}))?\b")
+
+
+def _said_days(text: str, day: date) -> set[date]:
+    """Every day a turn's date words name, read as said on ``day``: typed forms expanded
+    ("next thurs"), and "4/14" read both ways (month first and day first)."""
+    expanded = _CALENDAR_WORD.sub(lambda m: ABBREVIATIONS.get(m.group(1).lower(), m.group(1)), text)
+    days: set[date] = set()
+    for mention in find_dates(expanded, day):
+        d = mention.first_day
+        while d <= mention.last_day:
+            days.add(d)
+            d = date.fromordinal(d.toordinal() + 1)
+    for m in _NUMERIC_DATE.finditer(text):
+        a, b = int(m.group(1)), int(m.group(2))
+        year = int(m.group(3)) if m.group(3) else day.year
+        year = year + 2000 if year < 100 else year
+        for month, number in ((a, b), (b, a)):
+            try:
+                found = date(year, month, number)
+            except ValueError:
+                continue
+            if m.group(3) is None and found < day:
+                try:
+                    found = date(year + 1, month, number)
+                except ValueError:
+                    continue
+            days.add(found)
+    return days
+
+
+def _absolute_dates(summary: str, said_on: date) -> tuple[str, set[date]]:
+    """The summary without its absolute date phrases, and the days they name."""
+    days: set[date] = set()
+    cut = summary
+    for m in sorted(find_dates(summary, said_on), key=lambda m: -m.start):
+        if re.search(r"\d{4}|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec", m.text, re.I):
+            day = m.first_day
+            while day <= m.last_day:
+                days.add(day)
+                day = date.fromordinal(day.toordinal() + 1)
+            cut = cut[: m.start] + " " + cut[m.end :]
+    cut = re.sub(r"\b(?:19|20)\d{2}\b", " ", cut)
+    return cut, days
+
+
+def _quote_sentences(text: str, quotes: Sequence[str]) -> list[tuple[str, int]]:
+    """(sentence, where the quote starts in it) for each sentence of ``text`` a quote falls in."""
+    folded = normalise_for_match(text)
+    out = []
+    for quote in quotes:
+        q = normalise_for_match(quote).strip(" .,!?")
+        at = folded.find(q[:60]) if q else -1
+        if at < 0:
+            continue
+        starts = [0] + [m.end() for m in re.finditer(r"[.!?]+(?:\s+|$)|\n+", folded)]
+        begin = max(b for b in starts if b <= at)
+        ends = [m.end() for m in re.finditer(r"[.!?]+|\n|$", folded) if m.end() > at + len(q) - 1]
+        end = min(ends) if ends else len(folded)
+        out.append((folded[begin:end], at - begin))
+    return out
+
+
+_SUBJECT_PRONOUNS = frozenset(["he", "she", "they", "it", "that", "this", "those", "these", "there"])
+
+
+def _points_back(text: str) -> bool:
+    """Whether ``text`` leans on an earlier turn: a clause opens with a pronoun ("she's allergic to
+    kiwi too", "ugh that's the day"), or it says "same place", "that one", "there"."""
+    for clause in _clauses(text):
+        words = [w.split("'")[0] for w in _tokens(clause)[:3]]
+        if any(w in _SUBJECT_PRONOUNS for w in words) or (words and words[0] in ("his", "her", "their")):
+            return True
+    return bool(re.search(r"\b(?:same|that one|the one|there|the (?:earlier|later|other) one)\b", text, re.I))
+
+
+def _lenders(turns: Sequence[SpokenTurn], quoted: Sequence[SpokenTurn], statement: bool) -> list[SpokenTurn]:
+    """The other cited turns whose words may support the summary."""
+    primary = " ".join(t.text for t in quoted)
+    first = min(n for n, t in enumerate(turns) if t in quoted)
+    before = turns[first - 1] if first > 0 else None
+    answers = before is not None and before.role == "assistant" and before.text.rstrip().endswith("?")
+    points = _points_back(primary)
+    takes_up = bool(_AFFIRM.search(primary)) and not _DECLINE.search(primary)
+    lenders = []
+    for turn in turns:
+        if turn in quoted:
+            continue
+        if (
+            (turn.role == "user" and (points or answers))
+            or (turn.role == "tool" and (points or takes_up))
+            or (turn.role == "assistant" and (takes_up or (answers and not _DECLINE.search(primary)) or not statement))
+        ):
+            lenders.append(turn)
+    return lenders
+
+
+def check_support(claim: Claim, turns: Sequence[SpokenTurn], said_on: date | None = None) -> Support:
+    """Whether ``turns`` support ``claim.summary`` (``Support.problems`` says why not)."""
+    result = Support()
+    problems = result.problems
+    quoted = [t for t in turns if t.quoted] or list(turns[-1:])
+    if not quoted:
+        return result  # nothing cited to read (turns_exist / quote_in_turn say why)
+    primary = " ".join(t.text for t in quoted)
+    if claim.statement and not any(t.role == "user" for t in quoted):
+        problems.append("the quote is not the family's own words")
+    lenders = _lenders(turns, quoted, claim.statement)
+    sources = [*quoted, *lenders]
+    source_text = "\n".join(t.text for t in sources)
+    writers = {n for t in turns for n in t.writer_names}
+    pool = _tokens(source_text) + [w for n in writers for w in _tokens(n)]
+
+    problems += _speech_problems(claim, primary)
+    problems += _polarity_problems(claim.summary, sources)
+
+    # Dates: an absolute date in the summary is one the turn's words name on the day they were said.
+    day = said_on or date(2026, 6, 10)
+    cut, summary_days = _absolute_dates(claim.summary, day)
+    if summary_days:
+        said_days = {d for turn in sources for d in _said_days(turn.text, day)}
+        if said_on is not None and not summary_days <= said_days:
+            problems.append("the summary's date is not the date the turn's words mean")
+
+    # Numbers and times (those of the absolute dates aside).
+    said_numbers = _numbers(source_text)
+    for value in _numbers(cut):
+        if not _number_supported(value, said_numbers):
+            problems.append(f"the turns do not say {value:g}")
+            break
+
+    # Words of substance: each new word of the summary must stand for a word of the turns it drops.
+    names = set(claim.names) | set(claim.known_names) | writers
+    name_words = {w for name in names for w in _tokens(name)}
+    summary_tokens = _tokens(cut)
+    new = [
+        w
+        for w in dict.fromkeys(_content(summary_tokens))
+        if not w[0].isdigit()
+        and (w not in GENERIC or w in QUANTIFIERS)
+        and w not in FILLER
+        and w not in {"am", "pm"}
+        and not _held(w, pool)
+        and not (w in name_words and _referred(w, names, quoted, lenders))
+    ]
+    proper = [w for w in new if _capitalised(w, claim.summary) and w not in name_words and w not in _CALENDAR]
+    quantifiers = [
+        w
+        for w in dict.fromkeys(summary_tokens)
+        if w in QUANTIFIERS and not _held(w, pool) and not (w == "every" and _RECURRING.search(source_text))
+    ]
+    values = [w for w in new if w in VALUES]
+    said_by_family = " ".join(t.text for t in sources if t.role == "user")
+    dropped = [
+        w
+        for w in dict.fromkeys(_content(_tokens(said_by_family)))
+        if not w[0].isdigit()
+        and w not in GENERIC
+        and w not in FILLER
+        and w not in name_words
+        and not _held(w, summary_tokens)
+    ]
+    if proper or values:
+        problems.append(f"the turns do not name {', '.join([*proper, *values][:4])}")
+    elif quantifiers:
+        problems.append(f"the turns do not say {', '.join(quantifiers)}")
+    elif len(new) > len(dropped):
+        problems.append(f"the turns do not say: {', '.join(new[:6])}")
+
+    bound = _misbound(claim, quoted, claim.summary, lenders)
+    if bound:
+        problems.append(bound)
+    return result
+
+
+def _speech_problems(claim: Claim, primary: str) -> list[str]:
+    """The quote sits in a question, a possibility, a report of someone else's words, a value the
+    speaker took back, or one occasion the summary turns into a habit."""
+    problems = []
+    for sentence, start in _quote_sentences(primary, claim.quotes):
+        if sentence.rstrip().endswith("?") or _QUESTION_START.match(sentence):
+            problems.append("the quote is a question, not a statement")
+        lead = sentence[:start]
+        quote_text = " ".join(claim.quotes)
+        if (_HEDGE.search(lead) or _HEDGE.search(quote_text)) and not _SUMMARY_HEDGE.search(claim.summary):
+            problems.append("the turn speaks of a possibility; the summary states it as fact")
+        if _REPORTED.search(sentence):
+            problems.append("the turn reports what someone else said or allowed")
+        if _EPISODE.search(sentence) and _PAST_VERB.search(sentence) and _generalises(claim.summary):
+            problems.append("the turn tells of one occasion; the summary makes it a habit")
+    summary_tokens = _tokens(claim.summary)
+    for took_back, instead in _retracted(primary):
+        if _held(took_back, summary_tokens) and not _held(instead, summary_tokens):
+            problems.append(f"the summary keeps {took_back!r}, which the speaker took back")
+    return list(dict.fromkeys(problems))
+
+
+def _polarity_problems(summary: str, sources: Sequence[SpokenTurn]) -> list[str]:
+    """Each summary clause of substance against the source clause it restates: not-so for so."""
+    source_clauses = [c for t in sources for c in _clauses(t.text)]
+    for clause in _clauses(summary):
+        if len([w for w in _content(_tokens(clause)) if w not in GENERIC]) < 2:
+            continue
+        match = _best_clause(clause, source_clauses)
+        if match is not None and _negated(clause) != _negated(match):
+            return [
+                "the summary says the opposite of the turn"
+                if not _negated(clause)
+                else "the summary negates what the turn says"
+            ]
+    return []
+
+
+def _capitalised(word: str, summary: str) -> bool:
+    """Whether ``word`` is written as a name in the summary (capitalised, not the first word)."""
+    for m in re.finditer(r"[^\W\d_]+(?:['’-][^\W\d_]+)*", summary):
+        if normalise_for_match(m.group(0)).replace("’", "'").removesuffix("'s") == word and m.start() > 0:
+            return m.group(0)[0].isupper() and summary[: m.start()].rstrip()[-1:] not in ".:;!?"
+    return False
+
+
+_QUESTION_START = re.compile(
+    r"^\W*(?:wait,? |um,? |so,? )?(?:is|are|was|were|do|does|did|can|could|should|shall|has|have|had)\s+"
+    r"(?:it|he|she|they|we|i|you|the|this|that|my|our|her|his|their|[^\W\d_]+'s)\b",
+    re.I,
+)
+
+
+def _retracted(text: str) -> list[tuple[str, str]]:
+    """(the value the speaker took back, the value they gave instead) for each self-correction."""
+    out = []
+    for match in _CORRECTION.finditer(text):
+        before = [w for w in _tokens(match.group("before")) if w not in STOPWORDS and w not in FILLER]
+        after = [w for w in _tokens(match.group("after")) if w not in STOPWORDS and w not in FILLER]
+        took_back = [w for w in before if not _held(w, after)]
+        instead = [w for w in after if not _held(w, before) and w not in {"mr", "mrs", "ms", "dr", "got", "moved"}]
+        if took_back and instead:
+            out.append((took_back[-1], instead[0]))
+    return out
+
+
+def _generalises(summary: str) -> bool:
+    """A summary that states a habit or a trait, with no occasion or date in it."""
+    if re.search(r"\b(?:every|always|usually|often|regularly|frequent|frequently|tends?)\b", summary, re.I):
+        return True
+    if _PAST_VERB.search(summary) or re.search(
+        r"\b(?:today|tonight|this|last|yesterday|once|on \w+day|\d{4}|\d{1,2}(?:st|nd|rd|th))\b", summary, re.I
+    ):
+        return False
+    return True
+
+
+def _referred(word: str, names: set[str], quoted: Sequence[SpokenTurn], lenders: Sequence[SpokenTurn]) -> bool:
+    """A person's name the turns do not spell but stand for: the writer of a quoted turn that
+    speaks in the first person ("I", "we")."""
+    del names, lenders
+    for turn in quoted:
+        if any(word in _tokens(n) for n in turn.writer_names) and re.search(
+            r"\b(?:i|i'm|im|me|my|mine|we|we're|us|our|ours)\b", normalise_for_match(turn.text).replace("’", "'")
+        ):
+            return True
+    return False
+
+
+#: Relations a possessive names another person by ("marco's brother", "lily's mom").
+_RELATIONS = frozenset(_tokens(" ".join(RELATION_WORDS))) | {
+    "mother-in-law",
+    "father-in-law",
+    "teacher",
+    "coach",
+    "doctor",
+    "boss",
+    "classmate",
+    "parents",
+    "grandparents",
+    "wife",
+    "husband",
+    "ex",
+    "godmother",
+    "godfather",
+    "stepmom",
+    "stepdad",
+    "auntie",
+    "grandmother",
+    "grandfather",
+    "mom",
+    "mum",
+    "mam",
+    "dad",
+    "hubby",
+    "nan",
+    "gran",
+    "sister-in-law",
+    "brother-in-law",
+    "cousin",
+    "friend",
+}
+_TITLES = frozenset({"mr", "mrs", "ms", "miss", "dr", "prof", "coach", "aunt", "uncle", "auntie", "nana", "grandma"})
+_HOUSEHOLD = frozenset({"family", "household", "kids", "children", "everyone", "parents"})
+_RAW = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*", re.UNICODE)
+_PERSON_CLAUSE = re.compile(
+    r"[,;:!?]+|\.(?!\d)|\s[—–-]\s|\b(?:but|while|whereas|so|because|cos|coz|cuz|though|although)\b|"
+    r"\band(?= (?:i|we|he|she|they|i'm|he's|she's)\b)",
+    re.I,
+)
+
+
+def _raw_words(text: str) -> list[str]:
+    """Lower-case words as written (no abbreviation expansion: "lola" may be a name)."""
+    out = []
+    for word in _RAW.findall(normalise_for_match(text).replace("’", "'")):
+        out.append(word[:-2] if word.endswith("'s") else word)
+    return out
+
+
+def _person_clauses(text: str) -> list[str]:
+    return [c.strip() for c in _PERSON_CLAUSE.split(text) if c and c.strip()]
+
+
+def _subject(clause: str, people: dict[str, str], writer: str | None, previous: frozenset[str]) -> frozenset[str]:
+    """Who ``clause`` is about: the people its leading phrase names ("marco's brother pablo" is
+    Pablo, "lily's mom" Lily's mother, "arjun and I" both), the writer for "I", the household
+    for "we" and "the family", the person a pronoun's clause before named; empty for nobody."""
+    words = _raw_words(clause)
+    found: set[str] = set()
+    n = 0
+    while n < len(words):
+        word = words[n]
+        if (
+            word in people
+            or word in ("i", "i'm", "im", "me", "my", "we", "we're", "our", "us")
+            or (word in _HOUSEHOLD and n <= 1)
+        ):
+            who = people.get(word) or (writer if word in ("i", "i'm", "im", "me", "my") else "family")
+            following = words[n + 1 : n + 3]
+            if following and (following[0] in _RELATIONS or ABBREVIATIONS.get(following[0], "") in _RELATIONS):
+                relation = ABBREVIATIONS.get(following[0], following[0])
+                appositive = following[1] if len(following) > 1 and following[1] in people else None
+                found.add(people[appositive] if appositive else f"{who}'s {relation}")
+                n += 2 if appositive else 1
+            else:
+                found.add(who or "writer")
+            if n + 1 < len(words) and words[n + 1] in ("and", "&"):
+                n += 2
+                continue
+            return frozenset(found)
+        if word in ("he", "he's", "she", "she's", "they", "they're", "his", "her", "their", "him", "them"):
+            return previous
+        n += 1
+    return frozenset(found)
+
+
+def _misbound(
+    claim: Claim, quoted: Sequence[SpokenTurn], summary: str, lenders: Sequence[SpokenTurn] = ()
+) -> str | None:
+    """The summary's subject is not the person the turn says its substance of: "noor's allergic
+    to kiwi, omar's fine with it" does not make Omar allergic; "marco's brother pablo is the one
+    who's coeliac" is Pablo's; "he does mornings and I do pickups" says who does which."""
+    writer_names = [n for t in quoted for n in t.writer_names]
+    names = set(claim.names) | set(claim.known_names) | set(writer_names)
+    people: dict[str, str] = {}
+    for name in names:
+        for word in _raw_words(name):
+            if word not in STOPWORDS and word not in _RELATIONS and word not in _TITLES and len(word) > 1:
+                people.setdefault(word, word)
+    writer = next((w for n in writer_names[1:2] or writer_names[:1] for w in _raw_words(n)), None)
+    first_clause = _person_clauses(summary)[0] if summary else ""
+    ours = _subject(first_clause, people, writer, frozenset())
+    if not ours:
+        return None
+    substance = [w for w in _content(_tokens(first_clause)) if w not in GENERIC and w not in people]
+    if not substance:
+        return None
+    previous: frozenset[str] = frozenset()
+    for turn in lenders:
+        for clause in _person_clauses(turn.text):
+            previous = _subject(clause, people, writer, previous) or previous
+    best: tuple[int, frozenset[str]] = (0, frozenset())
+    for turn in quoted:
+        for clause in _person_clauses(turn.text):
+            theirs = _subject(clause, people, writer, previous)
+            held = sum(_held(w, _tokens(clause)) for w in substance)
+            if held > best[0]:
+                best = (held, theirs)
+            previous = theirs or previous
+    held, theirs = best
+    if not theirs or held * 2 < len(substance) or _compatible(ours, theirs):
+        return None
+    return f"the turn says that of {' and '.join(sorted(theirs))}, not {' and '.join(sorted(ours))}"
+
+
+def _compatible(ours: frozenset[str], theirs: frozenset[str]) -> bool:
+    """Some person in common (the household counts as everyone in it)."""
+    for a in ours:
+        for b in theirs:
+            if a == b or "family" in (a, b):
+                return True
+
+    return False
