@@ -170,18 +170,27 @@ def test_the_same_claim_twice_counts_once() -> None:
     assert "candidate 1" in second.reasons[0].message
 
 
-def test_the_session_cap_keeps_statements_before_inferences() -> None:
-    inference = candidate(
-        authority="inferred", confidence=0.95, summary="The family probably orders Thai food on Fridays."
+DISHES = transcript([("user", "lucia", f"We love dish number {n} from the Thai place.") for n in range(1, 14)])
+
+
+def dish(n: int, **overrides: Any) -> dict[str, Any]:
+    quote = f"We love dish number {n} from the Thai place"
+    return candidate(
+        summary=f"The family loves dish number {n} from the Thai place.",
+        evidence=[{"turns": [n], "quote": quote}],
+        **overrides,
     )
-    statements = [candidate(summary=f"The family loves Thai food, note {n}.") for n in range(12)]
-    entries = verdicts(inference, *statements)
+
+
+def test_the_session_cap_keeps_statements_before_inferences() -> None:
+    inference = dish(13, authority="inferred", confidence=0.95)
+    entries = validate_proposals(DISHES, family(), [inference, *(dish(n) for n in range(1, 13))], Limits())
     assert [r.rule for r in entries[0].reasons] == ["session_cap"]
-    assert all(e.accepted for e in entries[1:])
+    assert all(e.accepted for e in entries[1:]), [e.reasons for e in entries[1:]]
 
 
 def test_under_the_cap_everything_valid_is_accepted() -> None:
-    entries = verdicts(*[candidate(summary=f"The family loves Thai food, note {n}.") for n in range(12)])
+    entries = validate_proposals(DISHES, family(), [dish(n) for n in range(1, 13)], Limits())
     assert all(e.accepted for e in entries)
     assert not verdicts(candidate(), limits=Limits(max_new=0))[0].accepted
 
@@ -279,8 +288,9 @@ def test_a_first_person_quote_supports_a_claim_only_about_its_writer() -> None:
         evidence=[{"turns": [4], "quote": "I'm vegetarian"}],
     )
     [entry] = verdicts(misattributed)
-    assert [r.rule for r in entry.reasons] == ["person_wrote"]
-    assert "marco turn 4" in entry.reasons[0].message or "by marco" in entry.reasons[0].message
+    # The support check reads who the words are about: "I'm vegetarian" is the writer's.
+    assert [r.rule for r in entry.reasons] == ["quote_supports"]
+    assert "the turn says that of marco, not lucía" in entry.reasons[0].message
     assert verdicts(misattributed | {"summary": "Marco is vegetarian.", "applies_to": ["marco"]})[0].accepted
 
 
@@ -316,3 +326,26 @@ def test_relative_time_in_a_summary_gets_the_cited_turns_local_date() -> None:
     assert entry.accepted and entry.candidate is not None
     assert entry.candidate.summary == "The family loves Thai food tonight (Friday 2026-11-27)."
     assert any("relative time made absolute: tonight -> Friday 2026-11-27" in a for a in entry.adjustments)
+
+
+def test_the_writers_own_words_support_a_claim_about_someone_else() -> None:
+    # Lucía's "thanks for always believing in me" says Marco supports her; a first-person quote
+    # is not only a claim about its writer.
+    thanks = transcript(
+        [
+            (
+                "user",
+                "lucia",
+                "marco's been amazing through the job stuff, I'm writing him a card: thanks for always believing in me",
+            )
+        ]
+    )
+    claim = candidate(
+        type="relationship",
+        about="Marco's support",
+        summary="Marco supports Lucía and has always believed in her.",
+        applies_to=["Marco", "Lucía"],
+        evidence=[{"turns": [1], "quote": "thanks for always believing in me"}],
+    )
+    [entry] = validate_proposals(thanks, family(), [claim], Limits())
+    assert entry.accepted, entry.reasons

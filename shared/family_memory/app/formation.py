@@ -36,6 +36,7 @@ from family_memory.formation.similar import (
     IndexWithRecentCatalog,
     SimilarMemories,
 )
+from family_memory.formation.suppression_rules import ClaimMeaning
 from family_memory.retrieval.index import IndexMismatchError
 
 if TYPE_CHECKING:
@@ -131,6 +132,15 @@ def similar_finder(runtime: Runtime) -> SimilarMemories:
     return IndexWithRecentCatalog(indexed, runtime.catalog)
 
 
+def claim_meaning(runtime: Runtime) -> ClaimMeaning | None:
+    """Forget rules by meaning with the runtime's embedder, where its threshold is calibrated
+    (the offline MiniLM; Titan is not calibrated yet, so on AWS rules match by words)."""
+    if runtime.retrieval is None:
+        return None
+    embedder = runtime.retrieval.embedder
+    return ClaimMeaning.for_model(embedder.model_id, embedder.embed)
+
+
 def _deps(runtime: Runtime, extractor: Extractor, queue: Any) -> FormationDeps:
     return FormationDeps(
         store=runtime.store,
@@ -140,6 +150,7 @@ def _deps(runtime: Runtime, extractor: Extractor, queue: Any) -> FormationDeps:
         finder=similar_finder(runtime),
         queue=queue,
         limits=Limits(max_new=runtime.settings.max_candidates_per_session),
+        meaning=claim_meaning(runtime),
     )
 
 

@@ -69,7 +69,7 @@ from family_memory.domain.text import NAME_MAX, normalise_for_match, single_line
 from family_memory.families import load_family
 from family_memory.formation import sensitivity as topics
 from family_memory.formation.entities import EntityDirectory
-from family_memory.formation.suppression_rules import CLAIMS_ONLY, SuppressionRules, fingerprints
+from family_memory.formation.suppression_rules import APPLIES_TO, CLAIMS_ONLY, SuppressionRules, fingerprints
 from family_memory.formation.text_similarity import contains_all
 from family_memory.ports.catalog import CatalogRow
 from family_memory.writes.protocol import FamilyWriter, WriteSession
@@ -558,6 +558,7 @@ def forget_memory(
             "created_by": actor,
             "reason": reason[:500],
             CLAIMS_ONLY: True,
+            APPLIES_TO: list(memory.applies_to),
         }
         prints = fingerprints(_forgotten_texts(session, memory, with_about=False))
         rules = _suppressions(fields, prints, [memory.id], ids_on_every_rule=True)

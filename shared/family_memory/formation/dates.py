@@ -209,10 +209,10 @@ def _resolve(kind: str, match: re.Match[str], today: date, past: bool) -> tuple[
             (match.group(1), match.group(2)) if kind == "month_day_year" else (match.group(2), match.group(1))
         )
         try:
-            found = date(int(match.group(3)), MONTHS[month_name.lower()[:3]], int(number))
+            exact = date(int(match.group(3)), MONTHS[month_name.lower()[:3]], int(number))
         except ValueError:
             return None
-        return found, found
+        return exact, exact
     if kind == "month_day":
         name = match.group(2)
         if name == "may" and not (match.group("on") or match.group("nth")):

@@ -72,7 +72,7 @@ from family_memory.formation.document import (
 )
 from family_memory.formation.entities import EntityDirectory, Resolution
 from family_memory.formation.similar import SimilarMemories
-from family_memory.formation.suppression_rules import SuppressionRules
+from family_memory.formation.suppression_rules import ClaimMeaning, SuppressionRules
 from family_memory.formation.text_similarity import content_tokens, similarity
 from family_memory.writes.protocol import FamilyWriter, WriteSession
 
@@ -223,6 +223,7 @@ class Reconciler:
         *,
         actor: str = ACTOR,
         similar_limit: int = 8,
+        meaning: ClaimMeaning | None = None,
     ) -> None:
         self.writer = writer
         self.store = writer.store
@@ -230,6 +231,7 @@ class Reconciler:
         self.clock = clock
         self.actor = actor
         self.similar_limit = similar_limit
+        self.meaning = meaning
 
     def reconcile(self, family_id: str, session_id: str) -> ReconcileReport:
         """Reconcile ``candidates/{session_id}.json`` under the family's lease."""
@@ -275,7 +277,7 @@ class _Run:
         self.doc = doc
         self.transcript = transcript
         self.now = reconciler.clock.now()
-        self.rules = SuppressionRules.load(reconciler.store, doc.family_id)
+        self.rules = SuppressionRules.load(reconciler.store, doc.family_id, reconciler.meaning)
         self.directory = EntityDirectory.load(reconciler.store, doc.family_id, family, self.now)
         # Extraction recorded these members as children; count them so here too, whatever family.json says now.
         learned = children_learned([c for _, c in doc.accepted()], transcript, self.directory)

@@ -41,7 +41,7 @@ from family_memory.formation.queue import ReconcileQueue, ReconcileRequest
 from family_memory.formation.reconcile import Reconciler, ReconcileReport
 from family_memory.formation.similar import SimilarMemories
 from family_memory.formation.summary import KeptOut, derive_summary
-from family_memory.formation.suppression_rules import SuppressionRules
+from family_memory.formation.suppression_rules import ClaimMeaning, SuppressionRules
 from family_memory.formation.validation import validate_proposals
 from family_memory.ports.store import Store
 from family_memory.writes.protocol import FamilyWriter
@@ -61,9 +61,11 @@ class FormationDeps:
     finder: SimilarMemories
     queue: ReconcileQueue | None = None
     limits: Limits = field(default_factory=Limits)
+    #: Forget rules matched by meaning too, where the embedder has a calibrated threshold.
+    meaning: ClaimMeaning | None = None
 
     def reconciler(self) -> Reconciler:
-        return Reconciler(self.writer, self.finder, self.clock)
+        return Reconciler(self.writer, self.finder, self.clock, meaning=self.meaning)
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ It is lexical and deterministic, so it runs in Lambda at no cost per call
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -270,254 +271,27 @@ SYNONYMS: tuple[frozenset[str], ...] = tuple(
 
 #: Generic words a faithful paraphrase may add: they name no new fact.
 GENERIC = frozenset(
-    [
-        "have",
-        "has",
-        "had",
-        "take",
-        "takes",
-        "took",
-        "go",
-        "goes",
-        "went",
-        "attend",
-        "attends",
-        "attending",
-        "get",
-        "gets",
-        "got",
-        "make",
-        "makes",
-        "made",
-        "do",
-        "does",
-        "need",
-        "needs",
-        "want",
-        "wants",
-        "like",
-        "likes",
-        "use",
-        "uses",
-        "keep",
-        "keeps",
-        "stay",
-        "stays",
-        "come",
-        "comes",
-        "came",
-        "start",
-        "starts",
-        "started",
-        "finish",
-        "finishes",
-        "run",
-        "runs",
-        "running",
-        "hold",
-        "holds",
-        "include",
-        "includes",
-        "including",
-        "allow",
-        "allowed",
-        "avoid",
-        "eat",
-        "eats",
-        "drink",
-        "drinks",
-        "wear",
-        "wears",
-        "live",
-        "lives",
-        "work",
-        "works",
-        "play",
-        "plays",
-        "learn",
-        "learns",
-        "sit",
-        "sits",
-        "able",
-        "manage",
-        "manages",
-        "handle",
-        "handles",
-        "help",
-        "helps",
-        "look",
-        "care",
-        "pick",
-        "picks",
-        "drop",
-        "drops",
-        "bring",
-        "brings",
-        "pay",
-        "pays",
-        "cost",
-        "costs",
-        "plan",
-        "plans",
-        "planned",
-        "planning",
-        "join",
-        "joins",
-        "meet",
-        "meets",
-        "give",
-        "gives",
-        "gets",
-        "getting",
-        "set",
-        "sets",
-        "hold",
-        "serve",
-        "serves",
-        "family",
-        "household",
-        "home",
-        "people",
-        "person",
-        "parent",
-        "parents",
-        "adult",
-        "adults",
-        "appointment",
-        "appointments",
-        "session",
-        "sessions",
-        "lesson",
-        "lessons",
-        "class",
-        "classes",
-        "event",
-        "events",
-        "time",
-        "times",
-        "day",
-        "days",
-        "week",
-        "weeks",
-        "month",
-        "months",
-        "year",
-        "years",
-        "morning",
-        "mornings",
-        "afternoon",
-        "afternoons",
-        "evening",
-        "evenings",
-        "night",
-        "nights",
-        "weekend",
-        "weekends",
-        "weekday",
-        "weekdays",
-        "plan",
-        "thing",
-        "things",
-        "place",
-        "rule",
-        "rules",
-        "routine",
-        "schedule",
-        "activity",
-        "activities",
-        "trip",
-        "trips",
-        "meal",
-        "meals",
-        "food",
-        "dinner",
-        "lunch",
-        "breakfast",
-        "snack",
-        "snacks",
-        "member",
-        "members",
-        "one",
-        "ones",
-        "way",
-        "part",
-        "also",
-        "now",
-        "currently",
-        "still",
-        "regularly",
-        "both",
-        "together",
-        "only",
-        "just",
-        "new",
-        "same",
-        "other",
-        "own",
-        "well",
-        "good",
-        "fine",
-        "available",
-        "early",
-        "late",
-        "around",
-        "about",
-        "approximately",
-        "per",
-        "including",
-        "within",
-        "during",
-        "before",
-        "after",
-        "until",
-        "since",
-        "from",
-        "at",
-        "on",
-        "in",
-        "so",
-        "because",
-        "therefore",
-        "thus",
-        "due",
-        "there",
-        "here",
-        "really",
-        "very",
-        "quite",
-        "a",
-        "an",
-        "the",
-        "house",
-        "household's",
-        "family's",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "will",
-        "would",
-        "should",
-        "can",
-        "could",
-        "may",
-        "must",
-        "shall",
-        "am",
-        "called",
-        "named",
-        "name",
-        "names",
-    ]
+    """have has had take takes took go goes went attend attends attending get gets got make makes made do does
+    need needs want wants like likes use uses keep keeps stay stays come comes came start starts started
+    finish finishes run runs running hold holds include includes including allow allowed avoid eat eats
+    drink drinks wear wears live lives work works play plays learn learns sit sits able manage manages
+    handle handles help helps look care pick picks drop drops bring brings pay pays cost costs plan plans
+    planned planning join joins meet meets give gives gets getting set sets hold serve serves family
+    household home people person parent parents adult adults appointment appointments session sessions
+    lesson lessons class classes event events time times day days week weeks month months year years morning
+    mornings afternoon afternoons evening evenings night nights weekend weekends weekday weekdays plan thing
+    things place rule rules routine schedule activity activities trip trips meal meals food dinner lunch
+    breakfast snack snacks member members one ones way part also now currently still regularly both together
+    only just new same other own well good fine available early late around about approximately per
+    including within during before after until since from at on in so because therefore thus due there here
+    really very quite a an the house household's family's is are was were be been being will would should
+    can could may must shall am called named name names""".split()  # noqa: SIM905
 )
 
 #: Words that generalise or quantify: a summary may use them only if the turns do (or, for
 #: "every", if the turns speak of a recurring time: "a fortnight", "on tuesdays", "per week").
 QUANTIFIERS = frozenset(
-    ["every", "always", "never", "all", "each", "usually", "often", "daily", "weekly", "monthly", "nightly", "habit"]
+    """every always never all each usually often daily weekly monthly nightly habit""".split()  # noqa: SIM905
 )
 _RECURRING = re.compile(
     r"\b(?:every|each|per|a (?:day|night|week|fortnight|month|year|term)|daily|nightly|weekly|fortnightly|"
@@ -528,98 +302,13 @@ _RECURRING = re.compile(
 #: Values a wrong word in would harm: foods and allergens, conditions, medicines, parts of a car.
 #: A summary may name one only if the turns do, whatever it drops.
 VALUES = frozenset(
-    [
-        "peanut",
-        "peanuts",
-        "nut",
-        "nuts",
-        "almond",
-        "almonds",
-        "cashew",
-        "cashews",
-        "walnut",
-        "walnuts",
-        "hazelnut",
-        "hazelnuts",
-        "pistachio",
-        "pecan",
-        "shellfish",
-        "shrimp",
-        "prawn",
-        "prawns",
-        "crab",
-        "lobster",
-        "fish",
-        "egg",
-        "eggs",
-        "milk",
-        "dairy",
-        "lactose",
-        "cheese",
-        "gluten",
-        "wheat",
-        "soy",
-        "soya",
-        "sesame",
-        "kiwi",
-        "strawberry",
-        "strawberries",
-        "banana",
-        "bananas",
-        "tomato",
-        "tomatoes",
-        "chocolate",
-        "pork",
-        "beef",
-        "chicken",
-        "lamb",
-        "caffeine",
-        "mustard",
-        "celery",
-        "lupin",
-        "mango",
-        "pineapple",
-        "grapefruit",
-        "asthma",
-        "diabetes",
-        "diabetic",
-        "celiac",
-        "coeliac",
-        "epilepsy",
-        "eczema",
-        "adhd",
-        "autism",
-        "autistic",
-        "dyslexia",
-        "anxiety",
-        "depression",
-        "migraine",
-        "migraines",
-        "strep",
-        "flu",
-        "covid",
-        "chickenpox",
-        "measles",
-        "hives",
-        "arthritis",
-        "dementia",
-        "cancer",
-        "pneumonia",
-        "penicillin",
-        "ibuprofen",
-        "aspirin",
-        "paracetamol",
-        "amoxicillin",
-        "insulin",
-        "antibiotics",
-        "brakes",
-        "tyres",
-        "tires",
-        "engine",
-        "battery",
-        "clutch",
-        "gearbox",
-    ]
+    """peanut peanuts nut nuts almond almonds cashew cashews walnut walnuts hazelnut hazelnuts pistachio pecan
+    shellfish shrimp prawn prawns crab lobster fish egg eggs milk dairy lactose cheese gluten wheat soy soya
+    sesame kiwi strawberry strawberries banana bananas tomato tomatoes chocolate pork beef chicken lamb
+    caffeine mustard celery lupin mango pineapple grapefruit asthma diabetes diabetic celiac coeliac
+    epilepsy eczema adhd autism autistic dyslexia anxiety depression migraine migraines strep flu covid
+    chickenpox measles hives arthritis dementia cancer pneumonia penicillin ibuprofen aspirin paracetamol
+    amoxicillin insulin antibiotics brakes tyres tires engine battery clutch gearbox""".split()  # noqa: SIM905
 )
 
 _NUMBER_WORDS = {
@@ -681,11 +370,6 @@ _HEDGE = re.compile(
 _SUMMARY_HEDGE = re.compile(
     r"\b(?:might|may|maybe|perhaps|considering|thinking|would like|hopes?|if|unless|plans? to|wants? to|"
     r"not (?:yet )?decided|undecided|possibly|could)\b",
-    re.I,
-)
-_REPORTED = re.compile(
-    r"\b(?:said|says|say|told (?:me|us)|tells (?:me|us)|keeps telling|always says|reckons|apparently|"
-    r"heard (?:that)?|according to)\b",
     re.I,
 )
 _AFFIRM = re.compile(
@@ -792,29 +476,8 @@ def _alike(a: str, b: str) -> bool:
 
 
 _CALENDAR = frozenset(
-    [
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-        "christmas",
-        "easter",
-    ]
+    """monday tuesday wednesday thursday friday saturday sunday january february march april may june july
+    august september october november december christmas easter""".split()  # noqa: SIM905
 )
 
 
@@ -846,23 +509,14 @@ def _numbers(text: str) -> set[float]:
     for token in _tokens(lowered):
         if token[0].isdigit():
             core = re.sub(r"(st|nd|rd|th)$", "", token)
-            if core.endswith("k"):
-                try:
+            with contextlib.suppress(ValueError):
+                if core.endswith("k"):
                     found.add(float(core[:-1].replace(",", "")) * 1000)
-                except ValueError:
-                    pass
-                continue
-            if ":" in core:
-                hours, _, minutes = core.partition(":")
-                try:
+                elif ":" in core:
+                    hours, _, minutes = core.partition(":")
                     found.add(int(hours) + int(minutes[:2]) / 60)
-                except ValueError:
-                    pass
-                continue
-            try:
-                found.add(float(core.replace(",", "")))
-            except ValueError:
-                pass
+                else:
+                    found.add(float(core.replace(",", "")))
         elif token in _NUMBER_WORDS:
             found.add(float(_NUMBER_WORDS[token]))
     return found
@@ -876,111 +530,13 @@ def _number_supported(value: float, pool: set[float]) -> bool:
 # --- the check ------------------------------------------------------------------------------
 
 
-def _names_in(text: str, names: Iterable[str]) -> set[str]:
-    """Which of ``names`` occur in ``text`` (word-bounded, case-insensitive, first names too)."""
-    folded = normalise_for_match(text)
-    found = set()
-    for name in names:
-        for form in {normalise_for_match(name), normalise_for_match(name).split()[0] if name.split() else ""}:
-            if len(form) > 1 and re.search(rf"(?<!\w){re.escape(form)}(?!\w)", folded):
-                found.add(name)
-    return found
-
-
 #: Words that carry no claim: fillers, interjections, pronoun contractions, time-of-speaking words.
 FILLER = frozenset(
-    [
-        "lol",
-        "haha",
-        "hah",
-        "omg",
-        "btw",
-        "um",
-        "uh",
-        "er",
-        "honestly",
-        "basically",
-        "literally",
-        "pretty",
-        "much",
-        "really",
-        "so",
-        "ok",
-        "okay",
-        "yeah",
-        "yep",
-        "hi",
-        "hey",
-        "hello",
-        "thanks",
-        "thank",
-        "please",
-        "pls",
-        "we're",
-        "i'm",
-        "you're",
-        "they're",
-        "she'd",
-        "he'd",
-        "we'd",
-        "i'd",
-        "it's",
-        "that's",
-        "there's",
-        "here's",
-        "i've",
-        "we've",
-        "they've",
-        "you've",
-        "i'll",
-        "we'll",
-        "she'll",
-        "he'll",
-        "they'll",
-        "you'll",
-        "let's",
-        "today",
-        "tonight",
-        "yesterday",
-        "tomorrow",
-        "now",
-        "anymore",
-        "ever",
-        "finally",
-        "actually",
-        "just",
-        "also",
-        "too",
-        "though",
-        "tho",
-        "anyway",
-        "anyways",
-        "like",
-        "um",
-        "ugh",
-        "ah",
-        "oh",
-        "wow",
-        "yay",
-        "bless",
-        "big",
-        "news",
-        "fyi",
-        "guess",
-        "think",
-        "know",
-        "mean",
-        "sure",
-        "right",
-        "well",
-        "kinda",
-        "sorta",
-        "stuff",
-        "things",
-        "thing",
-        "lot",
-        "lots",
-    ]
+    """lol haha hah omg btw um uh er honestly basically literally pretty much really so ok okay yeah yep hi hey
+    hello thanks thank please pls we're i'm you're they're she'd he'd we'd i'd it's that's there's here's
+    i've we've they've you've i'll we'll she'll he'll they'll you'll let's today tonight yesterday tomorrow
+    now anymore ever finally actually just also too though tho anyway anyways like um ugh ah oh wow yay
+    bless big news fyi guess think know mean sure right well kinda sorta stuff things thing lot lots""".split()  # noqa: SIM905
 )
 _NEGATORS = re.compile(
     r"\b(?:not|no|never|nor|none|nothing|nobody|cannot|no longer|any ?more|stopped|quit|gave up|"
@@ -989,31 +545,9 @@ _NEGATORS = re.compile(
     re.I,
 )
 _NT_WORDS = frozenset(
-    [
-        "dont",
-        "doesnt",
-        "didnt",
-        "cant",
-        "wont",
-        "isnt",
-        "arent",
-        "wasnt",
-        "werent",
-        "hasnt",
-        "havent",
-        "hadnt",
-        "shouldnt",
-        "couldnt",
-        "wouldnt",
-        "mustnt",
-    ]
+    """dont doesnt didnt cant wont isnt arent wasnt werent hasnt havent hadnt shouldnt couldnt wouldnt mustnt""".split()  # noqa: SIM905
 )
 _CLAUSE = re.compile(r"[,;:!?]+|\.(?!\d)|\s[—–-]\s|\b(?:but|while|whereas|so|because|though|although)\b", re.I)
-_PRONOUN_START = re.compile(
-    r"^\W*(?:and |oh |also |btw |plus )*(?:he|she|they|it|that|this|those|there|his|her|their|the same|same|"
-    r"both|the (?:earlier|later|first|second|other|new) one)\b",
-    re.I,
-)
 _REPORTED = re.compile(
     r"\b(?:(?:said|says|say|told (?:me|us)|tells (?:me|us))(?: that)? (?:i|we|you|he|she|they|the kids)\b"
     r"(?:'re|'m| are| am| is)? ?(?:can|could|may|allowed|should|shouldn't|need|must|have to|get to)\b|"
@@ -1041,17 +575,6 @@ def _negated(text: str) -> bool:
     if _NEGATORS.search(folded) or _OUT.search(folded):
         return True
     return any(w in _NT_WORDS for w in re.findall(r"[a-z]+", folded))
-
-
-def _best_clause(clause: str, sources: Sequence[str]) -> str | None:
-    ours = set(_content(_tokens(clause))) - GENERIC
-    best, score = None, 0
-    for other in sources:
-        theirs = _tokens(other)
-        shared = sum(1 for w in ours if _held(w, theirs))
-        if shared > score:
-            best, score = other, shared
-    return best if score else None
 
 
 _CALENDAR_WORD = re.compile(
@@ -1089,9 +612,18 @@ def _said_days(text: str, day: date) -> set[date]:
     return days
 
 
+_ANNOTATION = re.compile(r"\((?:[A-Za-z]+day )?\d{4}-\d{2}-\d{2}(?: to (?:[A-Za-z]+day )?\d{4}-\d{2}-\d{2})?\)")
+
+
 def _absolute_dates(summary: str, said_on: date) -> tuple[str, set[date]]:
-    """The summary without its absolute date phrases, and the days they name."""
+    """The summary without its absolute date phrases (a resolved "(Friday 2026-11-27)" too),
+    and the days they name."""
     days: set[date] = set()
+    for annotation in _ANNOTATION.findall(summary):
+        for iso in re.findall(r"\d{4}-\d{2}-\d{2}", annotation):
+            with contextlib.suppress(ValueError):
+                days.add(date.fromisoformat(iso))
+    summary = _ANNOTATION.sub(" ", summary)
     cut = summary
     for m in sorted(find_dates(summary, said_on), key=lambda m: -m.start):
         if re.search(r"\d{4}|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec", m.text, re.I):
@@ -1155,17 +687,32 @@ def _lenders(turns: Sequence[SpokenTurn], quoted: Sequence[SpokenTurn], statemen
     return lenders
 
 
-def check_support(claim: Claim, turns: Sequence[SpokenTurn], said_on: date | None = None) -> Support:
-    """Whether ``turns`` support ``claim.summary`` (``Support.problems`` says why not)."""
+def check_support(
+    claim: Claim,
+    turns: Sequence[SpokenTurn],
+    said_on: date | None = None,
+    *,
+    context: Sequence[SpokenTurn] = (),
+    session_text: str = "",
+) -> Support:
+    """Whether ``turns`` support ``claim.summary`` (``Support.problems`` says why not).
+    ``context``: the few turns before the cited ones, whose words count when the quoted turn
+    points back at them ("his training moves to tues and thurs"); ``session_text``: the whole
+    conversation, where a person the summary names by name may have been named first."""
     result = Support()
     problems = result.problems
     quoted = [t for t in turns if t.quoted] or list(turns[-1:])
     if not quoted:
         return result  # nothing cited to read (turns_exist / quote_in_turn say why)
     primary = " ".join(t.text for t in quoted)
-    if claim.statement and not any(t.role == "user" for t in quoted):
-        problems.append("the quote is not the family's own words")
-    lenders = _lenders(turns, quoted, claim.statement)
+    lenders = _lenders([*context, *turns], quoted, claim.statement)
+    if not claim.statement:
+        # An inference goes beyond the words by nature: it needs only to rest on some of them.
+        pool = _tokens("\n".join(t.text for t in [*quoted, *lenders]))
+        ours = [w for w in _content(_tokens(claim.summary)) if w not in GENERIC and w not in FILLER]
+        if ours and not any(_held(w, pool) for w in ours):
+            problems.append("the inference rests on none of the cited words")
+        return result
     sources = [*quoted, *lenders]
     source_text = "\n".join(t.text for t in sources)
     writers = {n for t in turns for n in t.writer_names}
@@ -1177,9 +724,11 @@ def check_support(claim: Claim, turns: Sequence[SpokenTurn], said_on: date | Non
     # Dates: an absolute date in the summary is one the turn's words name on the day they were said.
     day = said_on or date(2026, 6, 10)
     cut, summary_days = _absolute_dates(claim.summary, day)
-    if summary_days:
+    if summary_days and said_on is not None:
+        # Only dates the turns' words resolve to can be checked; a form the resolver does not read
+        # ("18 feb to 19 march") is not evidence against the summary, a different day is.
         said_days = {d for turn in sources for d in _said_days(turn.text, day)}
-        if said_on is not None and not summary_days <= said_days:
+        if said_days and not summary_days & said_days:
             problems.append("the summary's date is not the date the turn's words mean")
 
     # Numbers and times (those of the absolute dates aside).
@@ -1201,7 +750,7 @@ def check_support(claim: Claim, turns: Sequence[SpokenTurn], said_on: date | Non
         and w not in FILLER
         and w not in {"am", "pm"}
         and not _held(w, pool)
-        and not (w in name_words and _referred(w, names, quoted, lenders))
+        and not (w in name_words and _referred(w, quoted, lenders, session_text))
     ]
     proper = [w for w in new if _capitalised(w, claim.summary) and w not in name_words and w not in _CALENDAR]
     quantifiers = [
@@ -1256,13 +805,27 @@ def _speech_problems(claim: Claim, primary: str) -> list[str]:
 
 
 def _polarity_problems(summary: str, sources: Sequence[SpokenTurn]) -> list[str]:
-    """Each summary clause of substance against the source clause it restates: not-so for so."""
+    """A summary clause that restates one source clause nearly word for word, with the
+    polarity turned ("doesn't drink" -> "enjoys a drink", "may not use" -> "may use").
+    Clauses that only share some words with several source clauses are not compared: their
+    polarity cannot be read off words alone."""
     source_clauses = [c for t in sources for c in _clauses(t.text)]
     for clause in _clauses(summary):
-        if len([w for w in _content(_tokens(clause)) if w not in GENERIC]) < 2:
+        ours = [w for w in dict.fromkeys(_content(_tokens(clause))) if w not in GENERIC]
+        if len(ours) < 2:
             continue
-        match = _best_clause(clause, source_clauses)
-        if match is not None and _negated(clause) != _negated(match):
+        scored = sorted(
+            ((sum(_held(w, _tokens(c)) for w in ours), c) for c in source_clauses), key=lambda pair: -pair[0]
+        )
+        if not scored or scored[0][0] < max(2, 0.6 * len(ours)):
+            continue
+        theirs = [w for w in dict.fromkeys(_content(_tokens(scored[0][1]))) if w not in GENERIC]
+        if sum(_held(w, _tokens(clause)) for w in theirs) < 0.6 * len(theirs):
+            continue  # the clause says more than the summary restates ("our dog pepper hates baths")
+        if len(scored) > 1 and scored[1][0] == scored[0][0]:
+            continue
+        match = scored[0][1]
+        if _negated(clause) != _negated(match):
             return [
                 "the summary says the opposite of the turn"
                 if not _negated(clause)
@@ -1303,23 +866,30 @@ def _generalises(summary: str) -> bool:
     """A summary that states a habit or a trait, with no occasion or date in it."""
     if re.search(r"\b(?:every|always|usually|often|regularly|frequent|frequently|tends?)\b", summary, re.I):
         return True
-    if _PAST_VERB.search(summary) or re.search(
-        r"\b(?:today|tonight|this|last|yesterday|once|on \w+day|\d{4}|\d{1,2}(?:st|nd|rd|th))\b", summary, re.I
-    ):
-        return False
-    return True
+    anchored = r"\b(?:today|tonight|this|last|yesterday|once|on \w+day|\d{4}|\d{1,2}(?:st|nd|rd|th))\b"
+    return not (_PAST_VERB.search(summary) or re.search(anchored, summary, re.I))
 
 
-def _referred(word: str, names: set[str], quoted: Sequence[SpokenTurn], lenders: Sequence[SpokenTurn]) -> bool:
-    """A person's name the turns do not spell but stand for: the writer of a quoted turn that
-    speaks in the first person ("I", "we")."""
-    del names, lenders
+def _referred(word: str, quoted: Sequence[SpokenTurn], lenders: Sequence[SpokenTurn], session_text: str) -> bool:
+    """A person's name the cited turns do not spell but stand for: the writer of a quoted turn
+    that speaks in the first person ("I", "we"), or someone named earlier in the conversation
+    whom the quoted turn points at with a pronoun or a relation ("she's allergic to kiwi too")."""
     for turn in quoted:
         if any(word in _tokens(n) for n in turn.writer_names) and re.search(
             r"\b(?:i|i'm|im|me|my|mine|we|we're|us|our|ours)\b", normalise_for_match(turn.text).replace("’", "'")
         ):
             return True
-    return False
+    if not re.search(rf"(?<!\w){re.escape(word)}(?!\w)", normalise_for_match(session_text)):
+        return False
+    text = normalise_for_match(" ".join(t.text for t in [*quoted, *lenders])).replace("’", "'")
+    return bool(
+        re.search(
+            r"\b(?:he|she|they|him|her|his|hers|their|them|he's|she's|they're|baby|son|daughter|kid|kids|boy|girl|"
+            r"mum|mom|mam|dad|husband|wife|hubby|brother|sister|grandma|grandpa|nan|gran|granny|abuela|abuelo|"
+            r"oma|opa|aunt|auntie|uncle|cousin|tía|tío|halmeoni|nani|dadi|lola|mother|father|partner)\b",
+            text,
+        )
+    )
 
 
 #: Relations a possessive names another person by ("marco's brother", "lily's mom").
@@ -1415,38 +985,46 @@ def _misbound(
 ) -> str | None:
     """The summary's subject is not the person the turn says its substance of: "noor's allergic
     to kiwi, omar's fine with it" does not make Omar allergic; "marco's brother pablo is the one
-    who's coeliac" is Pablo's; "he does mornings and I do pickups" says who does which."""
+    who's coeliac" is Pablo's; "I'm vegetarian" by Marco is not Lucía's. Read conservatively:
+    only a clause that opens with another person's name (or with "I" for the writer) and does
+    not name the summary's subject counts against it."""
+    del lenders
     writer_names = [n for t in quoted for n in t.writer_names]
-    names = set(claim.names) | set(claim.known_names) | set(writer_names)
     people: dict[str, str] = {}
-    for name in names:
-        for word in _raw_words(name):
-            if word not in STOPWORDS and word not in _RELATIONS and word not in _TITLES and len(word) > 1:
-                people.setdefault(word, word)
+    for name in {*claim.names, *claim.known_names, *writer_names}:
+        words = [w for w in _raw_words(name) if w not in _TITLES]
+        first = words[0] if words else ""  # a first name; surnames are shared by a household
+        if first and first not in STOPWORDS and first not in _RELATIONS and len(first) > 1:
+            people.setdefault(first, first)
+            people.setdefault(first.replace("-", ""), first)
     writer = next((w for n in writer_names[1:2] or writer_names[:1] for w in _raw_words(n)), None)
     first_clause = _person_clauses(summary)[0] if summary else ""
     ours = _subject(first_clause, people, writer, frozenset())
-    if not ours:
+    if not ours or "family" in ours:
         return None
     substance = [w for w in _content(_tokens(first_clause)) if w not in GENERIC and w not in people]
     if not substance:
         return None
-    previous: frozenset[str] = frozenset()
-    for turn in lenders:
-        for clause in _person_clauses(turn.text):
-            previous = _subject(clause, people, writer, previous) or previous
-    best: tuple[int, frozenset[str]] = (0, frozenset())
+    best: tuple[int, str] = (0, "")
     for turn in quoted:
         for clause in _person_clauses(turn.text):
-            theirs = _subject(clause, people, writer, previous)
             held = sum(_held(w, _tokens(clause)) for w in substance)
             if held > best[0]:
-                best = (held, theirs)
-            previous = theirs or previous
-    held, theirs = best
-    if not theirs or held * 2 < len(substance) or _compatible(ours, theirs):
+                best = (held, clause)
+    held, clause = best
+    if held * 2 < len(substance):
         return None
-    return f"the turn says that of {' and '.join(sorted(theirs))}, not {' and '.join(sorted(ours))}"
+    words = _raw_words(clause)
+    if any(w in people and people[w] in ours for w in words):
+        return None  # the clause names the summary's subject
+    opening = words[:1]
+    if opening and opening[0] in ("i", "i'm", "im") and writer and writer not in ours:
+        return f"the turn says that of {writer}, not {' and '.join(sorted(ours))}"
+    if opening and opening[0] in people:
+        theirs = _subject(clause, people, writer, frozenset())
+        if theirs and not _compatible(ours, theirs):
+            return f"the turn says that of {' and '.join(sorted(theirs))}, not {' and '.join(sorted(ours))}"
+    return None
 
 
 def _compatible(ours: frozenset[str], theirs: frozenset[str]) -> bool:

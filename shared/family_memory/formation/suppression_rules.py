@@ -4,16 +4,23 @@ A forgotten fact stays forgotten: formation checks these rules before it
 writes anything, so a later conversation that mentions the fact again does
 not bring it back. A rule matches a candidate when:
 
-- ``memory`` scope: the candidate restates the forgotten *claim*: its summary
-  or a quote is close to one of the rule's fingerprints (the forgotten
-  memory's summary, body and quotes, and those of the versions it replaced)
-  and no word of it is swapped for another. The subject alone is not the
-  claim: after forgetting "Address Ana as Annie", "Call me Ana-Maria" is a new
-  value for the same subject ("Annie" swapped for "Ana-Maria") and is learned;
-  "please call me Annie" is the forgotten claim again and is not. The
+- ``memory`` scope: the candidate restates the forgotten *claim*, by meaning:
+  it concerns the same people (the rule keeps the forgotten memory's
+  ``applies_to``; a household claim matches a household claim) and says the
+  same thing, whatever the wording: its summary or a quote is close to one of
+  the rule's fingerprints in words (containment or text similarity >= 0.7,
+  with no word swapped for another), or in meaning (``ClaimMeaning``: the
+  embedder's cosine similarity, the best pair of the candidate's summary and
+  quotes against the forgotten summary, body and quotes, at or above the
+  threshold calibrated for that embedder on
+  ``eval/calibration/restatement.yaml``). "Has keyboard lessons every
+  Thursday" after "takes piano on Thursdays" is kept out, so is "the dose went
+  up"; the same claim about someone else, or a different claim about the same
+  person that is not close in meaning ("Leo's bedtime is 8"), is learned. The
   candidate's ``about`` is not compared, and a rule holds no ``about``
   (``claims_only``; a rule written before that marker has the abouts of its
-  memories set aside when it is loaded);
+  memories set aside when it is loaded, and one written before ``applies_to``
+  was kept is not limited to its people);
 - ``entity`` scope: the candidate applies to the forgotten person, place or
   group, or resembles one of the forgotten texts (about, summary, body,
   quotes: a group keeps its whole scope);
@@ -29,7 +36,7 @@ count.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from family_memory.domain.layout import SUPPRESSIONS, memory_path
 from family_memory.domain.okf import parse_json, parse_memory
@@ -42,6 +49,41 @@ from family_memory.ports.store import Store
 
 #: How close a restatement must be to a forgotten claim to count as the same claim.
 RESTATEMENT = 0.7
+#: The forgotten memory's people, kept on a memory rule (entity ids).
+APPLIES_TO = "applies_to"
+#: Cosine similarity at which an embedder says two claims mean the same, calibrated per model
+#: on eval/calibration/restatement.yaml (evaluation/calibration.py). A model without a
+#: calibrated threshold matches by words only.
+MEANING_THRESHOLDS: dict[str, float] = {"local/all-MiniLM-L6-v2": 0.75}
+
+
+class ClaimMeaning:
+    """Restatement by meaning: the embedder's vectors of the candidate's words against the
+    forgotten words (``embed`` maps texts to unit vectors, cached by the caller)."""
+
+    def __init__(self, embed: Callable[[Sequence[str]], Sequence[Sequence[float]]], threshold: float) -> None:
+        self.embed = embed
+        self.threshold = threshold
+        self._forgotten: dict[str, Sequence[Sequence[float]]] = {}
+
+    @classmethod
+    def for_model(
+        cls, model_id: str, embed: Callable[[Sequence[str]], Sequence[Sequence[float]]]
+    ) -> ClaimMeaning | None:
+        threshold = MEANING_THRESHOLDS.get(model_id)
+        return None if threshold is None else cls(embed, threshold)
+
+    def close(self, rule_id: str, forgotten: Sequence[str], texts: Sequence[str]) -> bool:
+        if not forgotten or not texts:
+            return False
+        if rule_id not in self._forgotten:
+            self._forgotten[rule_id] = self.embed(list(forgotten))
+        theirs = self._forgotten[rule_id]
+        ours = self.embed(list(texts))
+        best = max(sum(a * b for a, b in zip(x, y, strict=True)) for x in ours for y in theirs)
+        return best >= self.threshold
+
+
 #: Fingerprints shorter than this are not used for containment (too generic).
 MIN_CONTAINED = 12
 #: A memory rule marked so holds only the forgotten claims' words, never their subject (``about``).
@@ -61,11 +103,12 @@ def fingerprints(texts: Sequence[str]) -> list[str]:
 
 
 class SuppressionRules:
-    def __init__(self, rules: Sequence[Suppression]) -> None:
+    def __init__(self, rules: Sequence[Suppression], meaning: ClaimMeaning | None = None) -> None:
         self.rules = [rule for rule in rules if rule.active]
+        self.meaning = meaning
 
     @classmethod
-    def load(cls, store: Store, family_id: str) -> SuppressionRules:
+    def load(cls, store: Store, family_id: str, meaning: ClaimMeaning | None = None) -> SuppressionRules:
         rules = []
         for path in store.list(family_id, SUPPRESSIONS):
             if path.endswith(".json"):
@@ -74,7 +117,7 @@ class SuppressionRules:
                 if rule.active and legacy:
                     rule = _without_subjects(store, family_id, rule)
                 rules.append(rule)
-        return cls(rules)
+        return cls(rules, meaning)
 
     def match(self, candidate: Candidate, entity_ids: Sequence[str]) -> Suppression | None:
         """The first rule that forbids learning ``candidate``, or None."""
@@ -95,8 +138,23 @@ class SuppressionRules:
             if contains_all(text, rule.topic):
                 return True
         if rule.scope is SuppressionScope.MEMORY:
-            return restates(candidate, rule.fingerprints)
+            if not same_people(rule, entity_ids):
+                return False
+            if restates(candidate, rule.fingerprints):
+                return True
+            texts = [candidate.summary, *(e.quote for e in candidate.evidence)]
+            return self.meaning is not None and self.meaning.close(rule.id, rule.fingerprints, texts)
         return resembles(candidate, rule.fingerprints)
+
+
+def same_people(rule: Suppression, entity_ids: Sequence[str]) -> bool:
+    """Whether a candidate resolved to ``entity_ids`` concerns the forgotten memory's people
+    (both the household when neither names anyone). A rule written before its people were
+    kept does not know them, and is not limited by them."""
+    kept = (rule.model_extra or {}).get(APPLIES_TO)
+    if not isinstance(kept, list):
+        return True
+    return set(kept) & set(entity_ids) != set() if kept or entity_ids else True
 
 
 def _close(form: str, print_: str) -> bool:

@@ -115,6 +115,8 @@ _NAME: TypeAdapter[str] = TypeAdapter(Name)
 _QUOTE_TRIM = " \t.,!?;:\"'“”‘’…"
 
 
+#: Turns before the cited ones whose words count when the quoted turn points back at them.
+CONTEXT_TURNS = 3
 #: A quote shorter than this supports nothing ("a", "yes").
 QUOTE_MIN_WORDS = 2
 QUOTE_MIN_CHARS = 8
@@ -169,6 +171,7 @@ class _Check:
             t.member_id for t in transcript.turns if t.role is Role.USER and t.member_id
         }
         self._turn_forms = {t.n: _quote_form(t.text) for t in transcript.turns}
+        self._session_text = "\n".join(t.text for t in transcript.turns)
 
     def run(self, candidate: Candidate) -> list[Rejection]:
         reasons: list[Rejection] = []
@@ -281,11 +284,14 @@ class _Check:
             for n in sorted(cited_numbers)
             if (t := self.transcript.turn(n)) is not None
         ]
-        names = [*candidate.applies_to, *([candidate.about_member] if candidate.about_member else [])]
+        not_people = {h.name for h in candidate.entities if h.kind.value not in ("person", "pet")}
+        names = [n for n in candidate.applies_to if n not in not_people]
+        names += [candidate.about_member] if candidate.about_member else []
         for hint in candidate.entities:
-            names += [hint.name, *hint.aliases]
-        known = [n for m in self.family.members for n in _names_of(m)] + [
-            n for e in self.entities for n in (e.name, *e.aliases)
+            if hint.kind.value in ("person", "pet"):
+                names += [hint.name, *hint.aliases]
+        known = [n for m in self.family.members for n in (m.name, *([m.address_as] if m.address_as else []))] + [
+            n for e in self.entities if e.type.value in ("person", "pet") for n in (e.name, *e.aliases)
         ]
         first = min(quoted_numbers or cited_numbers or {1})
         turn = self.transcript.turn(first)
@@ -297,7 +303,13 @@ class _Check:
             known_names=tuple(known),
             statement=candidate.is_statement,
         )
-        verdict = check_support(claim, turns, said_on)
+        earliest = min(cited_numbers or {1})
+        context = [
+            SpokenTurn(role=t.role.value, text=t.text, writer_names=tuple(self._writer_names(t)))
+            for n in range(max(1, earliest - CONTEXT_TURNS), earliest)
+            if (t := self.transcript.turn(n)) is not None
+        ]
+        verdict = check_support(claim, turns, said_on, context=context, session_text=self._session_text)
         if verdict.supported:
             return []
         return [
@@ -346,7 +358,8 @@ class _Check:
         return [
             Rejection(
                 rule=PERSON_WROTE,
-                message=f"a first-person claim about {member} must cite a turn {member} wrote; the quote comes from {who}",
+                message=f"a first-person claim about {member} must cite a turn {member} wrote; "
+                f"the quote comes from {who}",
             )
         ]
 
