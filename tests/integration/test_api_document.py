@@ -119,8 +119,21 @@ def test_schemathesis_finds_no_server_error_and_no_departure_from_the_document(s
     assert generated == passed and generated >= 13 * ST_MAX_EXAMPLES  # every operation was exercised
 
 
-def test_the_openapi_command_writes_and_checks_the_document(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_openapi_command_writes_and_checks_the_document(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     from family_memory.app.cli import main
+
+    # main() sets these defaults for a command's process; here they are undone after the test,
+    # or the metrics and tracing of later handler tests in this process would stay disabled.
+    for name in (
+        "POWERTOOLS_METRICS_DISABLED",
+        "POWERTOOLS_TRACE_DISABLED",
+        "OPENBLAS_NUM_THREADS",
+        "POWERTOOLS_LOG_LEVEL",
+    ):
+        monkeypatch.setenv(name, os.environ.get(name, ""))
+        monkeypatch.delenv(name)
 
     target = tmp_path / "openapi.json"
     assert main(["openapi", "--check", str(target)]) == 1  # no file yet
