@@ -15,6 +15,7 @@ from conftest import Adapters, local_adapters
 from family_memory.brief.model import parse_brief
 from family_memory.brief.render import render_brief
 from family_memory.brief.sources import read_entities
+from family_memory.card.views import recent_corrections
 from family_memory.domain.clock import FixedClock
 from family_memory.domain.errors import ConflictError, InvalidInputError
 from family_memory.domain.evidence import parse_ledger, serialise_ledger
@@ -95,15 +96,14 @@ def test_every_entry_of_the_explicit_file_is_beside_what_it_became(d: FormationD
     assert "not applied: older than memory" in entry_block(text, 7)
     assert "was kept out: the family asked to forget this (suppression rule" in entry_block(text, 19)
     assert "added, replacing an older one, as memory" in entry_block(text, 20)
-    assert "contradicts memory" in entry_block(text, 23) and "recorded on it, which stays as it is" in entry_block(
-        text, 23
-    )
+    # The family's explicit, newer word that the allergy no longer holds replaces the hard constraint (issue 10).
+    assert "replaces hard constraint" in entry_block(text, 23) and "now active" in entry_block(text, 23)
     assert "refused \"Vegan.\": quote\\_supports: evidence 1: the quote 'Vegan' is too short" in entry_block(text, 25)
     not_active = lines_of(text, "Entries that did not become an active memory")
     assert [line.split(" (")[0] for line in not_active if line.startswith("* ")] == [
         "* explicit-memories.md line 7",
         "* explicit-memories.md line 19",
-        "* explicit-memories.md line 23",
+        "* explicit-memories.md line 21",  # reinforced the allergy, which line 23 then replaced
         "* explicit-memories.md line 25",
     ]
     unreadable = lines_of(text, "Lines that could not be read")
@@ -144,17 +144,22 @@ def test_a_newer_entry_supersedes_the_older_session_memory_it_changes(d: Formati
     assert green.status is Status.SUPERSEDED and green.superseded_by == blue.id and blue.supersedes == green.id
 
 
-def test_a_contradiction_of_a_hard_constraint_is_recorded_on_it_with_its_archive_line(d: FormationDeps) -> None:
+def test_a_newer_entry_that_a_hard_constraint_no_longer_holds_replaces_it_with_its_archive_line(
+    d: FormationDeps,
+) -> None:
     run(d, "explicit-memories.md")
     allergy = by_summary(d.store, "Maya is allergic to peanuts.")
-    assert allergy.status is Status.ACTIVE and allergy.strength is Strength.HARD
-    assert allergy.extra_fields.get("contradictions") == 1
-    records = parse_ledger(d.store.read(FAMILY, evidence_path(allergy.id)).data)
-    [against] = [r for r in records if (r.model_extra or {}).get("stance") == "contradicts"]
-    assert against.quote == "Maya is no longer allergic to peanuts"
-    assert (against.model_extra or {})["line"] == 23 and (against.model_extra or {})["source"] == "migration"
     # The file's "Maya is allergic to peanuts" (line 21) reinforced the hard constraint rather than adding a soft one.
-    assert allergy.reinforcement_count == 1
+    assert allergy.strength is Strength.HARD and allergy.reinforcement_count == 1
+    # Line 23, Marco's explicit and newer word, replaces it (issue 10): listed to the family as a correction.
+    assert allergy.status is Status.SUPERSEDED
+    replacement = by_summary(d.store, "Maya is no longer allergic to peanuts.")
+    assert replacement.status is Status.ACTIVE and allergy.superseded_by == replacement.id
+    [record] = parse_ledger(d.store.read(FAMILY, evidence_path(replacement.id)).data)
+    assert record.quote == "Maya is no longer allergic to peanuts"
+    assert (record.model_extra or {})["line"] == 23 and (record.model_extra or {})["source"] == "migration"
+    [listed] = recent_corrections(d.store, d.writer.catalog, FAMILY)
+    assert listed.memory.id == replacement.id and listed.replaced_id == allergy.id
 
 
 def test_a_fact_the_family_forgot_stays_forgotten(d: FormationDeps) -> None:
