@@ -68,6 +68,8 @@ DECISIONS = "shared/family_memory/formation/decisions.py"
 INTAKE = "shared/family_memory/formation/intake.py"
 SERVICE = "shared/family_memory/formation/service.py"
 CARD = "shared/family_memory/card/operations.py"
+SUPPRESSION = "shared/family_memory/formation/suppression_rules.py"
+SUPPORT = "shared/family_memory/formation/support.py"
 RULES = "shared/family_memory/lifecycle/rules.py"
 DREAM = "shared/family_memory/lifecycle/dream.py"
 WEIGHTS = "shared/family_memory/brief/weights.py"
@@ -328,7 +330,7 @@ MUTATIONS: list[Mutation] = [
         [
             (
                 VALIDATION,
-                "        if writers & set(about):\n            return []",
+                "        if member in writers:\n            return []",
                 "        if True:\n            return []",
             )
         ],
@@ -560,6 +562,38 @@ MUTATIONS: list[Mutation] = [
         "4: formation never overwrites the family's explicit word with a weaker claim",
         [(DECISIONS, "if AUTHORITY_RANK[proposal.authority] < AUTHORITY_RANK[m.authority]:", "if False:")],
         [T_DECISIONS, T_RECONCILER],
+    ),
+    m(
+        "3.forget-rule-blind-to-meaning",
+        "3: a reworded restatement of a forgotten claim stays forgotten (matched by meaning)",
+        [
+            (
+                SUPPRESSION,
+                "return self.meaning is not None and self.meaning.close(rule.id, rule.fingerprints, texts)",
+                "return False",
+            )
+        ],
+        ["tests/unit/test_calibration_sets.py"],
+    ),
+    m(
+        "3.forget-rule-ignores-people",
+        "3: a different claim (someone else's) is still learned after a forget",
+        [(SUPPRESSION, "            if not same_people(rule, entity_ids):\n                return False\n", "")],
+        ["tests/unit/test_calibration_sets.py"],
+    ),
+    m(
+        "2.support-check-off",
+        "2: a claim the cited turns do not support does not become a memory",
+        [
+            (
+                VALIDATION,
+                "        verdict = check_support(claim, turns, said_on, context=context, session_text=self._session_text)\n"
+                "        if verdict.supported:",
+                "        verdict = check_support(claim, turns, said_on, context=context, "
+                "session_text=self._session_text)\n        if True:",
+            )
+        ],
+        ["tests/unit/test_calibration_sets.py", "tests/unit/test_candidate_validation.py"],
     ),
     m(
         "3.hard-constraint-correction-kept-beside",

@@ -40,7 +40,8 @@ class Rates:
     """Accepted shares per class, and the items decided wrongly."""
 
     name: str
-    positive: str  # what the "yes" class is called ("supported", "restates")
+    positive: str  # what the "yes" class is called ("supported", "restated")
+    verb: str = "accepted"  # what the check does to an item it says yes to
     yes_total: int = 0
     yes_accepted: int = 0
     no_total: int = 0
@@ -72,8 +73,8 @@ class Rates:
     def lines(self, details: bool = False) -> list[str]:
         out = [
             f"{self.name}: {self.yes_total + self.no_total} pairs",
-            f"  {self.positive} accepted {self.yes_accepted}/{self.yes_total} ({self.yes_rate:.1%})",
-            f"  not {self.positive} accepted {self.no_accepted}/{self.no_total} ({self.no_rate:.1%})",
+            f"  {self.positive} {self.verb} {self.yes_accepted}/{self.yes_total} ({self.yes_rate:.1%})",
+            f"  not {self.positive} {self.verb} {self.no_accepted}/{self.no_total} ({self.no_rate:.1%})",
         ]
         if self.by_kind:
             out.append(
@@ -178,3 +179,53 @@ def said_on(item: dict[str, Any]) -> date:
 
 
 Decider = Callable[[dict[str, Any]], bool]
+
+
+def restatement_rates(path: Path, meaning: Any = None) -> Rates:
+    """Both error rates of a family's forget rule on the restatement pairs: the forgotten
+    memory is forgotten through the card's own rule-making (its fingerprints and people), and
+    each later candidate is matched as formation matches it (``meaning``: a ClaimMeaning, or
+    None to match by words only)."""
+    from family_memory.domain.ids import new_ulid
+    from family_memory.domain.suppression import Suppression, SuppressionScope
+    from family_memory.formation.candidate import Candidate
+    from family_memory.formation.suppression_rules import APPLIES_TO, CLAIMS_ONLY, SuppressionRules, fingerprints
+
+    rates = Rates("forget rules (eval/calibration/restatement.yaml)", "restated", "kept out")
+    people: dict[str, str] = {}
+
+    def entity(name: str) -> str:
+        key = name.strip().lower()
+        if key not in people:
+            people[key] = new_ulid()
+        return people[key]
+
+    now = datetime(2026, 6, 1, tzinfo=UTC)
+    for item in load_pairs(path):
+        forgotten, later = item["forgotten"], item["candidate"]
+        rule = Suppression.model_validate(
+            {
+                "id": new_ulid(),
+                "scope": SuppressionScope.MEMORY,
+                "fingerprints": fingerprints([forgotten["summary"], *forgotten.get("quotes", [])]),
+                "created_at": now,
+                "created_by": "human:calibration",
+                CLAIMS_ONLY: True,
+                APPLIES_TO: [entity(n) for n in forgotten.get("applies_to") or []],
+            }
+        )
+        candidate = Candidate.model_validate(
+            {
+                "type": later["type"],
+                "about": later["about"],
+                "summary": later["summary"],
+                "authority": "user_explicit",
+                "confidence": 0.9,
+                "applies_to": later.get("applies_to") or [],
+                "evidence": [{"turns": [1], "quote": later["quote"]}],
+            }
+        )
+        ids = [entity(n) for n in later.get("applies_to") or []]
+        matched = SuppressionRules([rule], meaning).match(candidate, ids) is not None
+        rates.add(item["id"], item["kind"], bool(item["restates"]), matched, later["summary"])
+    return rates

@@ -54,7 +54,7 @@ APPLIES_TO = "applies_to"
 #: Cosine similarity at which an embedder says two claims mean the same, calibrated per model
 #: on eval/calibration/restatement.yaml (evaluation/calibration.py). A model without a
 #: calibrated threshold matches by words only.
-MEANING_THRESHOLDS: dict[str, float] = {"local/all-MiniLM-L6-v2": 0.75}
+MEANING_THRESHOLDS: dict[str, float] = {"local/all-MiniLM-L6-v2-int8": 0.75}
 
 
 class ClaimMeaning:
