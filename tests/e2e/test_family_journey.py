@@ -1,16 +1,17 @@
-"""A family's journey through the HTTP API, end to end, as the assistant's backend sees it:
+"""A family's journey through the HTTP API, end to end, as the assistant's backend sees it
+through the Python client (``family_memory.client``):
 a session ends, its claims become memories, a later turn finds one, the agent
 opens it and its evidence, another family's path finds nothing, the family forgets it, it
 never comes back (not in a lookup a moment later, not from a restatement, not in the
-brief).
+brief); the brief is fetched again only when it changed (a forget of a line it shows).
 
 Two targets, one test:
 
 - by default, ``family-memory serve`` on 127.0.0.1 over a fresh local home (the offline
   extractor and embedder; formation runs before the session-end call returns);
 - with ``FAMILY_MEMORY_E2E=1`` and ``FAMILY_MEMORY_E2E_API_URL`` (the stack output
-  ``ApiUrl``), the deployed stack: requests are signed with SigV4 for ``execute-api`` from
-  the environment's AWS credentials, and each step waits (up to
+  ``ApiUrl``), the deployed stack: ``family_memory.client`` signs requests with SigV4 for
+  ``execute-api`` from the environment's AWS credentials, and each step waits (up to
   ``FAMILY_MEMORY_E2E_TIMEOUT`` seconds, default 180) for the asynchronous pipeline
   (extract, reconcile, indexer; the search index is about 10 s behind). Each run uses a
   new family id (``e2e-…``); nothing else in the stack is touched.
@@ -18,23 +19,21 @@ Two targets, one test:
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
-import requests
 
 from family_memory.app.bootstrap import build_local
 from family_memory.app.local_server import serve
 from family_memory.app.settings import load_settings
+from family_memory.client import ApiError, FamilyMemoryClient
 from family_memory.domain.clock import SystemClock
 
 DEPLOYED = os.environ.get("FAMILY_MEMORY_E2E") == "1"
@@ -45,31 +44,6 @@ SYNONYM = "Planning snacks for the party: any food to keep away from anyone?"
 pytestmark = [pytest.mark.e2e, pytest.mark.enable_socket] if DEPLOYED else [pytest.mark.e2e]
 
 T = TypeVar("T")
-
-
-@dataclass
-class Api:
-    """The HTTP API at ``base``; ``auth`` signs each request (None locally)."""
-
-    base: str
-    auth: Any = None
-
-    def call(self, method: str, path: str, body: Any = None) -> tuple[int, dict[str, Any]]:
-        data = body if isinstance(body, bytes) else None if body is None else json.dumps(body).encode()
-        response = requests.request(
-            method,
-            self.base.rstrip("/") + path,
-            data=data,
-            headers={"Content-Type": "application/json"},
-            auth=self.auth,
-            timeout=30,
-        )
-        return response.status_code, response.json()
-
-    def ok(self, method: str, path: str, body: Any = None) -> dict[str, Any]:
-        status, answer = self.call(method, path, body)
-        assert status in (200, 201), f"{method} {path}: {status} {answer}"
-        return answer
 
 
 def eventually(what: str, probe: Callable[[], T | None]) -> T:
@@ -84,26 +58,18 @@ def eventually(what: str, probe: Callable[[], T | None]) -> T:
         time.sleep(3)
 
 
-def deployed_api() -> Api:
-    import boto3
-    from requests_aws4auth import AWS4Auth
-
+def deployed_api() -> FamilyMemoryClient:
     url = os.environ.get("FAMILY_MEMORY_E2E_API_URL")
     if not url:
         pytest.fail("FAMILY_MEMORY_E2E=1 needs FAMILY_MEMORY_E2E_API_URL (the stack output ApiUrl)")
-    session = boto3.session.Session()
-    credentials = session.get_credentials()
-    if credentials is None or session.region_name is None:
-        pytest.fail("FAMILY_MEMORY_E2E=1 needs AWS credentials and a region in the environment")
-    frozen = credentials.get_frozen_credentials()
-    auth = AWS4Auth(
-        frozen.access_key, frozen.secret_key, session.region_name, "execute-api", session_token=frozen.token
-    )
-    return Api(url, auth)
+    try:
+        return FamilyMemoryClient.for_aws(url)
+    except ValueError as exc:
+        pytest.fail(f"FAMILY_MEMORY_E2E=1 needs AWS credentials and a region in the environment: {exc}")
 
 
 @pytest.fixture(scope="module")
-def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
+def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FamilyMemoryClient]:
     if DEPLOYED:
         yield deployed_api()
         return
@@ -113,7 +79,7 @@ def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield Api(server.url)
+        yield FamilyMemoryClient(server.url)
     finally:
         server.shutdown()
         server.server_close()
@@ -132,23 +98,22 @@ def transcript(family_id: str, session_id: str, texts: list[str], minutes_ago: i
     }
 
 
-def allergy(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
-    return next((r for r in rows if "peanut" in r["summary"].lower()), None)
+def allergy(rows: list[Any]) -> Any | None:
+    return next((r for r in rows if "peanut" in r.summary.lower()), None)
 
 
-def active(api: Api, family: str) -> list[dict[str, Any]]:
-    rows: list[dict[str, Any]] = api.ok("GET", f"/families/{family}/memories?status=active&limit=100")["memories"]
-    return rows
+def active(api: FamilyMemoryClient, family: str) -> list[Any]:
+    return list(api.all_memories(family, status="active"))
 
 
-def looked_up(api: Api, family: str, message: str) -> list[str]:
-    answer = api.ok("POST", f"/families/{family}/context", {"message": message})
-    assert "candidates to weigh, not facts to repeat" in answer["block"]
-    return [item["memory_id"] for item in answer["items"]]
+def looked_up(api: FamilyMemoryClient, family: str, message: str) -> list[str]:
+    answer = api.context(family, message)
+    assert "candidates to weigh, not facts to repeat" in answer.block
+    return [item.memory_id for item in answer.items]
 
 
 @pytest.mark.allow_hosts(["127.0.0.1"])
-def test_a_family_remembers_finds_reads_forgets_and_it_stays_forgotten(api: Api) -> None:
+def test_a_family_remembers_finds_reads_forgets_and_it_stays_forgotten(api: FamilyMemoryClient) -> None:
     family, other = f"e2e-{uuid.uuid4().hex[:12]}", f"e2e-{uuid.uuid4().hex[:12]}"
     first = transcript(
         family,
@@ -156,41 +121,53 @@ def test_a_family_remembers_finds_reads_forgets_and_it_stays_forgotten(api: Api)
         ["My daughter Maya is allergic to peanuts.", "We love Thai food."],
         minutes_ago=90,
     )
-    assert api.ok("POST", f"/families/{family}/sessions", first)["stored"] is True
+    assert api.end_session(first).stored is True
 
     memory = eventually("a memory of the peanut allergy", lambda: allergy(active(api, family)))
-    ref = f"memory://{family}/{memory['id']}"
+    ref = f"memory://{family}/{memory.id}"
 
     # A later turn about food: the lookup offers it.
-    eventually("the lookup finding it", lambda: memory["id"] in looked_up(api, family, SYNONYM) or None)
+    eventually("the lookup finding it", lambda: memory.id in looked_up(api, family, SYNONYM) or None)
 
     # The agent opens it, then the words it came from.
-    opened = api.ok("POST", f"/families/{family}/tools/read_memory", {"ref": ref})
-    assert opened["status"] == "success" and memory["summary"] in opened["text"]
-    evidence = api.ok("GET", f"/families/{family}/memories/{memory['id']}/evidence")["evidence"]
-    excerpt = api.ok("POST", f"/families/{family}/tools/read_conversation_excerpt", {"ref": evidence[0]["ref"]})
-    assert excerpt["status"] == "success" and "allergic to peanuts" in excerpt["text"]
+    opened = api.call_tool(family, "read_memory", {"ref": ref})
+    assert opened.status == "success" and memory.summary in opened.text
+    evidence = api.evidence(family, memory.id).evidence
+    excerpt = api.call_tool(family, "read_conversation_excerpt", {"ref": evidence[0].ref})
+    assert excerpt.status == "success" and "allergic to peanuts" in excerpt.text
+
+    # The brief never shows it (a child's health: sensitive); an unchanged brief is not downloaded again.
+    brief = eventually("a brief with Thai food", lambda: b if "Thai food" in (b := api.brief(family)).prompt else None)
+    assert "peanut" not in brief.prompt.lower()
+    assert api.brief(family) is brief and api.brief_fetches["not_modified"] >= 1
 
     # Another family's path knows nothing of it.
-    status, answer = api.call("GET", f"/families/{other}/memories/{memory['id']}")
-    assert status == 404 and memory["summary"] not in json.dumps(answer)
-    foreign = api.ok("POST", f"/families/{other}/tools/read_memory", {"ref": ref})
-    assert foreign["status"] == "error" and memory["summary"] not in foreign["text"]
+    with pytest.raises(ApiError) as foreign_card:
+        api.memory(other, memory.id)
+    assert foreign_card.value.status == 404 and memory.summary not in foreign_card.value.message
+    foreign = api.call_tool(other, "read_memory", {"ref": ref})
+    assert foreign.status == "error" and memory.summary not in foreign.text
 
     # The family forgets it: gone from the next lookup at once, whatever the index still holds.
-    forgotten = api.ok("POST", f"/families/{family}/memories/{memory['id']}/forget", {"member_id": "lucia"})
-    assert forgotten["memory"]["status"] == "retracted"
-    assert memory["id"] not in looked_up(api, family, SYNONYM)
-    assert api.ok("POST", f"/families/{family}/tools/read_memory", {"ref": ref})["status"] == "error"
+    forgotten = api.forget(family, memory.id, "lucia")
+    assert forgotten.memory.status.value == "retracted"
+    assert memory.id not in looked_up(api, family, SYNONYM)
+    assert api.call_tool(family, "read_memory", {"ref": ref}).status == "error"
 
     # Said again in a later session, it is not learned back.
     again = transcript(family, "sess-e2e-2", ["Remember that Maya is allergic to peanuts."], minutes_ago=10)
-    ended = api.ok("POST", f"/families/{family}/sessions", again)
+    ended = api.end_session(again)
     if DEPLOYED:
         time.sleep(min(TIMEOUT, 90))  # formation runs after the call; give it time to (not) learn it
     else:
-        assert ended["formation"] == "done"
+        assert ended.formation == "done"
     assert allergy(active(api, family)) is None
-    assert memory["id"] not in looked_up(api, family, SYNONYM)
-    brief = api.ok("GET", f"/families/{family}/brief")
-    assert "peanut" not in brief["prompt"].lower()
+    assert memory.id not in looked_up(api, family, SYNONYM)
+    assert "peanut" not in api.brief(family).prompt.lower()
+
+    # A forget of something the brief shows changes the brief at once: a new tag, downloaded again.
+    tag, downloads = api.brief_tag(family), api.brief_fetches["downloaded"]
+    thai = next(r for r in active(api, family) if "Thai" in r.summary)
+    api.forget(family, thai.id, "lucia")
+    assert "Thai food" not in api.brief(family).prompt
+    assert api.brief_tag(family) != tag and api.brief_fetches["downloaded"] == downloads + 1

@@ -80,7 +80,9 @@ PATCH = "shared/family_memory/brief/patch.py"
 APP_LIFECYCLE = "shared/family_memory/app/lifecycle.py"
 LOOKUP = "shared/family_memory/retrieval/lookup.py"
 TOOLS = "shared/family_memory/retrieval/tools.py"
-API = "shared/family_memory/app/api.py"
+API_SESSIONS = "shared/family_memory/app/routes/sessions.py"
+API_AGENT = "shared/family_memory/app/routes/agent.py"
+MCP = "shared/family_memory/app/mcp_server.py"
 EXTRACTOR = "shared/family_memory/adapters/aws/bedrock_extractor.py"
 
 T_STORE = "tests/contract/test_store_contract.py"
@@ -102,6 +104,8 @@ T_PROPS_FULL = f"{T_PROPS}::test_five_thousand_long_unicode_memories_fill_every_
 T_LOADPATCH = "tests/unit/test_brief_load_patch.py"
 T_LOOKUP = "tests/integration/test_turn_lookup.py"
 T_API = "tests/unit/test_api_routes.py"
+T_CLIENT = "tests/unit/test_client.py"
+T_MCP = "tests/integration/test_mcp_server.py"
 T_TOOLS = "tests/integration/test_read_tools.py"
 T_BEDROCK = "tests/integration/test_bedrock_extractor.py"
 T_INV = "tests/invariants"
@@ -257,9 +261,9 @@ MUTATIONS: list[Mutation] = [
         "1: a session posted to one family's API path cannot be stored under another",
         [
             (
-                API,
-                "ended = end_session(runtime, data, family_id=family_id, strict=False)",
-                "ended = end_session(runtime, data, strict=False)",
+                API_SESSIONS,
+                "ended = end_session(runtime, data, family_id=family_id, supplied=supplied, strict=False)",
+                "ended = end_session(runtime, data, supplied=supplied, strict=False)",
             )
         ],
         [T_API],
@@ -1194,6 +1198,18 @@ MUTATIONS: list[Mutation] = [
         "9: read_memory does not serve an evidence quote holding forgotten words",
         [(TOOLS, "(FORGOTTEN if forgotten.covers(record.quote) else", "(FORGOTTEN if False else")],
         [T_TOOLS],
+    ),
+    m(
+        "9.brief-etag-outlives-a-forget",
+        "9: the brief's tag changes with its body, so a backend's kept copy is not reused after a forget",
+        [(API_AGENT, "return '\"' + hashlib.sha256(body).hexdigest()[:32] + '\"'", "return '\"brief\"'")],
+        [T_API, T_CLIENT],
+    ),
+    m(
+        "7.mcp-tools-on-household",
+        "7: the MCP server offers no tool on the household surface",
+        [(MCP, "offers_tools = surface is not Surface.HOUSEHOLD", "offers_tools = True")],
+        [T_MCP],
     ),
 ]
 

@@ -3,6 +3,7 @@ events, the same resolver Lambda runs (``family_memory.app.api``)."""
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -10,14 +11,15 @@ from typing import Any
 import pytest
 
 from api_helpers import api_event, error_of, payload
-from family_memory.app.api import MAX_BODY_BYTES, RETRY_AFTER_SECONDS, handle
+from family_memory.app.api import MAX_BODY_BYTES, RETRY_AFTER_SECONDS, handle, openapi_document
 from family_memory.app.bootstrap import Runtime
+from family_memory.app.routes.agent import entity_tag
 from family_memory.card import operations as card
 from family_memory.domain.clock import FixedClock
 from family_memory.domain.ids import new_ulid
 from family_memory.retrieval.index import IndexUnavailableError
 from family_memory.retrieval.tools import TOOL_NAMES
-from formation_helpers import FAMILY, FRIDAY_MORNING, session_json
+from formation_helpers import FAMILY, FRIDAY_MORNING, candidate, session_json
 from retrieval_helpers import local_runtime
 
 OTHER = "fam-okafor"
@@ -322,7 +324,7 @@ def test_a_validation_error_names_the_field(rt: Runtime, family: dict[str, str])
     message = error_of(
         call(rt, "POST", f"/families/{FAMILY}/memories", {"type": "fact", "about": "x", "summary": "y"})
     )[2]
-    assert message == "member_id: required (the family member making this change), as a string"
+    assert message == "body: member_id: Field required"
     unknown = error_of(call(rt, "POST", f"/families/{FAMILY}/context", {"message": "hi", "colour": "red"}))[2]
     assert unknown == "body: colour: Extra inputs are not permitted"
 
@@ -483,7 +485,7 @@ def test_an_unexpected_error_is_500_without_internals(rt: Runtime, monkeypatch: 
     def broken(*_: Any, **__: Any) -> Any:
         raise RuntimeError("database password is hunter2")
 
-    monkeypatch.setattr("family_memory.app.api.list_memories", broken)
+    monkeypatch.setattr("family_memory.app.routes.card.list_memories", broken)
     response = call(rt, "GET", f"/families/{FAMILY}/memories")
     status, code, message = error_of(response)
     assert (status, code, message) == (500, "internal_error", "the request failed")
@@ -492,6 +494,13 @@ def test_an_unexpected_error_is_500_without_internals(rt: Runtime, monkeypatch: 
 
 def test_an_unknown_route_is_404(rt: Runtime) -> None:
     assert error_of(call(rt, "GET", "/nowhere")) == (404, "no_route", "no route for GET /nowhere")
+    # A body is looked at only by a route that takes one: no route is still 404, body or none.
+    assert error_of(call(rt, "POST", "/nowhere")) == (404, "no_route", "no route for POST /nowhere")
+    assert error_of(call(rt, "PUT", "/families/x/y", raw_body=b"[")) == (
+        404,
+        "no_route",
+        "no route for PUT /families/x/y",
+    )
 
 
 # --- replaying a request changes nothing (DESIGN invariant 4) ------------------------------
@@ -605,3 +614,260 @@ def test_a_paired_surrogate_escape_is_text_and_a_lone_one_is_refused(rt: Runtime
     lone = b'{"message": "tea \\uD800 please"}'
     status, code, message = error_of(call(rt, "POST", f"/families/{FAMILY}/context", raw_body=lone))
     assert (status, code) == (400, "invalid_input") and "unpaired surrogate" in message
+
+
+# --- the conditional brief fetch ------------------------------------------------------------
+
+
+def test_the_brief_is_a_conditional_fetch_whose_tag_changes_at_once_on_a_forget(
+    rt: Runtime, family: dict[str, str]
+) -> None:
+    path = f"/families/{FAMILY}/brief"
+    first = call(rt, "GET", path)
+    assert first["statusCode"] == 200
+    tag = first["headers"]["ETag"]
+    assert tag.startswith('"') and tag.endswith('"') and len(tag) == 34 and not tag.startswith('W/"')
+    assert first["headers"]["Cache-Control"] == "private, no-cache"
+    assert tag == entity_tag(first["body"].encode("utf-8"))  # the hash of the exact bytes sent
+    # The same brief again, and again under any If-None-Match form that names it: 304, no body.
+    for given in (tag, f"W/{tag}", f'"other", {tag}', "*"):
+        again = call(rt, "GET", path, headers={"If-None-Match": given})
+        assert again["statusCode"] == 304 and again["body"] == "", given
+        assert again["headers"]["ETag"] == tag and again["headers"]["Cache-Control"] == "private, no-cache"
+    assert call(rt, "GET", path, headers={"If-None-Match": '"stale"'})["statusCode"] == 200
+    # Per surface: the household brief is another body with another tag.
+    household = call(rt, "GET", path, query={"surface": "household"}, headers={"If-None-Match": tag})
+    assert household["statusCode"] == 200 and household["headers"]["ETag"] != tag
+    # A forget patches the brief at once: the old tag no longer matches, the new body lacks the line.
+    forget = call(rt, "POST", f"/families/{FAMILY}/memories/{family['thai']}/forget", {"member_id": "lucia"})
+    assert forget["statusCode"] == 200
+    after = call(rt, "GET", path, headers={"If-None-Match": tag})
+    assert after["statusCode"] == 200 and after["headers"]["ETag"] != tag
+    assert "Thai" in payload(first)["prompt"] and "Thai" not in payload(after)["prompt"]
+    # An edit does the same.
+    edit = {"member_id": "lucia", "summary": "Never book overnight flights."}
+    assert call(rt, "PATCH", f"/families/{FAMILY}/memories/{family['red_eye']}", edit)["statusCode"] == 200
+    edited = call(rt, "GET", path, headers={"If-None-Match": after["headers"]["ETag"]})
+    assert edited["statusCode"] == 200 and "overnight flights" in payload(edited)["prompt"]
+
+
+# --- strict inputs -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("confirm", ["yes", "on", "1", "true", 1, 1.0, [True], {"x": True}])
+def test_only_json_true_confirms_a_group_forget(rt: Runtime, family: dict[str, str], confirm: Any) -> None:
+    body = {"member_id": "lucia", "topic": "Thai", "confirm": confirm, "expected_count": 1}
+    status, code, message = error_of(call(rt, "POST", f"/families/{FAMILY}/forget-group", body))
+    assert (status, code) == (400, "invalid_input") and message == "body: confirm: Input should be a valid boolean"
+    row = rt.catalog.get_rows(FAMILY, [family["thai"]])[family["thai"]]
+    assert row.status.value == "active"
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "field"),
+    [
+        (
+            "/forget-group",
+            {"member_id": "lucia", "topic": "Thai", "confirm": True, "expected_count": True},
+            "expected_count",
+        ),
+        (
+            "/forget-group",
+            {"member_id": "lucia", "topic": "Thai", "confirm": True, "expected_count": "1"},
+            "expected_count",
+        ),
+        (
+            "/forget-group",
+            {"member_id": "lucia", "topic": "Thai", "confirm": True, "expected_count": 1.5},
+            "expected_count",
+        ),
+        ("/context", {"message": "Thai?", "max_items": True}, "max_items"),
+        ("/context", {"message": "Thai?", "max_tokens": "100"}, "max_tokens"),
+        ("/tools/search_memory", {"query": "Thai", "limit": True}, None),
+    ],
+)
+def test_numbers_are_json_integers_only(
+    rt: Runtime, family: dict[str, str], path: str, body: Any, field: str | None
+) -> None:
+    response = call(rt, "POST", f"/families/{FAMILY}{path}", body)
+    if field is None:  # a tool's input is the tool's: its refusal is a result for the model
+        assert payload(response)["status"] == "error" and "limit" in payload(response)["text"]
+        return
+    status, code, message = error_of(response)
+    assert (status, code) == (400, "invalid_input") and message == f"body: {field}: Input should be a valid integer"
+
+
+@pytest.mark.parametrize(
+    ("method", "suffix", "body", "expected"),
+    [
+        (
+            "POST",
+            "",
+            {**{"member_id": "lucia", "type": "fact", "about": "x", "summary": "y."}, "pin": "yes"},
+            "body: pin: Input should be a valid boolean",
+        ),
+        (
+            "POST",
+            "",
+            {**{"member_id": "lucia", "type": "fact", "about": "x", "summary": "y."}, "pin": 1},
+            "body: pin: Input should be a valid boolean",
+        ),
+        (
+            "POST",
+            "",
+            {**{"member_id": "lucia", "type": "fact", "about": "x", "summary": "y."}, "valid_until": 1798761600},
+            "body: valid_until: a date is written YYYY-MM-DD, not as a number",
+        ),
+        ("PATCH", "/{thai}", {"member_id": "lucia", "pin": "false"}, "body: pin: Input should be a valid boolean"),
+        (
+            "PATCH",
+            "/{thai}",
+            {"member_id": "lucia", "clear_valid_until": "on"},
+            "body: clear_valid_until: Input should be a valid boolean",
+        ),
+        ("POST", "/{thai}/forget", {"member_id": 7}, "body: member_id: Input should be a valid string"),
+    ],
+)
+def test_card_booleans_and_dates_are_strict(
+    rt: Runtime, family: dict[str, str], method: str, suffix: str, body: Any, expected: str
+) -> None:
+    response = call(rt, method, f"/families/{FAMILY}/memories{suffix.format(**family)}", body)
+    assert error_of(response) == (400, "invalid_input", expected)
+    assert len(list(rt.catalog.all_rows(FAMILY))) == 2  # nothing was written
+
+
+def test_a_confirmed_forget_of_an_empty_group_answers_the_same_rule_when_retried(
+    rt: Runtime, family: dict[str, str]
+) -> None:
+    body = {"member_id": "lucia", "topic": "sushi", "confirm": True, "expected_count": 0}
+    first = payload(call(rt, "POST", f"/families/{FAMILY}/forget-group", body))
+    again = payload(call(rt, "POST", f"/families/{FAMILY}/forget-group", body))
+    assert first["count"] == again["count"] == 0 and first["forgotten"] == again["forgotten"] == []
+    assert first["already_forgotten"] is False and again["already_forgotten"] is True
+    assert len(first["suppression_rules"]) == 1 and again["suppression_rules"] == first["suppression_rules"]
+    assert [p for p in rt.store.list(FAMILY, "suppressions")] == [f"suppressions/{first['suppression_rules'][0]}.json"]
+
+
+@pytest.mark.parametrize("family_id", ["con", "nul", "com1", "lpt9", "aux", "prn"])
+def test_a_windows_device_name_is_not_a_family(rt: Runtime, family_id: str) -> None:
+    status, code, message = error_of(call(rt, "GET", f"/families/{family_id}/memories"))
+    assert (status, code) == (400, "invalid_input") and "a name Windows reserves for a device" in message
+    data = session_json(TURNS, family_id=family_id)
+    assert error_of(call(rt, "POST", f"/families/{family_id}/sessions", raw_body=data))[:2] == (400, "invalid_input")
+    assert list(rt.store.families()) == []
+
+
+def test_a_session_id_that_is_a_device_name_is_refused(rt: Runtime) -> None:
+    status, code, message = error_of(end_session(rt, session_id="CON"))
+    assert (status, code) == (400, "invalid_input") and "session id 'CON' is not allowed" in message
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "allow"),
+    [
+        ("PUT", f"/families/{FAMILY}/memories", "GET, POST"),
+        ("DELETE", f"/families/{FAMILY}/memories/01M8EZ65M0W3HDWVDNSGP7ZJES", "GET, PATCH"),
+        ("OPTIONS", f"/families/{FAMILY}/brief", "GET"),
+        ("TRACE", "/tool-specs", "GET"),
+        ("GET", f"/families/{FAMILY}/sessions", "POST"),
+    ],
+)
+def test_another_method_on_a_known_path_is_405_naming_the_allowed_ones(
+    rt: Runtime, method: str, path: str, allow: str
+) -> None:
+    response = call(rt, method, path)
+    status, code, message = error_of(response)
+    assert (status, code) == (405, "method_not_allowed") and response["headers"]["Allow"] == allow
+    assert message == f"{method} is not allowed on {path}; use {' or '.join(allow.split(', '))}"
+
+
+def test_a_body_of_another_media_type_is_415(rt: Runtime) -> None:
+    for content_type in ("application/x-www-form-urlencoded", "text/plain"):
+        response = call(
+            rt, "POST", f"/families/{FAMILY}/context", {"message": "hi"}, headers={"content-type": content_type}
+        )
+        assert error_of(response)[:2] == (415, "unsupported_media_type"), content_type
+    for content_type in ("application/json; charset=utf-8", "Application/JSON"):
+        response = call(
+            rt, "POST", f"/families/{FAMILY}/context", {"message": "hi"}, headers={"content-type": content_type}
+        )
+        assert response["statusCode"] == 200, content_type
+
+
+# --- supplied candidates on the session route -------------------------------------------------
+
+
+def test_candidates_supplied_with_a_session_go_through_the_same_validation(rt: Runtime) -> None:
+    transcript = json.loads(session_json([("user", "lucia", "We love Thai food.")]))
+    bad = candidate(evidence=[{"turns": [4], "quote": "x"}])
+    for shape in ([candidate(), bad], {"producer": "batch", "candidates": [candidate(), bad], "summary": "ignored"}):
+        rt_family = f"fam-{'list' if isinstance(shape, list) else 'object'}"
+        body = {"transcript": {**transcript, "family_id": rt_family}, "candidates": shape}
+        response = call(rt, "POST", f"/families/{rt_family}/sessions", body)
+        assert response["statusCode"] == 201, response["body"]
+        answer = payload(response)
+        producer = "batch" if isinstance(shape, dict) else "supplied"
+        assert answer["candidates"]["extractor"] == f"candidates supplied by the caller ({producer})"
+        assert answer["candidates"]["accepted"] == [1] and [r["index"] for r in answer["candidates"]["rejected"]] == [2]
+        reasons = answer["candidates"]["rejected"][0]["reasons"]
+        assert {"rule": "turns_exist", "message": "evidence 1 cites turn 4, but the session has 1 turns"} in reasons
+        assert [o["kind"] for o in answer["candidates"]["outcomes"]] == ["added"]
+        # The transcript is stored (as JSON of the member sent); a retry with the same candidates changes nothing.
+        stored = json.loads(rt.store.read(rt_family, "sessions/sess-1.json").data)
+        assert stored == body["transcript"]
+        again = call(rt, "POST", f"/families/{rt_family}/sessions", body)
+        assert again["statusCode"] == 200 and payload(again)["stored"] is False
+        # Other candidates for that session are refused: they are supplied once, with the session.
+        other = {**body, "candidates": [candidate(summary="The family loves Lao food.")]}
+        assert error_of(call(rt, "POST", f"/families/{rt_family}/sessions", other))[:2] == (409, "conflict")
+
+
+def test_supplied_candidates_are_refused_whole_when_too_many_or_malformed(rt: Runtime) -> None:
+    transcript = json.loads(session_json([("user", "lucia", "We love Thai food.")]))
+    too_many = {"transcript": transcript, "candidates": [candidate()] * 201}
+    status, code, message = error_of(call(rt, "POST", f"/families/{FAMILY}/sessions", too_many))
+    assert (status, code) == (400, "invalid_input") and "at most 200 items" in message
+    for shape in ("all of them", 7, {"producer": "x"}):
+        status, code, _ = error_of(
+            call(rt, "POST", f"/families/{FAMILY}/sessions", {"transcript": transcript, "candidates": shape})
+        )
+        assert (status, code) == (400, "invalid_input"), shape
+    unknown = {"transcript": transcript, "candidates": [], "note": "x"}
+    assert error_of(call(rt, "POST", f"/families/{FAMILY}/sessions", unknown))[:2] == (400, "invalid_input")
+    assert list(rt.store.families()) == []
+
+
+def test_the_openapi_document_is_generated_from_the_routes() -> None:
+    document = openapi_document()
+    assert document["openapi"].startswith("3.1")
+    operations = {(path, method) for path, ops in document["paths"].items() for method in ops}
+    assert operations == {
+        ("/families/{family_id}/brief", "get"),
+        ("/families/{family_id}/context", "post"),
+        ("/tool-specs", "get"),
+        ("/families/{family_id}/tools/{name}", "post"),
+        ("/families/{family_id}/memories", "get"),
+        ("/families/{family_id}/memories", "post"),
+        ("/families/{family_id}/memories/{memory_id}", "get"),
+        ("/families/{family_id}/memories/{memory_id}", "patch"),
+        ("/families/{family_id}/memories/{memory_id}/evidence", "get"),
+        ("/families/{family_id}/memories/{memory_id}/lineage", "get"),
+        ("/families/{family_id}/memories/{memory_id}/forget", "post"),
+        ("/families/{family_id}/forget-group", "post"),
+        ("/families/{family_id}/sessions", "post"),
+    }
+    for (path, method), operation in ((k, document["paths"][k[0]][k[1]]) for k in operations):
+        error = operation["responses"]["500"]["content"]["application/json"]["schema"]
+        assert error == {"$ref": "#/components/schemas/ErrorResponse"}, (path, method)
+        if method in ("post", "patch"):
+            assert operation["requestBody"]["required"] is True, (path, method)
+    schemas = document["components"]["schemas"]
+    assert "HTTPValidationError" not in schemas and "ErrorResponse" in schemas
+    assert schemas["GroupRequest"]["properties"]["confirm"]["type"] == "boolean"
+    assert schemas["GroupRequest"]["additionalProperties"] is False
+
+
+def test_an_integral_number_is_an_integer_as_json_schema_says(rt: Runtime, family: dict[str, str]) -> None:
+    assert call(rt, "POST", f"/families/{FAMILY}/context", {"message": "Thai?", "max_items": 3.0})["statusCode"] == 200
+    group = {"member_id": "lucia", "topic": "Thai", "confirm": True, "expected_count": 1.0}
+    assert payload(call(rt, "POST", f"/families/{FAMILY}/forget-group", group))["forgotten"] == [family["thai"]]

@@ -338,3 +338,36 @@ def test_a_change_too_large_to_record_is_a_payload_error_not_a_traceback() -> No
     ]
     with pytest.raises(PayloadTooLargeError, match="too large to record in one change set"):
         _change_set(FAMILY, "human:lucia", "forgot a lot", FRIDAY_MORNING, memories=writes)
+
+
+def test_a_confirmed_forget_of_an_empty_group_is_idempotent(d: FormationDeps, local: Adapters, records) -> None:  # type: ignore[no-untyped-def]
+    learn(d, "We love Thai food.")
+    selector = GroupSelector(topic="Sushi")
+    assert preview_group(d.writer, FAMILY, selector).count == 0
+    first = forget_group(d.writer, FAMILY, selector, "lucia", expected_count=0)
+    assert first.already_forgotten is False and len(first.change_ids) == 1
+    assert first.rule.scope is SuppressionScope.TOPIC and first.rule.topic == "Sushi"
+    writes = len(records)
+    # The retry (and the same topic in another case) writes no second rule and answers the same rule.
+    for again in (selector, GroupSelector(topic="sushi")):
+        retried = forget_group(d.writer, FAMILY, again, "lucia", expected_count=0)
+        assert retried.already_forgotten is True and retried.change_ids == []
+        assert [r.id for r in retried.rules] == [first.rule.id]
+    assert len(records) == writes
+    assert list(local.store.list(FAMILY, "suppressions")) == [suppression_path(first.rule.id)]
+    # The rule stands: a later mention is not learned.
+    receive_session(d, session_json([("user", "lucia", "We love sushi.")], session_id="sess-2"))
+    extract_session(d, FAMILY, "sess-2", enqueue=False)
+    assert {o.kind for o in reconcile_session(d, FAMILY, "sess-2").outcomes} <= {OutcomeKind.SUPPRESSED}
+
+
+def test_an_empty_group_after_its_memories_were_forgotten_keeps_the_one_rule(d: FormationDeps, records) -> None:  # type: ignore[no-untyped-def]
+    learn(d, "We love Thai food.")
+    done = forget_group(d.writer, FAMILY, GroupSelector(topic="Thai"), "lucia", expected_count=1)
+    writes = len(records)
+    again = forget_group(d.writer, FAMILY, GroupSelector(topic="Thai"), "lucia", expected_count=0)
+    assert again.already_forgotten is True and [r.id for r in again.rules] == [r.id for r in done.rules]
+    assert len(records) == writes
+    # Another group (a different type) still gets a rule of its own.
+    other = forget_group(d.writer, FAMILY, GroupSelector(memory_type=MemoryType.CONSTRAINT), "lucia", expected_count=0)
+    assert other.already_forgotten is False and len(records) == writes + 1

@@ -304,6 +304,38 @@ def test_a_card_change_whose_indexing_fails_says_so_and_exits_2(  # type: ignore
     assert code == 0 and "The plumber is Ana." in out  # the change itself is on file
 
 
+def test_listings_show_control_and_format_characters_escaped(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # A summary may hold a bidirectional override (it is one line of text); printed raw, it would
+    # make the terminal show the line reversed. Listings write it as a literal instead.
+    cli("ingest", write(tmp_path, "s1.json", session_json([("user", "lucia", "We love Thai food.")])))
+    tricky = "Tea \u202etxet desrever\u202c and \u200bhidden"
+    code, out, err = cli(
+        "memories", "add", "--family", "fam-rivera", "--member", "lucia", "--type", "preference",
+        "--about", "tea", "--summary", tricky,
+    )  # fmt: skip
+    assert code == 0, err
+    assert "\u202e" not in out and '"Tea \\u202etxet desrever\\u202c and \\u200bhidden"' in out
+    memory = ids(out.replace("added ", ""))[0]
+    for args in (
+        ("memories", "list", "--family", "fam-rivera"),
+        ("memories", "evidence", "--family", "fam-rivera", memory),
+        ("memories", "lineage", "--family", "fam-rivera", memory),
+        ("memories", "forget-group", "--family", "fam-rivera", "--member", "lucia", "--topic", "Tea"),
+    ):
+        code, out, _ = cli(*args)
+        assert code == 0 and "\\u202etxet" in out, args
+        assert not any(c in out for c in "\u202e\u202c\u200b"), args
+    code, out, _ = cli("memories", "list", "--family", "fam-rivera")
+    assert "  The family loves Thai food.\n" in out  # plain text stays as it is
+
+    code, out, _ = cli(
+        "family", "add-member", "--family", "fam-rivera", "ana", "--name", "Ana \u202eZ", "--address-as", "A\u2066"
+    )
+    assert code == 0 and '"Ana \\u202eZ"' in out and '"A\\u2066"' in out
+    code, out, _ = cli("family", "show", "--family", "fam-rivera")
+    assert '"Ana \\u202eZ"' in out and not any(c in out for c in "\u202e\u2066")
+
+
 def test_replay_failed_only_extracts_every_familys_waiting_sessions(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from family_memory.app.bootstrap import build_local
     from family_memory.app.formation import formation

@@ -4,7 +4,10 @@ import pytest
 
 from family_memory.domain.errors import InvalidInputError
 from family_memory.domain.ids import (
+    MAX_ID_LENGTH,
+    check_change_id,
     check_family_id,
+    check_member_id,
     check_memory_id,
     check_session_id,
     new_ulid,
@@ -59,6 +62,30 @@ def test_id_errors_say_what_is_wrong() -> None:
         check_family_id("a" * 65)
     with pytest.raises(InvalidInputError, match="must be a string"):
         check_family_id(42)
+
+
+@pytest.mark.parametrize("name", ["con", "CON", "Nul", "prn", "aux", "com1", "COM9", "lpt0", "lpt9"])
+@pytest.mark.parametrize("check", [check_family_id, check_session_id, check_change_id])
+def test_a_windows_device_name_is_refused_as_an_id_that_names_a_file_or_folder(name: str, check: object) -> None:
+    # On Windows families/con/ and sessions/nul.json are devices, not a folder and a file.
+    value = name.lower() if check is check_family_id else name
+    with pytest.raises(InvalidInputError, match="a name Windows reserves for a device"):
+        check(value)  # type: ignore[operator]
+
+
+def test_names_that_only_start_like_a_device_are_ids() -> None:
+    for value in ("console", "con1", "com10", "lpt", "nul-family", "aux_2"):
+        assert check_family_id(value) == value and check_session_id(value) == value
+    # A member id names no file: a member may be called Con.
+    assert check_member_id("con") == "con"
+
+
+@pytest.mark.parametrize("check", [check_family_id, check_session_id, check_member_id, check_change_id])
+def test_every_id_that_becomes_a_key_has_the_one_length_limit(check: object) -> None:
+    assert MAX_ID_LENGTH == 64
+    assert check("a" * MAX_ID_LENGTH) == "a" * MAX_ID_LENGTH  # type: ignore[operator]
+    with pytest.raises(InvalidInputError, match=f"{MAX_ID_LENGTH + 1} characters long; the limit is {MAX_ID_LENGTH}"):
+        check("a" * (MAX_ID_LENGTH + 1))  # type: ignore[operator]
 
 
 @pytest.mark.parametrize(

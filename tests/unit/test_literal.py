@@ -8,7 +8,7 @@ import unicodedata
 
 import pytest
 
-from family_memory.domain.literal import one_line
+from family_memory.domain.literal import for_terminal, one_line
 
 INVISIBLE = [
     "\u200b",  # zero-width space
@@ -54,3 +54,27 @@ def test_every_format_character_the_running_python_knows_is_escaped() -> None:
 def test_visible_text_outside_ascii_is_kept_as_it_is() -> None:
     text = "Abuela's caldo — 日本語, Ελληνικά, emoji 🎹"
     assert one_line(text) == json.dumps(text, ensure_ascii=False)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\x1b[2J\x1b[31mred",
+        "line\nfake line",
+        "bell\x07",
+        "del\x7f",
+        "c1\x9b31m",
+        "sep\u2028x",
+        "rtl\u202eabc",
+        *INVISIBLE,
+    ],
+)
+def test_for_terminal_writes_what_a_terminal_would_act_on_as_a_literal(text: str) -> None:
+    shown = for_terminal(text)
+    assert shown == one_line(text) and json.loads(shown) == text
+    assert not any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") for c in shown)
+
+
+@pytest.mark.parametrize("text", ["Tom & Jerry <3", 'She said "hi"', "Lucía’s café", "tabs\\n are text"])
+def test_for_terminal_leaves_plain_text_as_it_is(text: str) -> None:
+    assert for_terminal(text) == text

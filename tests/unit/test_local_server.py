@@ -252,3 +252,94 @@ def test_a_chunked_body_is_refused_and_not_read_as_the_next_request(server: str)
     answer = raw_exchange(server, request)  # returns once the server closes the connection
     assert answer.startswith(b"HTTP/1.1 501 ") and answer.count(b"HTTP/1.1 ") == 1
     assert json.loads(answer.split(b"\r\n\r\n", 1)[1])["error"]["code"] == "not_implemented"
+
+
+# --- methods it does not serve, and what reaches the terminal -------------------------------
+
+
+def head_and_body(answer: bytes) -> tuple[bytes, dict[str, str], bytes]:
+    head, _, body = answer.partition(b"\r\n\r\n")
+    status, *lines = head.decode("latin-1").split("\r\n")
+    headers = {name.lower(): value.strip() for name, _, value in (line.partition(":") for line in lines)}
+    return status.encode(), headers, body
+
+
+@pytest.mark.allow_hosts(["127.0.0.1"])
+def test_connect_is_501_json(server: str) -> None:
+    host = server.removeprefix("http://")
+    status, headers, body = head_and_body(
+        raw_exchange(server, f"CONNECT {host} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+    )
+    assert status.startswith(b"HTTP/1.1 501 ") and headers["content-type"] == "application/json"
+    assert json.loads(body) == {
+        "error": {
+            "code": "not_implemented",
+            "message": "'CONNECT' is not supported here; the API takes GET, POST and PATCH",
+        }
+    }
+
+
+@pytest.mark.allow_hosts(["127.0.0.1"])
+def test_head_is_405_without_a_body(server: str) -> None:
+    host = server.removeprefix("http://")
+    answer = raw_exchange(server, f"HEAD /tool-specs HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
+    status, headers, body = head_and_body(answer)
+    assert status.startswith(b"HTTP/1.1 405 ") and headers["allow"] == "GET" and body == b""
+    assert int(headers["content-length"]) > 0  # what a body would have been
+
+
+@pytest.mark.allow_hosts(["127.0.0.1"])
+@pytest.mark.parametrize(
+    ("method", "path", "allow"),
+    [
+        ("PUT", f"/families/{FAMILY}/memories", "GET, POST"),
+        ("DELETE", f"/families/{FAMILY}/memories/01M8EZ65M0W3HDWVDNSGP7ZJES", "GET, PATCH"),
+        ("OPTIONS", f"/families/{FAMILY}/brief", "GET"),
+        ("DELETE", "/tool-specs", "GET"),
+        ("TRACE", f"/families/{FAMILY}/memories/01M8EZ65M0W3HDWVDNSGP7ZJES/lineage", "GET"),
+        ("QUERY", f"/families/{FAMILY}/context", "POST"),
+        ("PROPFIND", "/tool-specs", "GET"),
+    ],
+)
+def test_another_method_on_a_known_path_is_405_json_with_allow(server: str, method: str, path: str, allow: str) -> None:
+    host = server.removeprefix("http://")
+    answer = raw_exchange(server, f"{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
+    status, headers, body = head_and_body(answer)
+    assert status.startswith(b"HTTP/1.1 405 ") and headers["allow"] == allow
+    assert headers["content-type"] == "application/json" and json.loads(body)["error"]["code"] == "method_not_allowed"
+
+
+@pytest.mark.allow_hosts(["127.0.0.1"])
+def test_an_unknown_path_is_404_json_whatever_the_method(server: str) -> None:
+    for method in ("GET", "PUT", "DELETE", "OPTIONS", "TRACE", "FOO"):
+        status, answer = call_with(server, method, "/nowhere", {})
+        assert status == 404 and answer["error"]["code"] == "no_route", method
+
+
+@pytest.mark.allow_hosts(["127.0.0.1"])
+@pytest.mark.parametrize(
+    ("request_line", "code"),
+    [
+        (b"GET /tool-specs HTTP/9.9", "http_version_not_supported"),
+        (b"GET", "invalid_input"),
+        (b"GET /" + b"a" * 70_000 + b" HTTP/1.1", "uri_too_long"),
+    ],
+)
+def test_a_malformed_request_line_is_answered_as_json(server: str, request_line: bytes, code: str) -> None:
+    # http.server answers some of these as HTTP/0.9 would (no status line): the body is JSON all the same.
+    answer = raw_exchange(server, request_line + b"\r\n\r\n")
+    assert b"<html" not in answer.lower() and b"<!doctype" not in answer.lower()
+    assert json.loads(answer.rpartition(b"\r\n\r\n")[2] or answer)["error"]["code"] == code
+
+
+@pytest.mark.allow_hosts(["127.0.0.1"])
+def test_the_access_log_escapes_control_characters_from_the_request(
+    server: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    host = server.removeprefix("http://")
+    evil = f"GET /\x1b[2J\x1b[31mowned\x07 HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode("latin-1")
+    raw_exchange(server, evil)
+    raw_exchange(server, f"FOO\x1b]0;title\x07 / HTTP/1.1\r\nHost: {host}\r\n\r\n".encode("latin-1"))
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out
+    assert "\\u001b[2J\\u001b[31mowned\\u0007" in out and "\\u001b]0;title" in out

@@ -29,6 +29,7 @@ COMMAND_MODULES = (
     "family_memory.app.commands.family",
     "family_memory.app.commands.serve",
     "family_memory.app.commands.evaluate",
+    "family_memory.app.commands.mcp",
 )
 
 

@@ -9,12 +9,21 @@ family, like the assistant's backend behind API Gateway (docs/api.md).
 Requests are resolved one at a time (the resolver holds the current event, and
 the local runtime's in-process bus and SQLite connections serve one writer);
 ThreadingHTTPServer still reads and writes slow connections in parallel.
+
+Every answer is JSON in the API's error shape, including the ones http.server
+would write as an HTML page: a method the resolver does not route on a known path
+is its 405 (with ``Allow``: PUT, DELETE, OPTIONS, TRACE, HEAD or any other method
+name), an unknown path 404; CONNECT (no tunnels here) is 501; a malformed request line or header
+is http.server's own 400/414/431, as JSON. The access log escapes control and
+format characters (``literal.for_terminal``): a request cannot write escape
+sequences to the terminal that runs the server.
 """
 
 from __future__ import annotations
 
 import base64
 import json
+import re
 import threading
 import time
 import uuid
@@ -27,6 +36,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from family_memory.app.api import MAX_BODY_BYTES, error_payload, handle
 from family_memory.app.bootstrap import Runtime
+from family_memory.domain.literal import for_terminal
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8787
@@ -128,6 +138,22 @@ def media_type(content_type: str) -> str:
     return content_type.split(";", 1)[0].strip().lower()
 
 
+#: http.server's own refusals, as the API's error codes.
+_CODES = {
+    HTTPStatus.BAD_REQUEST: "invalid_input",
+    HTTPStatus.METHOD_NOT_ALLOWED: "method_not_allowed",
+    HTTPStatus.REQUEST_TIMEOUT: "request_timeout",
+    HTTPStatus.REQUEST_URI_TOO_LONG: "uri_too_long",
+    HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE: "headers_too_large",
+    HTTPStatus.NOT_IMPLEMENTED: "not_implemented",
+    HTTPStatus.HTTP_VERSION_NOT_SUPPORTED: "http_version_not_supported",
+}
+#: An HTTP method name (RFC 9110's token), of a sensible length.
+_METHOD_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]{1,32}")
+#: Statuses that never carry a body (RFC 9110).
+_NO_BODY = (HTTPStatus.NO_CONTENT, HTTPStatus.RESET_CONTENT, HTTPStatus.NOT_MODIFIED)
+
+
 class LocalApiServer(ThreadingHTTPServer):
     daemon_threads = True
 
@@ -143,7 +169,7 @@ class LocalApiServer(ThreadingHTTPServer):
         return f"http://{host!s}:{port}"
 
     def resolve(self, event: dict[str, Any]) -> dict[str, Any]:
-        with self.lock:
+        with self.lock:  # this server's runtime serves one writer (handle also serialises the resolver)
             return handle(self.runtime, event)
 
 
@@ -205,15 +231,50 @@ class _Handler(BaseHTTPRequestHandler):
         for name, value in headers.items():
             if name.lower() != "content-length":
                 self.send_header(name, value)
+        if status in _NO_BODY:
+            self.end_headers()  # a 304 has no body and no Content-Length of its own
+            return
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
-        self.wfile.write(data)
+        if self.command != "HEAD":
+            self.wfile.write(data)
 
-    # http.server dispatches on these names.
-    do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = _serve  # noqa: N815
+    # http.server dispatches on ``do_<METHOD>``: every method token reaches the resolver, which
+    # answers 405 (with Allow) on a known path for a method it does not route there, and 404
+    # elsewhere; CONNECT (no tunnels here) and a method that is not a token reach send_error: 501.
+    do_GET = do_POST = do_PATCH = _serve  # noqa: N815
+
+    def __getattr__(self, name: str) -> Any:
+        method = name.removeprefix("do_")
+        if name.startswith("do_") and method != "CONNECT" and _METHOD_TOKEN.fullmatch(method):
+            return self._serve
+        raise AttributeError(name)
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """http.server's own refusals (a method it does not implement, a malformed request line or
+        header) in the API's JSON error shape, never its HTML page; the connection ends."""
+        status = HTTPStatus(code)
+        if status == HTTPStatus.NOT_IMPLEMENTED and self.command:
+            text = f"{self.command[:40]!r} is not supported here; the API takes GET, POST and PATCH"
+        else:
+            text = message or status.phrase
+        self.log_error("code %d, message %s", code, text)
+        self.close_connection = True
+        self.send_response(code)
+        self.send_header("Connection", "close")
+        if code < 200 or status in _NO_BODY:
+            self.end_headers()
+            return
+        body = json.dumps(error_payload(_CODES.get(status, status.phrase.lower().replace(" ", "_")), text)).encode()
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
 
     def log_message(self, format: str, *args: Any) -> None:
-        print(f"{self.address_string()} - {format % args}", flush=True)
+        # The request line is the caller's text: escape sequences in it must not reach the terminal.
+        print(f"{self.address_string()} - {for_terminal(format % args)}", flush=True)
 
 
 def serve(runtime: Runtime, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> LocalApiServer:

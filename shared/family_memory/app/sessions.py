@@ -6,15 +6,23 @@ On AWS that object's S3 event starts extraction, so nothing more happens here.
 On one machine (a runtime with an in-process bus) extraction and
 reconciliation run now, through the same handlers Lambda runs, and the
 session's candidates document is returned with each verdict and outcome.
+
+Candidates produced elsewhere come as one JSON document, read the same way
+from ``ingest --candidates FILE`` and from the session route's ``candidates``
+member (``supplied_candidates``): a list of candidates, or ``{"candidates":
+[...], "producer": "..."}``. They replace the extractor and go through the same
+validation and reconciliation.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 from family_memory.app.bootstrap import Runtime
 from family_memory.app.formation import formation
+from family_memory.domain.errors import InvalidInputError
 from family_memory.formation.document import CandidatesDocument
 from family_memory.formation.extraction import SuppliedCandidates
 from family_memory.formation.intake import IntakeResult
@@ -27,6 +35,23 @@ class Formation(StrEnum):
     DONE = "done"  # extracted and reconciled here; the document holds the outcomes
     STARTED = "started"  # runs elsewhere: on AWS the session's S3 event starts it
     PENDING = "pending"  # ran here and did not finish (logged); a later drain retries it
+
+
+#: The most characters of a producer's name kept (it labels the candidates document).
+PRODUCER_MAX = 60
+
+
+def supplied_candidates(data: Any, *, producer: str, where: str) -> SuppliedCandidates:
+    """Candidates supplied with a session: ``data`` is a list of candidates, or an object with
+    ``candidates`` (a list) and an optional ``producer``; ``producer`` names them otherwise.
+    A ``summary`` key is accepted and ignored: a session's summary is always derived from what
+    was accepted (formation/summary.py). ``where`` names the source in the error."""
+    if isinstance(data, list):
+        return SuppliedCandidates(data, producer=producer[:PRODUCER_MAX])
+    if isinstance(data, dict) and isinstance(data.get("candidates"), list):
+        named = data.get("producer") or producer
+        return SuppliedCandidates(data["candidates"], producer=str(named)[:PRODUCER_MAX])
+    raise InvalidInputError(f"{where}: expected a list of candidates or an object with 'candidates'")
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,10 @@
   back but does learn a new value for the same subject.
 - **forget a group**: everything about one person, one topic or one type.
   ``preview_group`` counts what it would affect; ``forget_group`` takes that
-  count back as confirmation and refuses if the group changed meanwhile.
+  count back as confirmation and refuses if the group changed meanwhile. A
+  group that holds nothing (count 0) still gets its rule, so formation does not
+  learn it later; confirmed again while an active rule for that same group
+  stands, it writes nothing and returns that rule (``already_forgotten``).
 
 Every change set is packed by count and by size (``pack_writes``); a rule's
 fingerprints are split over several rules when they would not fit one, and a
@@ -62,11 +65,11 @@ from family_memory.domain.memory import (
 from family_memory.domain.okf import validate, validation_message
 from family_memory.domain.refs import MemoryRef
 from family_memory.domain.suppression import Suppression, SuppressionScope
-from family_memory.domain.text import NAME_MAX, single_line
+from family_memory.domain.text import NAME_MAX, normalise_for_match, single_line
 from family_memory.families import load_family
 from family_memory.formation import sensitivity as topics
 from family_memory.formation.entities import EntityDirectory
-from family_memory.formation.suppression_rules import APPLIES_TO, CLAIMS_ONLY, fingerprints
+from family_memory.formation.suppression_rules import APPLIES_TO, CLAIMS_ONLY, SuppressionRules, fingerprints
 from family_memory.formation.text_similarity import contains_all
 from family_memory.ports.catalog import CatalogRow
 from family_memory.writes.protocol import FamilyWriter, WriteSession
@@ -169,6 +172,8 @@ class GroupResult:
     preview: GroupPreview
     rules: list[Suppression]  # one, or several when the group's words do not fit one rule
     change_ids: list[str]
+    #: Nothing was written: the group held no memory and an active rule for it already stood.
+    already_forgotten: bool = False
 
     @property
     def rule(self) -> Suppression:
@@ -593,6 +598,34 @@ def _group(writer: FamilyWriter, family_id: str, selector: GroupSelector) -> Gro
     return GroupPreview(selector, entity_id, rows)
 
 
+def _scope(selector: GroupSelector) -> SuppressionScope:
+    if selector.entity is not None:
+        return SuppressionScope.ENTITY
+    if selector.topic is not None:
+        return SuppressionScope.TOPIC
+    return SuppressionScope.TYPE
+
+
+def _standing_rules(writer: FamilyWriter, family_id: str, preview: GroupPreview) -> list[Suppression]:
+    """The family's active rules for exactly this group (same scope, same person, topic or type)."""
+    selector = preview.selector
+    scope = _scope(selector)
+    topic = normalise_for_match(selector.topic) if selector.topic is not None else None
+
+    def same(rule: Suppression) -> bool:
+        if rule.scope is not scope:
+            return False
+        if scope is SuppressionScope.ENTITY:
+            return rule.entity_id == preview.entity_id
+        if scope is SuppressionScope.TOPIC:
+            return rule.topic is not None and normalise_for_match(rule.topic) == topic
+        return rule.memory_type is selector.memory_type
+
+    return sorted(
+        (rule for rule in SuppressionRules.load(writer.store, family_id).rules if same(rule)), key=lambda r: r.id
+    )
+
+
 def preview_group(writer: FamilyWriter, family_id: str, selector: GroupSelector) -> GroupPreview:
     """What ``forget_group`` would retract: every memory of the group not already forgotten."""
     return _group(writer, family_id, selector)
@@ -610,7 +643,9 @@ def forget_group(
     """Retract the whole group and record one suppression rule for it.
 
     ``expected_count`` is the count the family confirmed (from ``preview_group``);
-    if the group holds a different number now, nothing is changed (ConflictError)."""
+    if the group holds a different number now, nothing is changed (ConflictError).
+    A group with nothing left to retract (count 0) whose rule already stands writes
+    nothing: a retried confirmation returns the standing rules (``already_forgotten``)."""
     actor, _ = _actor(writer, family_id, member_id)
     now = writer.clock.now()
     with writer.open(family_id) as session:
@@ -620,20 +655,17 @@ def forget_group(
                 f"{selector.describe()} now covers {preview.count} memories, not the {expected_count} confirmed; "
                 "count again before forgetting"
             )
+        if preview.count == 0:
+            standing = _standing_rules(writer, family_id, preview)
+            if standing:
+                return GroupResult(preview, standing, [], already_forgotten=True)
         memories = [_read(session, row.id) for row in preview.memories]
         texts: list[str] = []
         for memory in memories:
             session.keep_lease()
             texts += _forgotten_texts(session, memory, with_about=True)
-        scope = (
-            SuppressionScope.ENTITY
-            if selector.entity is not None
-            else SuppressionScope.TOPIC
-            if selector.topic is not None
-            else SuppressionScope.TYPE
-        )
         fields = {
-            "scope": scope,
+            "scope": _scope(selector),
             "entity_id": preview.entity_id,
             "topic": selector.topic,
             "memory_type": selector.memory_type,

@@ -24,6 +24,12 @@ attribute, or disguise what it says, is ``\\u``-escaped:
 So a summary such as ``x" (remembered today) memory://other-family/01K...``
 or one with a line break and a fake line stays inside its quotes, visibly
 data; ``json.loads`` of the literal gives back the exact text.
+
+A terminal is the other reader of such text (the CLI's listings, the local
+server's access log). ``for_terminal`` leaves plain text as it is and writes
+text holding anything a terminal would act on or hide (a control character,
+an escape sequence, a line break, a bidirectional or other format character)
+as its ``one_line`` literal.
 """
 
 from __future__ import annotations
@@ -43,6 +49,11 @@ _FORMAT = (
 _UNSAFE = re.compile("\\\\.|[<>&\u2028\u2029\x7f-\x9f\ud800-\udfff" + _FORMAT + "]")
 
 
+#: What a terminal acts on or hides: C0 (escape sequences, line breaks), DEL, C1, the line
+#: separators, the format characters and lone surrogates (the escapes of ``_UNSAFE`` minus ``<>&"``).
+_TERMINAL_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff" + _FORMAT + "]")
+
+
 def _escape(match: re.Match[str]) -> str:
     found = match.group()
     if found == '\\"':
@@ -60,3 +71,9 @@ def one_line(text: str) -> str:
     """``text`` as a JSON string literal that nothing inside can break out of (see the module)."""
     literal = json.dumps(text, ensure_ascii=False)
     return '"' + _UNSAFE.sub(_escape, literal[1:-1]) + '"'
+
+
+def for_terminal(text: str) -> str:
+    """``text`` itself when a terminal shows it as it is; otherwise its ``one_line`` literal,
+    so no escape sequence, line break or invisible character reaches the terminal raw."""
+    return one_line(text) if _TERMINAL_UNSAFE.search(text) else text

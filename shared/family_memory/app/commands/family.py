@@ -3,7 +3,8 @@
 show, set-zone, add-member, set-member. Every change is a conditional replace
 of ``family.json`` (``families.py``), validated: an unknown time zone, a bad
 member id or an empty name is refused with the field named, and nothing is
-written.
+written. Names are shown with ``for_terminal``: a control or format character in one is
+shown escaped, never acted on by the terminal.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 from family_memory.app.commands import runtime_for
 from family_memory.domain.family import FamilySettings, MemberRole
 from family_memory.domain.ids import check_family_id
+from family_memory.domain.literal import for_terminal
 from family_memory.families import add_member, set_member, set_time_zone, show_family
 
 _ROLES = [r.value for r in MemberRole]
@@ -55,8 +57,8 @@ def lines(settings: FamilySettings) -> list[str]:
         f"  members ({len(settings.members)}):",
     ]
     for member in settings.members:
-        address = f", addressed as {member.address_as}" if member.address_as else ""
-        out.append(f"    {member.id:<16} {member.name} ({member.role.value}{address})")
+        address = f", addressed as {for_terminal(member.address_as)}" if member.address_as else ""
+        out.append(f"    {member.id:<16} {for_terminal(member.name)} ({member.role.value}{address})")
     return out
 
 

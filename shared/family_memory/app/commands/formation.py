@@ -12,7 +12,7 @@ from typing import Any
 from family_memory.app.bootstrap import Runtime
 from family_memory.app.commands import family_ids, runtime_for
 from family_memory.app.formation import formation
-from family_memory.app.sessions import Formation, end_session
+from family_memory.app.sessions import Formation, end_session, supplied_candidates
 from family_memory.domain.errors import InvalidInputError
 from family_memory.domain.ids import check_family_id
 from family_memory.domain.layout import candidates_path, memory_path, session_path
@@ -99,13 +99,7 @@ def _supplied(path: Path) -> SuppliedCandidates:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise InvalidInputError(f"--candidates {path}: not readable JSON: {exc}") from exc
-    if isinstance(data, list):
-        return SuppliedCandidates(data, producer=path.stem[:60])
-    if isinstance(data, dict) and isinstance(data.get("candidates"), list):
-        # A "summary" key is accepted and ignored: the session's summary is always derived (formation/summary.py).
-        producer = data.get("producer") or path.stem
-        return SuppliedCandidates(data["candidates"], producer=str(producer)[:60])
-    raise InvalidInputError(f"--candidates {path}: expected a list of candidates or an object with 'candidates'")
+    return supplied_candidates(data, producer=path.stem, where=f"--candidates {path}")
 
 
 def _ingest(args: argparse.Namespace) -> int:

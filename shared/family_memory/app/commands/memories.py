@@ -2,7 +2,9 @@
 
 list, show, add, edit, forget, forget-group (count first, then confirm the
 count with --yes --expect N), evidence and lineage. Every change goes through
-the write protocol under the family's lease, as the card's HTTP routes (app/api.py) do.
+the write protocol under the family's lease, as the card's HTTP routes (app/routes/card.py) do.
+Text from memories (summaries, quotes, notes) is written with ``for_terminal``: an escape
+sequence or a line break in it is shown escaped, never acted on by the terminal.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from family_memory.card.views import (
 )
 from family_memory.domain.ids import check_family_id, check_memory_id
 from family_memory.domain.layout import memory_path
+from family_memory.domain.literal import for_terminal
 from family_memory.domain.memory import Memory, MemoryType, Status
 from family_memory.domain.okf import serialise_memory, validate
 
@@ -103,7 +106,7 @@ def register(subparsers: Any) -> None:
 
 def _line(memory: Memory) -> str:
     until = f" until {memory.valid_until}" if memory.valid_until else ""
-    return f"{memory.id}  {memory.status.value:<10} {memory.type.value:<12} {memory.summary}{until}"
+    return f"{memory.id}  {memory.status.value:<10} {memory.type.value:<12} {for_terminal(memory.summary)}{until}"
 
 
 def _drain(runtime: Runtime) -> None:
@@ -120,7 +123,7 @@ def _list(args: argparse.Namespace) -> int:
     )
     for row in page.rows:
         since = row.formed_at.strftime("%Y-%m-%d")
-        print(f"{row.id}  {since}  {row.status.value:<10} {row.type.value:<12} {row.summary}")
+        print(f"{row.id}  {since}  {row.status.value:<10} {row.type.value:<12} {for_terminal(row.summary)}")
     if not page.rows:
         print("no memories")
     if page.cursor:
@@ -135,10 +138,10 @@ def _show(args: argparse.Namespace) -> int:
     print(location(runtime, family_id, memory_path(memory_id)))
     print(serialise_memory(memory).decode("utf-8"), end="")
     for conflict in open_conflicts(runtime.store, family_id, memory):
-        print(f"{conflict.describe()}")
+        print(for_terminal(conflict.describe()))
     corrected = corrected_constraint(memory)
     if corrected is not None:
-        print(corrected.describe())
+        print(for_terminal(corrected.describe()))
     return 0
 
 
@@ -147,8 +150,8 @@ def _corrections(args: argparse.Namespace) -> int:
     family_id = check_family_id(args.family)
     corrections = recent_corrections(runtime.store, runtime.catalog, family_id)
     for c in corrections:
-        print(f"{c.memory.id}  {c.memory.formed_at:%Y-%m-%d}  {c.memory.summary}")
-        print(f"    {c.describe()}")
+        print(f"{c.memory.id}  {c.memory.formed_at:%Y-%m-%d}  {for_terminal(c.memory.summary)}")
+        print(f"    {for_terminal(c.describe())}")
     if not corrections:
         print("no hard constraint was replaced by a conversation")
     return 0
@@ -159,11 +162,13 @@ def _evidence(args: argparse.Namespace) -> int:
     view = evidence_view(runtime.store, check_family_id(args.family), check_memory_id(args.memory_id))
     print(_line(view.memory))
     for line in view.lines:
-        who = f" ({line.speaker})" if line.speaker else ""
+        who = f" ({for_terminal(line.speaker)})" if line.speaker else ""
         mark = line.stance.upper() if line.stance in ("contradicts", "conflicts") else line.source
-        print(f'  {line.recorded_at:%Y-%m-%d}  {mark}{who}: "{line.quote}"  [{line.ref}]')
+        quote = for_terminal(line.quote)
+        quoted = quote if quote != line.quote else f'"{quote}"'  # a literal brings its own quotes
+        print(f"  {line.recorded_at:%Y-%m-%d}  {mark}{who}: {quoted}  [{line.ref}]")
         if line.note:
-            print(f"        {line.note}")
+            print(f"        {for_terminal(line.note)}")
     if not view.lines:
         print("  no evidence on file")
     return 0
@@ -180,7 +185,7 @@ def _lineage(args: argparse.Namespace) -> int:
             f"{mark} {step.memory.formed_at:%Y-%m-%d} {_line(step.memory)}  ({step.memory.authority.value}){verified}"
         )
         for conflict in open_conflicts(runtime.store, family_id, step.memory):
-            print(f"     {conflict.describe()}")
+            print(f"     {for_terminal(conflict.describe())}")
     return 0
 
 
@@ -249,9 +254,9 @@ def _group(args: argparse.Namespace) -> int:
     selector = validate(GroupSelector, {"entity": args.entity, "topic": args.topic, "memory_type": args.type}, "group")
     preview = preview_group(runtime.writer, family_id, selector)
     if not args.yes:
-        print(f"{selector.describe()}: {preview.count} memories would be forgotten")
+        print(f"{for_terminal(selector.describe())}: {preview.count} memories would be forgotten")
         for row in preview.memories:
-            print(f"  {row.id}  {row.status.value:<10} {row.summary}")
+            print(f"  {row.id}  {row.status.value:<10} {for_terminal(row.summary)}")
         print(f"to forget them: repeat with --yes --expect {preview.count}")
         return 0
     if args.expect is None:
@@ -261,6 +266,11 @@ def _group(args: argparse.Namespace) -> int:
         runtime.writer, family_id, selector, args.member, expected_count=args.expect, reason=args.reason
     )
     rules = ", ".join(rule.id for rule in result.rules)
-    print(f"forgot {result.preview.count} memories ({selector.describe()}); suppression rule {rules}")
+    if result.already_forgotten:
+        print(
+            f"already forgotten: {for_terminal(selector.describe())}; suppression rule {rules} stands, nothing written"
+        )
+        return 0
+    print(f"forgot {result.preview.count} memories ({for_terminal(selector.describe())}); suppression rule {rules}")
     _drain(runtime)
     return 0

@@ -1,8 +1,11 @@
-"""``family-memory serve``: the HTTP API on this machine (docs/api.md)."""
+"""``family-memory serve``: the HTTP API on this machine (docs/api.md);
+``family-memory openapi``: its OpenAPI document, generated from the routes (docs/openapi.json)."""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 from typing import Any
 
 from family_memory.app.commands import runtime_for
@@ -14,6 +17,31 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--host", default=DEFAULT_HOST, help=f"address to listen on (default {DEFAULT_HOST})")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0: any)")
     parser.set_defaults(run=_serve)
+
+    document = subparsers.add_parser("openapi", help="the API's OpenAPI 3.1 document, generated from the routes")
+    document.add_argument("--write", type=Path, metavar="FILE", help="write it to FILE (docs/openapi.json) instead")
+    document.add_argument("--check", type=Path, metavar="FILE", help="exit 1 if FILE differs from the code's document")
+    document.set_defaults(run=_openapi)
+
+
+def _openapi(args: argparse.Namespace) -> int:
+    from family_memory.app.api import openapi_json  # the resolver and its models, only for this command
+
+    text = openapi_json()
+    if args.check is not None:
+        if not args.check.exists() or args.check.read_text(encoding="utf-8") != text:
+            print(
+                f"{args.check} differs from the API's routes; regenerate it: family-memory openapi --write {args.check}"
+            )
+            return 1
+        print(f"{args.check} matches the API's routes")
+        return 0
+    if args.write is not None:
+        args.write.write_text(text, encoding="utf-8")
+        print(f"wrote {args.write} ({len(text):,} bytes)")
+        return 0
+    sys.stdout.write(text)
+    return 0
 
 
 def _serve(args: argparse.Namespace) -> int:
