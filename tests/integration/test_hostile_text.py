@@ -100,7 +100,7 @@ def test_an_unexpected_embedder_failure_costs_the_turn_its_semantic_half_with_a_
 
 LINE = re.compile(
     r'^- ("(?:[^"\\]|\\.)*") \(remembered [a-z0-9 ]+, said \d{4}-\d{2}-\d{2}(?:; through \d{4}-\d{2}-\d{2})?\)'
-    r'(?: \[sensitive: [a-z]+; [a-z ]+\])? (\S+)$'
+    r"(?: \[sensitive: [a-z]+; [a-z ]+\])? (\S+)$"
 )
 
 

@@ -132,6 +132,7 @@ def context(family_id: FamilyPath, request: Annotated[ContextRequest, Body()]) -
         request.surface,
         max_items=request.max_items,
         max_tokens=request.max_tokens,
+        member_id=request.member_id,
     )
     items = [
         {

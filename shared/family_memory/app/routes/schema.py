@@ -122,7 +122,10 @@ class ContextRequest(_Request):
         default=None, description="Most items (default 5)."
     )
     max_tokens: Annotated[int, Field(ge=0, le=MAX_TOKENS_LIMIT), BeforeValidator(_json_integer)] | None = Field(
-        default=None, description="Most tokens of the block (default 300)."
+        default=None, description="Most tokens of the candidates (default 350; the must-know rules have their own)."
+    )
+    member_id: MemberId | None = Field(
+        default=None, description="Who sent the message: their own rules count as concerning them ('book me ...')."
     )
 
 
@@ -134,7 +137,9 @@ class ContextItem(_Response):
     sensitivity: Sensitivity
     age: str = Field(description="How long ago it was formed, in words ('today', '3 weeks ago').")
     line: str = Field(description="The item's line of the block.")
-    found_by: Literal["semantic", "keyword", "both"]
+    found_by: Literal["semantic", "keyword", "both", "rule"] = Field(
+        description="How it was found; 'rule': a constraint or directive the message's task touches (must-know)."
+    )
 
 
 class ContextResponse(_Response):
