@@ -285,7 +285,7 @@ GENERIC = frozenset(
     only just new same other own well good fine available early late around about approximately per
     including within during before after until since from at on in so because therefore thus due there here
     really very quite a an the house household's family's is are was were be been being will would should
-    can could may must shall am called named name names""".split()  # noqa: SIM905
+    can could may must shall am called named name names medicine medication""".split()  # noqa: SIM905
 )
 
 #: Words that generalise or quantify: a summary may use them only if the turns do (or, for
@@ -297,6 +297,11 @@ _RECURRING = re.compile(
     r"\b(?:every|each|per|a (?:day|night|week|fortnight|month|year|term)|daily|nightly|weekly|fortnightly|"
     r"monthly|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekends|weekdays|mornings|nights|"
     r"evenings|always|usually|morning and night)\b",
+    re.I,
+)
+#: A schedule's words: "every" may restate them ("monday wednesday friday 6 to 7:30", "in the morning").
+_SCHEDULE_WORD = re.compile(
+    r"\b(?:mon|tues?|weds?|thu|thurs?|fri|sat|sun)(?:day)?s?\b|\b(?:in the )?(?:morning|evening|night|afternoon)\b",
     re.I,
 )
 #: Values a wrong word in would harm: foods and allergens, conditions, medicines, parts of a car.
@@ -666,6 +671,10 @@ def _points_back(text: str) -> bool:
     return bool(re.search(r"\b(?:same|that one|the one|there|the (?:earlier|later|other) one)\b", text, re.I))
 
 
+#: "same time", "same place as before": the family takes up a value stated before, whoever stated it.
+_SAME = re.compile(r"\bsame (?:time|place|day|days|as before|as usual|as last)\b", re.I)
+
+
 def _lenders(turns: Sequence[SpokenTurn], quoted: Sequence[SpokenTurn], statement: bool) -> list[SpokenTurn]:
     """The other cited turns whose words may support the summary."""
     primary = " ".join(t.text for t in quoted)
@@ -682,6 +691,7 @@ def _lenders(turns: Sequence[SpokenTurn], quoted: Sequence[SpokenTurn], statemen
             (turn.role == "user" and (points or answers))
             or (turn.role == "tool" and (points or takes_up))
             or (turn.role == "assistant" and (takes_up or (answers and not _DECLINE.search(primary)) or not statement))
+            or (turn.role == "assistant" and bool(_SAME.search(primary)))
         ):
             lenders.append(turn)
     return lenders
@@ -741,6 +751,7 @@ def check_support(
     # Words of substance: each new word of the summary must stand for a word of the turns it drops.
     names = set(claim.names) | set(claim.known_names) | writers
     name_words = {w for name in names for w in _tokens(name)}
+    known_words = frozenset(w for name in claim.known_names for w in _tokens(name))
     summary_tokens = _tokens(cut)
     new = [
         w
@@ -750,13 +761,15 @@ def check_support(
         and w not in FILLER
         and w not in {"am", "pm"}
         and not _held(w, pool)
-        and not (w in name_words and _referred(w, quoted, lenders, session_text))
+        and not (w in name_words and _referred(w, quoted, lenders, session_text, known_words))
     ]
     proper = [w for w in new if _capitalised(w, claim.summary) and w not in name_words and w not in _CALENDAR]
     quantifiers = [
         w
         for w in dict.fromkeys(summary_tokens)
-        if w in QUANTIFIERS and not _held(w, pool) and not (w == "every" and _RECURRING.search(source_text))
+        if w in QUANTIFIERS
+        and not _held(w, pool)
+        and not (w == "every" and (_RECURRING.search(source_text) or _SCHEDULE_WORD.search(source_text)))
     ]
     values = [w for w in new if w in VALUES]
     said_by_family = " ".join(t.text for t in sources if t.role == "user")
@@ -870,7 +883,13 @@ def _generalises(summary: str) -> bool:
     return not (_PAST_VERB.search(summary) or re.search(anchored, summary, re.I))
 
 
-def _referred(word: str, quoted: Sequence[SpokenTurn], lenders: Sequence[SpokenTurn], session_text: str) -> bool:
+def _referred(
+    word: str,
+    quoted: Sequence[SpokenTurn],
+    lenders: Sequence[SpokenTurn],
+    session_text: str,
+    known: frozenset[str] = frozenset(),
+) -> bool:
     """A person's name the cited turns do not spell but stand for: the writer of a quoted turn
     that speaks in the first person ("I", "we"), or someone named earlier in the conversation
     whom the quoted turn points at with a pronoun or a relation ("she's allergic to kiwi too")."""
@@ -879,8 +898,9 @@ def _referred(word: str, quoted: Sequence[SpokenTurn], lenders: Sequence[SpokenT
             r"\b(?:i|i'm|im|me|my|mine|we|we're|us|our|ours)\b", normalise_for_match(turn.text).replace("’", "'")
         ):
             return True
-    if not re.search(rf"(?<!\w){re.escape(word)}(?!\w)", normalise_for_match(session_text)):
-        return False
+    named_here = re.search(rf"(?<!\w){re.escape(word)}(?!\w)", normalise_for_match(session_text))
+    if session_text and not named_here and word not in known:
+        return False  # neither named in this conversation nor a person the family's directory knows
     text = normalise_for_match(" ".join(t.text for t in [*quoted, *lenders])).replace("’", "'")
     return bool(
         re.search(
