@@ -402,3 +402,12 @@ def test_a_real_run_follows_the_timeline_on_the_clock_port(monkeypatch: pytest.M
     assert rows["learned_back"].value == 0
     assert rows["dated"].value == 1.0
     assert textwrap.dedent(run.brief_texts[Surface.CHAT]).count("peanut") == 0  # health stays out of the brief
+
+
+def test_a_missing_ratchet_file_is_an_error_not_a_pass(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A ratchet that is not there would enforce nothing, and CI would pass whatever the figures.
+    from family_memory.app.cli import main
+
+    code = main(["--home", str(tmp_path / "home"), "eval", "--check-data", "--ratchet", str(tmp_path / "none.json")])
+    assert code == 2
+    assert "no such ratchet file" in capsys.readouterr().err

@@ -270,8 +270,8 @@ def compare_values(proposal: Proposal, memory: Memory) -> Value:
     """How a claim of a memory's slot compares with it, by their value words and numbers
     ("can't have shrimp" has LESS than "allergic to shellfish, including shrimp"; "peanuts and
     eggs" MORE than "peanuts"; "peanuts" -> "eggs", "Thursday" -> "Friday", "at 8" -> "at 9" OTHER).
-    With no value words on either side, the words decide: most of the shorter's in the longer is
-    SAME (or LESS, when shorter), anything else OTHER."""
+    With no value words on either side, the words decide: the same words are SAME, fewer of
+    them LESS, anything else OTHER."""
     ours, theirs = value_words(proposal.summary), value_words(memory.summary)
     if ours or theirs:
         if ours == theirs:
@@ -282,10 +282,11 @@ def compare_values(proposal: Proposal, memory: Memory) -> Value:
             return Value.MORE
         return Value.OTHER
     a, b = stance_free_words(proposal.summary), stance_free_words(memory.summary)
-    small, large = (a, b) if len(a) <= len(b) else (b, a)
-    if small and len(small & large) >= 0.6 * len(small):
-        return Value.SAME if len(a) >= len(b) else Value.LESS
-    return Value.OTHER
+    if a and a == b:
+        return Value.SAME
+    if a and a < b:
+        return Value.LESS
+    return Value.OTHER  # a word swapped ("Lucy" for "Lu") or added: the older rules decide
 
 
 def protected(memory: Memory) -> bool:

@@ -589,12 +589,18 @@ _CALENDAR_WORD = re.compile(
 _NUMERIC_DATE = re.compile(r"\b(\d{1,2})/(\d{1,2})(?:/(\d{2,4}))?\b")
 
 
+_MONTH_NAME = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b", re.I)
+
+
 def _said_days(text: str, day: date) -> set[date]:
     """Every day a turn's date words name, read as said on ``day``: typed forms expanded
     ("next thurs"), and "4/14" read both ways (month first and day first)."""
     expanded = _CALENDAR_WORD.sub(lambda m: ABBREVIATIONS.get(m.group(1).lower(), m.group(1)), text)
     days: set[date] = set()
-    for mention in find_dates(expanded, day):
+    # A named month in both tenses: "we got a flat april 4 to 11" is a plan though "got" is
+    # past, and the check asks only whether the turn's words can mean the summary's day.
+    named = [m for m in find_dates(expanded, day, past=True) if _MONTH_NAME.search(m.text)]
+    for mention in [*find_dates(expanded, day, past=False), *named]:
         d = mention.first_day
         while d <= mention.last_day:
             days.add(d)
@@ -795,6 +801,44 @@ def check_support(
     return result
 
 
+#: What makes an "if" a supposition whatever the summary says: a modal of maybes.
+_SUPPOSING = re.compile(r"\b(?:would|wouldn't|'d|might|could|may|maybe)\b", re.I)
+
+
+#: Day words, which say when and not what: "if it rains saturday" is not kept by "on Saturday".
+_DAY_WORD = re.compile(
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?|today|tomorrow|tonight|weekends?|morning|afternoon|evening|"
+    r"next|week|month|year"
+)
+
+
+def _hedged(lead: str, quote: str, summary: str) -> bool:
+    """Whether the quote, or the sentence leading to it, speaks of a possibility the summary
+    states as fact ("we might get a dog"; "if it rains saturday the party moves inside" ->
+    "the party is inside"). An "if" or "unless" whose condition the summary keeps is a
+    rule's condition, not a possibility ("if ur ever doin food for her no gluten" -> "any
+    food for her must be gluten-free")."""
+    if _SUMMARY_HEDGE.search(summary):
+        return False
+    summary_tokens = _tokens(summary)
+    keeps_a_condition = bool(re.search(r"\b(?:when|whenever|any ?time|in case)\b", summary, re.I))
+    for text in (lead, quote):
+        for match in _HEDGE.finditer(text):
+            if match.group(0).lower() not in ("if", "unless") or _SUPPOSING.search(lead + " " + quote):
+                return True
+            condition = _CLAUSE.split(text[match.end() :], maxsplit=1)[0]
+            words = [
+                w
+                for w in _content(_tokens(condition))
+                if w not in GENERIC and w not in FILLER and not _DAY_WORD.fullmatch(w)
+            ]
+            if keeps_a_condition and not _SUPPOSING.search(lead + " " + quote):
+                continue
+            if not words or sum(_held(w, summary_tokens) for w in words) < 0.5 * len(words):
+                return True
+    return False
+
+
 def _speech_problems(claim: Claim, primary: str) -> list[str]:
     """The quote sits in a question, a possibility, a report of someone else's words, a value the
     speaker took back, or one occasion the summary turns into a habit."""
@@ -804,7 +848,7 @@ def _speech_problems(claim: Claim, primary: str) -> list[str]:
             problems.append("the quote is a question, not a statement")
         lead = sentence[:start]
         quote_text = " ".join(claim.quotes)
-        if (_HEDGE.search(lead) or _HEDGE.search(quote_text)) and not _SUMMARY_HEDGE.search(claim.summary):
+        if _hedged(lead, quote_text, claim.summary):
             problems.append("the turn speaks of a possibility; the summary states it as fact")
         if _REPORTED.search(sentence):
             problems.append("the turn reports what someone else said or allowed")
@@ -817,18 +861,70 @@ def _speech_problems(claim: Claim, primary: str) -> list[str]:
     return list(dict.fromkeys(problems))
 
 
+#: "... and" that starts a new statement ("i'm not a morning person and the phone wakes ida").
+_NEW_SUBJECT = re.compile(
+    r"\s(?:and|or)\s(?=(?:the|i|i'm|we|we're|he|she|they|it|my|our|his|her|their|[a-z]+'s)\b)", re.I
+)
+#: A negation that governs a list ("no dairy, eggs or honey"; "nothing with nuts, sesame").
+_LIST_NEGATION = re.compile(r"\b(?:no|nothing|never any|without|not any|none of)\b", re.I)
+_CLAUSE_PARTS = re.compile(r"(,)|[;:!?]+|\.(?!\d)|\s[—–-]\s|\b(?:but|while|whereas|so|because|though|although)\b", re.I)
+
+
+def _polar_clauses(text: str) -> list[tuple[str, bool | None]]:
+    """(clause, negated) for the statements of ``text``: its clauses, a clause's "and" + new
+    subject a statement of its own, and the items of a list after "no" negated with it
+    ("no dairy, eggs or honey": "eggs or honey" is negated too). An item after a verb's
+    negation ("doesn't use Klarna, credit cards ...") may be negated or not ("doesn't eat
+    fish, loves chicken"): None."""
+    out: list[tuple[str, bool | None]] = []
+    pieces: list[tuple[str, bool]] = []  # (piece, came after a comma)
+    last, comma = 0, False
+    for m in _CLAUSE_PARTS.finditer(text):
+        pieces.append((text[last : m.start()], comma))
+        comma = m.group(1) is not None
+        last = m.end()
+    pieces.append((text[last:], comma))
+    listing: bool | None = False  # the previous piece opened a list under a negation (None: a verb's)
+    for piece, after_comma in pieces:
+        parts = [p.strip() for p in _NEW_SUBJECT.split(piece) if p and p.strip()]
+        if not parts:
+            continue
+        for i, part in enumerate(parts):
+            negated: bool | None = _negated(part)
+            first = _tokens(part)[:1]
+            continues = (
+                i == 0
+                and after_comma
+                and listing is not False
+                and bool(first)
+                and first[0] not in _SUBJECT_PRONOUNS
+                and first[0] not in {"i", "we", "you", "the", "my", "our", "his", "her", "their"}
+            )
+            if continues and not negated:
+                negated = True if listing else None
+            out.append((part, negated))
+        tail = parts[-1]
+        if _LIST_NEGATION.search(tail) or (listing is True and out[-1][1] is True and len(parts) == 1):
+            listing = True
+        elif out[-1][1] is not False:
+            listing = None
+        else:
+            listing = False
+    return out
+
+
 def _polarity_problems(summary: str, sources: Sequence[SpokenTurn]) -> list[str]:
     """A summary clause that restates one source clause nearly word for word, with the
     polarity turned ("doesn't drink" -> "enjoys a drink", "may not use" -> "may use").
     Clauses that only share some words with several source clauses are not compared: their
     polarity cannot be read off words alone."""
-    source_clauses = [c for t in sources for c in _clauses(t.text)]
-    for clause in _clauses(summary):
+    source_clauses = [c for t in sources for c in _polar_clauses(t.text)]
+    for clause, negated in _polar_clauses(summary):
         ours = [w for w in dict.fromkeys(_content(_tokens(clause))) if w not in GENERIC]
         if len(ours) < 2:
             continue
         scored = sorted(
-            ((sum(_held(w, _tokens(c)) for w in ours), c) for c in source_clauses), key=lambda pair: -pair[0]
+            ((sum(_held(w, _tokens(c)) for w in ours), c, n) for c, n in source_clauses), key=lambda t: -t[0]
         )
         if not scored or scored[0][0] < max(2, 0.6 * len(ours)):
             continue
@@ -837,13 +933,12 @@ def _polarity_problems(summary: str, sources: Sequence[SpokenTurn]) -> list[str]
             continue  # the clause says more than the summary restates ("our dog pepper hates baths")
         if len(scored) > 1 and scored[1][0] == scored[0][0]:
             continue
-        match = scored[0][1]
-        if _negated(clause) != _negated(match):
-            return [
-                "the summary says the opposite of the turn"
-                if not _negated(clause)
-                else "the summary negates what the turn says"
-            ]
+        theirs_negated = scored[0][2]
+        if negated is None or theirs_negated is None or negated == theirs_negated:
+            continue
+        return [
+            "the summary says the opposite of the turn" if not negated else "the summary negates what the turn says"
+        ]
     return []
 
 
