@@ -589,10 +589,10 @@ MUTATIONS: list[Mutation] = [
         [
             (
                 VALIDATION,
-                "        verdict = check_support(claim, turns, said_on, context=context, session_text=self._session_text)\n"
-                "        if verdict.supported:",
-                "        verdict = check_support(claim, turns, said_on, context=context, "
-                "session_text=self._session_text)\n        if True:",
+                "            claim, turns, said_on, context=context, session_text=self._session_text, "
+                "family_text=family_text\n        )\n        if verdict.supported:",
+                "            claim, turns, said_on, context=context, session_text=self._session_text, "
+                "family_text=family_text\n        )\n        if True:",
             )
         ],
         ["tests/unit/test_calibration_sets.py", "tests/unit/test_candidate_validation.py"],

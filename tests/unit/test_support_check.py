@@ -113,3 +113,43 @@ def test_a_named_month_in_a_past_tense_sentence_may_still_be_a_plan() -> None:
         "Sofía's school play is on October 14, 2026.", "sofía's school play is on the 14th", said_on=date(2026, 10, 20)
     )
     assert any("date" in p for p in late), late
+
+
+def test_spoken_times_and_amounts_are_numbers() -> None:
+    assert verdict("Dinner is at 6:30 pm most nights.", "dinner is at half six most nights") == []
+    assert verdict("The family has saved about £9,000 for a car.", "we've saved about 9 grand for a car") == []
+    wrong = verdict("Dinner is at 7:30 pm most nights.", "dinner is at half six most nights")
+    assert any("7.5" in p or "7:30" in p or "say" in p for p in wrong), wrong
+
+
+def test_a_name_the_family_said_earlier_in_the_session_may_be_used() -> None:
+    claim = Claim(summary="They pay Westpac $3,100 a month now.", quotes=("we pay $3,100 a month now",))
+    turn = [SpokenTurn("user", "we pay $3,100 a month now", ("Linh",), quoted=True)]
+    assert check_support(claim, turn, date(2026, 5, 20)).problems  # Westpac is said nowhere
+    earlier = "our mortgage is with westpac"
+    assert check_support(claim, turn, date(2026, 5, 20), family_text=earlier).problems == []
+
+
+def test_a_correction_takes_back_the_value_of_its_kind_only() -> None:
+    turn = "do-hyun has his belt test on saturday the 21st, no sorry, the 28th. the 21st is ji-ho's party"
+    assert verdict("Do-hyun's belt test is on Saturday, March 28, 2026.", turn, said_on=date(2026, 3, 10)) == []
+    assert (
+        verdict(
+            "Ji-ho's party is on March 21, 2026.", turn, quote="the 21st is ji-ho's party", said_on=date(2026, 3, 10)
+        )
+        == []
+    )
+    said = "her allergist is dr sheppard, no sorry, sheppard is her pediatrician, the allergist is dr mercer"
+    assert verdict("Dr. Mercer is her allergist.", said, quote="the allergist is dr mercer") == []
+    # Said again only of the past, the old value is still taken back.
+    cohen = "noah's teacher is mr. cohen, oops I mean mr. katz, cohen was last year"
+    assert any(
+        "took back" in p for p in verdict("Noah's teacher is Mr. Cohen.", cohen, quote="noah's teacher is mr. cohen")
+    )
+
+
+def test_each_restates_a_recurrence_and_a_place_word_completes_a_held_name() -> None:
+    assert verdict("She eats every 3 hours, about 90 ml each time.", "she eats every 3 hours roughly, about 90ml") == []
+    assert verdict("Ana is a nurse at Vaiola Hospital.", "ana's a nurse at vaiola", writer="Sione") == []
+    # A place word beside nothing the turns hold is still new.
+    assert verdict("Ana is a nurse at Tupou Hospital.", "ana's a nurse at vaiola", writer="Sione")

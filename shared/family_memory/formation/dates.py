@@ -83,6 +83,19 @@ _PAST_TENSE = re.compile(
 # Order matters: longer phrases first so "the day after tomorrow" is not read as "tomorrow".
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("iso", re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")),
+    # A day written before its month goes first: "sunday 14th june 2 till 4" is June 14, not June 2-4.
+    (
+        "weekday_day_month",
+        re.compile(
+            rf"\b{_WEEKDAY},? (?:the )?(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH}\b(?!,? (?:19|20)\d{{2}})", re.I
+        ),
+    ),
+    (
+        "weekday_month_day",
+        re.compile(rf"\b{_WEEKDAY},? {_MONTH}\.? (\d{{1,2}})(?:st|nd|rd|th)?\b(?!,? (?:19|20)\d{{2}}){_COUNT}", re.I),
+    ),
+    ("day_month_year", re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH},? ((?:19|20)\d{{2}})\b", re.I)),
+    ("day_month", re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH}\b", re.I)),
     (
         "range_month",
         re.compile(
@@ -107,16 +120,6 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
             re.I,
         ),
     ),
-    (
-        "weekday_day_month",
-        re.compile(
-            rf"\b{_WEEKDAY},? (?:the )?(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH}\b(?!,? (?:19|20)\d{{2}})", re.I
-        ),
-    ),
-    (
-        "weekday_month_day",
-        re.compile(rf"\b{_WEEKDAY},? {_MONTH}\.? (\d{{1,2}})(?:st|nd|rd|th)?\b(?!,? (?:19|20)\d{{2}}){_COUNT}", re.I),
-    ),
     ("day_after_tomorrow", re.compile(r"\bthe day after (?:tomorrow|tmrw|tmr)\b", re.I)),
     ("tomorrow", re.compile(rf"\b{_TOMORROW}(?: (?:morning|afternoon|evening|night))?\b", re.I)),
     ("yesterday", re.compile(r"\b(?:yesterday|yday)(?: (?:morning|afternoon|evening))?\b", re.I)),
@@ -132,13 +135,11 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("last_week", re.compile(r"\blast week\b", re.I)),
     ("next_week", re.compile(r"\bnext week\b", re.I)),
     ("month_day_year", re.compile(rf"\b{_MONTH}\.? (\d{{1,2}})(?:st|nd|rd|th)?,? ((?:19|20)\d{{2}})\b", re.I)),
-    ("day_month_year", re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH},? ((?:19|20)\d{{2}})\b", re.I)),
     (
         "month_day",
         re.compile(rf"\b(?P<on>on )?{_MONTH}\.? (\d{{1,2}})(?P<nth>st|nd|rd|th)?\b{_COUNT}", re.I),
     ),
     ("day_of_month", re.compile(rf"\bthe (\d{{1,2}})(?:st|nd|rd|th)(?: of {_MONTH})?\b", re.I)),
-    ("day_month", re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH}\b", re.I)),
 )
 
 

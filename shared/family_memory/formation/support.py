@@ -391,7 +391,7 @@ _DECLINE = re.compile(
 _CORRECTION = re.compile(
     r"(?P<before>[^,;!?—–]{1,60}?)\s*[,.—–-]*\s*(?:sorry|no wait|wait no|wait|i mean|oops i mean|oops|ugh no|"
     r"ah no|no no|no sorry|actually no|actually|scratch that|correction|or rather|no(?=,? \d))\b[,.—–\s-]*"
-    r"(?P<after>[^,;!?]{1,60})",
+    r"(?P<after>(?:[^,;!?.]|\.(?=\d)|(?<=mr|ms|dr|st)\.|(?<=mrs)\.){1,60})",
     re.I,
 )
 _EPISODE = re.compile(
@@ -497,10 +497,22 @@ def _held(word: str, pool: Sequence[str]) -> bool:
     )
 
 
+_SPOKEN_HOUR = re.compile(
+    r"\b(quarter to|quarter past|half past|half) (one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b"
+)
+_GRAND = re.compile(r"\b(\d+(?:\.\d+)?) ?(?:grand|thousand)\b")
+
+
 def _numbers(text: str) -> set[float]:
-    """Numbers and times a text states, normalised: "quarter to 8" is 7.75, "half 4" 4.5, "5:30" 5.5."""
+    """Numbers and times a text states, normalised: "quarter to 8" is 7.75, "half 4" and "half
+    four" 4.5, "5:30" 5.5, "9 grand" 9000."""
     found: set[float] = set()
     lowered = normalise_for_match(text)
+    # "half four", "quarter to eight": the hour as a digit; "9 grand": 9000.
+    lowered = _SPOKEN_HOUR.sub(lambda m: f"{m.group(1)} {_NUMBER_WORDS[m.group(2)]}", lowered)
+    for match in _GRAND.finditer(lowered):
+        with contextlib.suppress(ValueError):
+            found.add(float(match.group(1)) * 1000)
     for match in _TIME_WORDS.finditer(lowered):
         phrase = match.group(0)
         if match.group(1):
@@ -710,11 +722,17 @@ def check_support(
     *,
     context: Sequence[SpokenTurn] = (),
     session_text: str = "",
+    family_text: str = "",
 ) -> Support:
     """Whether ``turns`` support ``claim.summary`` (``Support.problems`` says why not).
     ``context``: the few turns before the cited ones, whose words count when the quoted turn
     points back at them ("his training moves to tues and thurs"); ``session_text``: the whole
-    conversation, where a person the summary names by name may have been named first."""
+    conversation, where a person the summary names by name may have been named first;
+    ``family_text``: what the family wrote before the cited turns (and their context), where
+    the name of a place, a shop or a medicine the summary gives ("Westpac", "Boba Bay",
+    "Ventolin") may have been said first. Not the turns next to the quote: a name from the
+    neighbouring statement is how two claims get merged ("violin with Coach Ren" when Coach
+    Ren teaches swimming)."""
     result = Support()
     problems = result.problems
     quoted = [t for t in turns if t.quoted] or list(turns[-1:])
@@ -759,6 +777,7 @@ def check_support(
     name_words = {w for name in names for w in _tokens(name)}
     known_words = frozenset(w for name in claim.known_names for w in _tokens(name))
     summary_tokens = _tokens(cut)
+    family_pool = _tokens(family_text)
     new = [
         w
         for w in dict.fromkeys(_content(summary_tokens))
@@ -768,6 +787,8 @@ def check_support(
         and w not in {"am", "pm"}
         and not _held(w, pool)
         and not (w in name_words and _referred(w, quoted, lenders, session_text, known_words))
+        and not (_capitalised(w, claim.summary) and w not in _CALENDAR and _held(w, family_pool))
+        and not (w in PLACE_NOUNS and _names_a_held_place(w, claim.summary, pool))
     ]
     proper = [w for w in new if _capitalised(w, claim.summary) and w not in name_words and w not in _CALENDAR]
     quantifiers = [
@@ -775,7 +796,8 @@ def check_support(
         for w in dict.fromkeys(summary_tokens)
         if w in QUANTIFIERS
         and not _held(w, pool)
-        and not (w == "every" and (_RECURRING.search(source_text) or _SCHEDULE_WORD.search(source_text)))
+        and not (w in ("every", "each") and (_RECURRING.search(source_text) or _SCHEDULE_WORD.search(source_text)))
+        and not (w == "each" and _MONTH_DAY_SAID.search(source_text) and _EACH_MONTH.search(claim.summary))
     ]
     values = [w for w in new if w in VALUES]
     said_by_family = " ".join(t.text for t in sources if t.role == "user")
@@ -868,63 +890,153 @@ _NEW_SUBJECT = re.compile(
 #: A negation that governs a list ("no dairy, eggs or honey"; "nothing with nuts, sesame").
 _LIST_NEGATION = re.compile(r"\b(?:no|nothing|never any|without|not any|none of)\b", re.I)
 _CLAUSE_PARTS = re.compile(r"(,)|[;:!?]+|\.(?!\d)|\s[—–-]\s|\b(?:but|while|whereas|so|because|though|although)\b", re.I)
+#: Negations whose scope is the noun phrase after them; "or" keeps it going, "and" ends it.
+_DETERMINER_NEGATORS = frozenset({"no", "nothing", "none", "nobody"})
+#: A whole sentence's polarity turned by its ending ("... and the answer is no").
+_ANSWER_NO = re.compile(r"\b(?:the answer (?:is|was) no|(?:i|we) said no)\b", re.I)
+#: Verbs that turn down what follows them, beside the negators ("cut back on sugar").
+_TURNING_DOWN = re.compile(
+    r"\b(?:cut(?:ting)? (?:back|down) on|avoids?|avoiding|skips?|skipping|stays? away from)\b", re.I
+)
+#: Where the noun phrase a "no" governs ends ("no dairy for vy": Vy is not negated).
+_NOUN_PHRASE_END = re.compile(
+    r"\b(?:and|for|at|in|on|with|to|from|during|after|before|when|until|by|near|around|is|are|was|were)\b"
+)
+#: A piece that goes on with the one before it ("cut back on sugar, including pan dulce").
+_EXTENDS = re.compile(r"^\W*(?:including|incl|even|especially|like|such as|e\.g\.|apart from|except)\b", re.I)
+_SUBJECT_WORDS = frozenset({"i", "we", "you", "the", "my", "our", "his", "her", "their"})
+
+#: (a clause, the polarity of each of its content words: True under a negation, False not,
+#: None when it cannot be told).
+Polar = tuple[str, dict[str, bool | None]]
 
 
-def _polar_clauses(text: str) -> list[tuple[str, bool | None]]:
-    """(clause, negated) for the statements of ``text``: its clauses, a clause's "and" + new
-    subject a statement of its own, and the items of a list after "no" negated with it
-    ("no dairy, eggs or honey": "eggs or honey" is negated too). An item after a verb's
-    negation ("doesn't use Klarna, credit cards ...") may be negated or not ("doesn't eat
-    fish, loves chicken"): None."""
-    out: list[tuple[str, bool | None]] = []
-    pieces: list[tuple[str, bool]] = []  # (piece, came after a comma)
-    last, comma = 0, False
-    for m in _CLAUSE_PARTS.finditer(text):
-        pieces.append((text[last : m.start()], comma))
-        comma = m.group(1) is not None
-        last = m.end()
-    pieces.append((text[last:], comma))
-    listing: bool | None = False  # the previous piece opened a list under a negation (None: a verb's)
-    for piece, after_comma in pieces:
-        parts = [p.strip() for p in _NEW_SUBJECT.split(piece) if p and p.strip()]
-        if not parts:
+def _word_polarity(clause: str, inherited: bool) -> dict[str, bool | None]:
+    """Each content word of ``clause`` and whether a negation governs it: a verb's negation
+    ("doesn't", "never", "hates", "cut back on") everything after it, a determiner's ("no",
+    "nothing") its noun phrase (up to "and", "for", "at", ...); "... is out", "off limits" the whole clause;
+    a double negation ("won't sleep without her night light") nothing. ``inherited``: a list
+    item negated by the negation before it ("no dairy, eggs or honey")."""
+    folded = normalise_for_match(clause).replace("’", "'")
+    whole: bool | None = None
+    if _DOUBLE.search(folded):
+        whole = False
+    elif _OUT.search(folded):
+        whole = True
+    negations: list[tuple[int, int, bool]] = []  # (start, end, a determiner's)
+    if whole is None:
+        for m in _NEGATORS.finditer(folded):
+            negations.append((m.start(), m.end(), m.group(0).lower() in _DETERMINER_NEGATORS))
+        for m in _TURNING_DOWN.finditer(folded):
+            negations.append((m.start(), m.end(), False))
+        for m in re.finditer(r"[a-z]+", folded):
+            if m.group(0) in _NT_WORDS:
+                negations.append((m.start(), m.end(), False))
+    polarity: dict[str, bool | None] = {}
+    for m in _TOKEN.finditer(folded):
+        token = m.group(0).lower()
+        if token in STOPWORDS or token in FILLER or token in GENERIC or _NEGATORS.fullmatch(token):
             continue
-        for i, part in enumerate(parts):
-            negated: bool | None = _negated(part)
-            first = _tokens(part)[:1]
-            continues = (
-                i == 0
-                and after_comma
-                and listing is not False
-                and bool(first)
-                and first[0] not in _SUBJECT_PRONOUNS
-                and first[0] not in {"i", "we", "you", "the", "my", "our", "his", "her", "their"}
-            )
-            if continues and not negated:
-                negated = True if listing else None
-            out.append((part, negated))
-        tail = parts[-1]
-        if _LIST_NEGATION.search(tail) or (listing is True and out[-1][1] is True and len(parts) == 1):
-            listing = True
-        elif out[-1][1] is not False:
-            listing = None
+        if whole is not None:
+            state = whole
         else:
-            listing = False
+            state = inherited or any(
+                end <= m.start() and not (determiner and _NOUN_PHRASE_END.search(folded[end : m.start()]))
+                for _, end, determiner in negations
+            )
+        # A word said both ways in one clause counts as said plainly.
+        polarity[token] = state if token not in polarity else bool(polarity[token]) and state
+    return polarity
+
+
+def _polar_clauses(text: str) -> list[Polar]:
+    """The statements of ``text`` with the polarity of their words: its clauses, a clause's
+    "and" + new subject a statement of its own, and the items of a list after "no" negated
+    with it ("no dairy, eggs or honey": "eggs or honey" is negated too). An item after a
+    verb's negation ("doesn't use Klarna, credit cards or anything with interest") may be
+    negated or not ("doesn't eat fish, likes chicken or beef"): unknown."""
+    out: list[Polar] = []
+    for sentence in re.split(r"(?<=[.!?])\s+|\n+", text):
+        unknown = bool(_ANSWER_NO.search(sentence))
+        pieces: list[tuple[str, bool]] = []  # (piece, came after a comma)
+        last, comma = 0, False
+        for m in _CLAUSE_PARTS.finditer(sentence):
+            pieces.append((sentence[last : m.start()], comma))
+            comma = m.group(1) is not None
+            last = m.end()
+        pieces.append((sentence[last:], comma))
+        listing: bool | None = False  # the previous piece ends in a negated list (None: a verb's)
+        for piece, after_comma in pieces:
+            parts = [p.strip() for p in _NEW_SUBJECT.split(piece) if p and p.strip()]
+            if not parts:
+                continue
+            for i, part in enumerate(parts):
+                words = _tokens(part)
+                first_raw = part.lstrip()[:1]
+                continues = (
+                    i == 0
+                    and after_comma
+                    and listing is not False
+                    and bool(words)
+                    and (re.search(r"\b(?:or|nor|and)\b", part, re.I) is not None or bool(_EXTENDS.search(part)))
+                    and words[0].split("'")[0] not in _SUBJECT_PRONOUNS | _SUBJECT_WORDS
+                    and not first_raw.isupper()
+                )
+                inherited: bool | None = (True if listing else None) if continues else None
+                polarity = _word_polarity(part, bool(inherited))
+                if continues and inherited is None:
+                    polarity = {w: (None if state is False else state) for w, state in polarity.items()}
+                if unknown:
+                    polarity = dict.fromkeys(polarity, None)
+                out.append((part, polarity))
+            tail = parts[-1]
+            has_content = any(
+                w not in STOPWORDS and w not in FILLER and w not in GENERIC and not _NEGATORS.fullmatch(w)
+                for w in _tokens(tail)
+            )
+            if _LIST_NEGATION.search(tail) and has_content:
+                listing = True
+            elif has_content and any(v for v in out[-1][1].values()):
+                listing = None
+            else:
+                listing = False
     return out
+
+
+#: The kind-of-place word of a name ("Vaiola Hospital", "Flinders Medical Centre", "Elm Street"):
+#: free beside a name the turns hold ("at vaiola", "at flinders").
+PLACE_NOUNS = frozenset(
+    """hospital centre center medical clinic surgery street st road rd avenue ave lane airport station school
+    primary secondary elementary academy kindergarten nursery college university pharmacy bank library park
+    church mosque temple stadium leisure sports club""".split()  # noqa: SIM905
+)
+_MONTH_DAY_SAID = re.compile(r"\b(?:the|on) \d{1,2}(?:st|nd|rd|th)\b", re.I)
+_EACH_MONTH = re.compile(r"\b(?:of )?each month\b", re.I)
+
+
+def _names_a_held_place(word: str, summary: str, pool: Sequence[str]) -> bool:
+    """Whether ``word`` is the place-kind word of a capitalised name whose other words the
+    turns hold ("Vaiola Hospital" from "at vaiola")."""
+    for run in re.finditer(r"(?:[A-Z][\w'’.-]*\s+)*[A-Z][\w'’.-]*", summary):
+        words = [normalise_for_match(w).strip(".") for w in run.group(0).split()]
+        if word in words and any(w != word and w not in PLACE_NOUNS and _held(w, pool) for w in words):
+            return True
+    return False
 
 
 def _polarity_problems(summary: str, sources: Sequence[SpokenTurn]) -> list[str]:
     """A summary clause that restates one source clause nearly word for word, with the
-    polarity turned ("doesn't drink" -> "enjoys a drink", "may not use" -> "may use").
+    polarity of its words turned ("doesn't drink" -> "enjoys a drink", "may not use" -> "may
+    use"): at least half of the words they share are negated in one and not the other.
     Clauses that only share some words with several source clauses are not compared: their
     polarity cannot be read off words alone."""
     source_clauses = [c for t in sources for c in _polar_clauses(t.text)]
-    for clause, negated in _polar_clauses(summary):
+    for clause, ours_polarity in _polar_clauses(summary):
         ours = [w for w in dict.fromkeys(_content(_tokens(clause))) if w not in GENERIC]
         if len(ours) < 2:
             continue
         scored = sorted(
-            ((sum(_held(w, _tokens(c)) for w in ours), c, n) for c, n in source_clauses), key=lambda t: -t[0]
+            ((sum(_held(w, _tokens(c)) for w in ours), c, p) for c, p in source_clauses), key=lambda t: -t[0]
         )
         if not scored or scored[0][0] < max(2, 0.6 * len(ours)):
             continue
@@ -933,12 +1045,20 @@ def _polarity_problems(summary: str, sources: Sequence[SpokenTurn]) -> list[str]
             continue  # the clause says more than the summary restates ("our dog pepper hates baths")
         if len(scored) > 1 and scored[1][0] == scored[0][0]:
             continue
-        theirs_negated = scored[0][2]
-        if negated is None or theirs_negated is None or negated == theirs_negated:
-            continue
-        return [
-            "the summary says the opposite of the turn" if not negated else "the summary negates what the turn says"
-        ]
+        theirs_polarity = scored[0][2]
+        compared = flipped = 0
+        turned_negative = False
+        for word, state in ours_polarity.items():
+            match = next((w for w in theirs_polarity if _alike(word, w)), None)
+            if match is None or state is None or theirs_polarity[match] is None:
+                continue
+            compared += 1
+            if state != theirs_polarity[match]:
+                flipped += 1
+                turned_negative = bool(state)
+        if compared and flipped * 2 >= compared:
+            said = "the summary negates what the turn says" if turned_negative else "the summary says the opposite"
+            return [said if turned_negative else f"{said} of the turn"]
     return []
 
 
@@ -957,15 +1077,49 @@ _QUESTION_START = re.compile(
 )
 
 
+def _kind(word: str) -> str:
+    """What sort of value a word is, so a correction pairs like with like."""
+    if word[0].isdigit():
+        return "number"
+    if word in _WEEKDAY_NAMES:
+        return "weekday"
+    if word in _MONTH_NAMES:
+        return "month"
+    return "word"
+
+
+_WEEKDAY_NAMES = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())  # noqa: SIM905
+_MONTH_NAMES = frozenset(
+    "january february march april may june july august september october november december".split()  # noqa: SIM905
+)
+
+
+_PAST_MARK = re.compile(r"\b(?:was|were|used to|last year|before|previously|old one)\b", re.I)
+
+
 def _retracted(text: str) -> list[tuple[str, str]]:
-    """(the value the speaker took back, the value they gave instead) for each self-correction."""
+    """(the value the speaker took back, the value they gave instead) for each self-correction.
+    Values pair by kind ("tuesday the 10th of march, no wait, it's wednesday the 11th": the
+    10th and tuesday are taken back, not March), and a word the speaker says again after the
+    correction ("... the allergist is dr mercer") was not taken back."""
     out = []
     for match in _CORRECTION.finditer(text):
         before = [w for w in _tokens(match.group("before")) if w not in STOPWORDS and w not in FILLER]
         after = [w for w in _tokens(match.group("after")) if w not in STOPWORDS and w not in FILLER]
-        took_back = [w for w in before if not _held(w, after)]
+        rest = text[match.end() :]
+        # Said again after the correction, in the present ("the 21st is ji-ho's party"), it was not
+        # taken back; said of the past ("cohen was last year"), it was.
+        later = [] if _PAST_MARK.search(rest) else _tokens(rest)
+        took_back = [w for w in before if not _held(w, after) and not _held(w, later)]
         instead = [w for w in after if not _held(w, before) and w not in {"mr", "mrs", "ms", "dr", "got", "moved"}]
-        if took_back and instead:
+        pairs = [
+            (next(b for b in reversed(took_back) if _kind(b) == _kind(i)), i)
+            for i in instead
+            if any(_kind(b) == _kind(i) for b in took_back)
+        ]
+        if pairs:
+            out.extend(dict.fromkeys(pairs))
+        elif took_back and instead and all(_kind(i) == "word" for i in instead):
             out.append((took_back[-1], instead[0]))
     return out
 
