@@ -164,3 +164,9 @@ def test_a_tense_can_be_imposed() -> None:
     march = date(2026, 3, 1)
     assert find_dates("we got a flat april 4 to 11", march)[0].first_day == date(2025, 4, 4)
     assert find_dates("we got a flat april 4 to 11", march, past=False)[0].first_day == date(2026, 4, 4)
+
+
+def test_a_day_of_next_month() -> None:
+    april = date(2026, 4, 2)
+    assert only("It's booked for the 12th next month at Vaiola", april)[0] == date(2026, 5, 12)
+    assert only("the 3rd of next month", date(2026, 12, 20))[0] == date(2027, 1, 3)

@@ -16,7 +16,7 @@ memory's ``valid_until`` is the day *after* the last day it is about:
   that date this year, or next year once it has passed (a weekday written with a date
   does not move it); "December 5, 2026" / "5 December 2026": that very date.
 - "the 14th" (a day of the month alone): the next 14th, today included, so said on
-  the 20th it is next month's.
+  the 20th it is next month's; "the 12th next month": next month's 12th.
 - a range, "March 3 to 17", "feb 20 to march 2", "from the 3rd to the 17th", "April
   10-14": one mention covering every day from the first to the last.
 - the abbreviations people type: "tmrw", "tmr", "2moro", "tonite", "2nite".
@@ -139,6 +139,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "month_day",
         re.compile(rf"\b(?P<on>on )?{_MONTH}\.? (\d{{1,2}})(?P<nth>st|nd|rd|th)?\b{_COUNT}", re.I),
     ),
+    ("day_next_month", re.compile(r"\bthe (\d{1,2})(?:st|nd|rd|th)? (?:of )?next month\b", re.I)),
     ("day_of_month", re.compile(rf"\bthe (\d{{1,2}})(?:st|nd|rd|th)(?: of {_MONTH})?\b", re.I)),
 )
 
@@ -247,6 +248,13 @@ def _resolve(kind: str, match: re.Match[str], today: date, past: bool, text: str
         )
         found = _in_year(today, MONTHS[name.lower()[:3]], int(number), past)
         return (found, found) if found else None
+    if kind == "day_next_month":
+        year, month = (today.year, today.month + 1) if today.month < 12 else (today.year + 1, 1)
+        try:
+            day = date(year, month, int(match.group(1)))
+        except ValueError:
+            return None
+        return day, day
     if kind == "day_of_month":
         number = int(match.group(1))
         if match.group(2):

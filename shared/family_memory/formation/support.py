@@ -306,6 +306,22 @@ _SCHEDULE_WORD = re.compile(
 )
 #: Values a wrong word in would harm: foods and allergens, conditions, medicines, parts of a car.
 #: A summary may name one only if the turns do, whatever it drops.
+#: What a diet or a condition means by definition: "vegan" says no meat, dairy, eggs or honey,
+#: so a summary that spells it out says no more than the family did.
+IMPLIED: dict[str, tuple[str, ...]] = {
+    word: tuple(meaning.split())
+    for words, meaning in (
+        ("vegan", "meat dairy milk cheese butter eggs egg honey fish animal products"),
+        ("vegetarian veggie veg", "meat fish chicken beef pork"),
+        ("pescatarian", "meat"),
+        ("coeliac celiac", "gluten wheat gluten-free"),
+        ("halal", "pork alcohol gelatine gelatin"),
+        ("kosher", "pork shellfish"),
+        ("jain", "onion garlic root vegetables meat eggs"),
+        ("lactose", "dairy milk"),
+    )
+    for word in words.split()
+}
 VALUES = frozenset(
     """peanut peanuts nut nuts almond almonds cashew cashews walnut walnuts hazelnut hazelnuts pistachio pecan
     shellfish shrimp prawn prawns crab lobster fish egg eggs milk dairy lactose cheese gluten wheat soy soya
@@ -751,6 +767,7 @@ def check_support(
     source_text = "\n".join(t.text for t in sources)
     writers = {n for t in turns for n in t.writer_names}
     pool = _tokens(source_text) + [w for n in writers for w in _tokens(n)]
+    pool += [w for t in set(pool) for w in IMPLIED.get(t, ())]
 
     problems += _speech_problems(claim, primary)
     problems += _polarity_problems(claim.summary, sources)
