@@ -153,3 +153,13 @@ def test_each_restates_a_recurrence_and_a_place_word_completes_a_held_name() -> 
     assert verdict("Ana is a nurse at Vaiola Hospital.", "ana's a nurse at vaiola", writer="Sione") == []
     # A place word beside nothing the turns hold is still new.
     assert verdict("Ana is a nurse at Tupou Hospital.", "ana's a nurse at vaiola", writer="Sione")
+
+
+def test_a_known_name_may_be_given_in_full() -> None:
+    claim = Claim(
+        summary="Tío Rafa is still the backup.", quotes=("rafa is still the backup",), known_names=("Tío Rafa",)
+    )
+    turn = [SpokenTurn("user", "rafa is still the backup", ("Marisol",), quoted=True)]
+    assert check_support(claim, turn, date(2026, 6, 1)).problems == []
+    stranger = Claim(summary="Tío Pepe is still the backup.", quotes=("rafa is still the backup",))
+    assert check_support(stranger, turn, date(2026, 6, 1)).problems

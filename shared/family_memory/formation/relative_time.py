@@ -91,5 +91,7 @@ def _relative(mention: DateMention, text: str) -> bool:
         return True
     if mention.text.lower().startswith("the ") and re.match(r"the \d", mention.text.lower()):
         after = text[mention.end : mention.end + 12].lower()
-        return bool(_DAY_OF_MONTH_USE.search(text[: mention.start])) and not re.match(r"\s*(?:of (?:every|each|the month)|(?:every|each|a) month|monthly|floor)", after)
+        return bool(_DAY_OF_MONTH_USE.search(text[: mention.start])) and not re.match(
+            r"\s*(?:of (?:every|each|the month)|(?:every|each|a) month|monthly|floor)", after
+        )
     return False

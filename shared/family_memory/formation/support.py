@@ -804,6 +804,7 @@ def check_support(
         and w not in {"am", "pm"}
         and not _held(w, pool)
         and not (w in name_words and _referred(w, quoted, lenders, session_text, known_words))
+        and not (w in name_words and _completes_a_name(w, names, pool))
         and not (_capitalised(w, claim.summary) and w not in _CALENDAR and _held(w, family_pool))
         and not (w in PLACE_NOUNS and _names_a_held_place(w, claim.summary, pool))
     ]
@@ -1147,6 +1148,16 @@ def _generalises(summary: str) -> bool:
         return True
     anchored = r"\b(?:today|tonight|this|last|yesterday|once|on \w+day|\d{4}|\d{1,2}(?:st|nd|rd|th))\b"
     return not (_PAST_VERB.search(summary) or re.search(anchored, summary, re.I))
+
+
+def _completes_a_name(word: str, names: Iterable[str], pool: Sequence[str]) -> bool:
+    """Whether ``word`` is part of a name the family knows whose other words the turns hold
+    ("Tío Rafa" from "rafa", "Oma Gisela" from "oma")."""
+    for name in names:
+        words = _tokens(name)
+        if word in words and any(w != word and w not in STOPWORDS and _held(w, pool) for w in words):
+            return True
+    return False
 
 
 def _referred(
