@@ -957,7 +957,7 @@ MUTATIONS: list[Mutation] = [
     m(
         "6.last-conversation-repeats-forgotten-words",
         "6/9: the last conversation never repeats the words of a forgotten or withheld claim",
-        [(COMPILE, "    return holds_any(summary, gone)", "    return False")],
+        [(COMPILE, "    return holds_any(text, summaries)", "    return False")],
         [T_COMPILE, T_MEMBERS],
     ),
     m(

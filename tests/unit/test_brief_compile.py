@@ -602,3 +602,33 @@ def test_an_empty_brief_still_renders_every_section() -> None:
         render_line(BriefLine(text="x", hard=True, valid_until=date(2026, 1, 2)))
         == '- "x" (hard rule; until 2026-01-02)\n'
     )
+
+
+def test_topic_lines_name_what_a_person_would_look_up_not_the_persons_name() -> None:
+    noor = person("Noor Haddad", "daughter")
+    lu = person("Lucía Rivera", member_id="lucia")
+    maya = person("Maya Rivera", member_id="maya")
+    memories = [
+        memory(about="Noor's school", summary="Noor is in year 4.", applies_to=[noor.id]),
+        memory(about="Noor's violin", summary="Noor plays violin, our daughter.", applies_to=[noor.id]),
+        memory(about="Violin (Noor)", summary="Noor practises violin at 6.", applies_to=[noor.id]),
+        memory(about="Noor", summary="Noor is eight.", type=MemoryType.IDENTITY, applies_to=[noor.id]),
+        memory(about="Noor and Sam's carpool", summary="Noor and Sam share a carpool.", applies_to=[noor.id]),
+        memory(about="Dinner time", summary="Everyone eats at 6:30.", applies_to=[lu.id, maya.id]),
+        memory(about="Lucía's yoga", summary="Lu does yoga on Saturdays.", applies_to=[lu.id]),
+    ]
+    topics = [line.text for line in compile_brief(memories, SETTINGS, [noor, lu, maya]).topics]
+    assert topics == [
+        "Noor Haddad (daughter): Violin, Noor and Sam's carpool, school, who they are (5 memories)",
+        "Lucía Rivera: yoga (1 memory)",
+        "The whole household: Dinner time (1 memory)",  # once, not under each member
+    ]
+    assert not any(line.split(":")[1].strip().startswith("Noor") and "carpool" not in line for line in topics)
+
+
+def test_a_topic_line_keeps_its_count_when_its_topics_outgrow_it() -> None:
+    pepper, _ = pepper_and_rosa()
+    memories = [memory(about=f"Pepper's trick number {i}", applies_to=[pepper.id]) for i in range(30)]
+    [line] = compile_brief(memories, SETTINGS, [pepper]).topics
+    assert len(line.text) <= LINE_CHAR_CAP and line.text.endswith(", … (30 memories)")
+    assert line.text.startswith("Pepper (pet): trick number 0, trick number 1,")  # no memory says "dog"

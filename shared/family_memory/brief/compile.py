@@ -356,6 +356,11 @@ def _entity_topic_line(label: str, topics: dict[str, tuple[str, int]], total: in
     return BriefLine(text=clip(f"{label}: {', '.join(kept)}{more}{suffix}"))
 
 
+#: The topic line of the memories that apply to every member of the household.
+HOUSEHOLD = "\x00household"
+HOUSEHOLD_LABEL = "The whole household"
+
+
 def topic_label(entity: Entity, said: SaidAbout) -> str:
     """``Pepper (dog)``, ``Rosa (grandmother)``, ``Dr. Jones``: the entity's name and, unless
     it is a plain person, what it is (its relationship only when a briefable memory says it)."""
@@ -371,16 +376,21 @@ def topic_lines(
     ("Maya: soccer, piano (2 memories)"); for memories applying to no entity, one line per
     ``about`` (compared case- and space-insensitively) with its count ("Pizza night (1
     memory)"). A memory whose ``about`` is the name or an alias of one entity counts under
-    that entity, whether it applies to it or not. Most memories first, then by label.
-    ``said``: ``said_about(memories)`` when the caller has it already."""
+    that entity, whether it applies to it or not; one that applies to every member (two or
+    more) counts once, under the whole household, not under each of them. Most memories
+    first, then by label. ``said``: ``said_about(memories)`` when the caller has it already."""
     said = said_about(memories) if said is None else said
     by_name = _entities_by_name(memories, entities)
+    members = {entity_id for entity_id, entity in entities.items() if entity.member_id}
     per_entity: dict[str, dict[str, tuple[str, int]]] = {}
     totals: dict[str, int] = {}
     abouts: dict[str, tuple[str, int]] = {}
 
     def count_topic(entity_id: str, memory: MemoryFacts) -> None:
-        topic = topic_of(memory.about, entities[entity_id]) or TOPIC_OF_KIND[memory.type]
+        if entity_id == HOUSEHOLD:
+            topic = " ".join(memory.about.split()) or TOPIC_OF_KIND[memory.type]
+        else:
+            topic = topic_of(memory.about, entities[entity_id]) or TOPIC_OF_KIND[memory.type]
         held = per_entity.setdefault(entity_id, {})
         key = _fold(topic)
         label, n = held.get(key, (topic, 0))
@@ -393,6 +403,8 @@ def topic_lines(
         named = by_name.get(about)
         if not applies and named is not None and len(named) == 1:
             applies = sorted(named)
+        if len(members) > 1 and members <= set(applies):
+            applies = [HOUSEHOLD, *(entity_id for entity_id in applies if entity_id not in members)]
         for entity_id in applies:
             count_topic(entity_id, memory)
         if applies:
@@ -402,7 +414,7 @@ def topic_lines(
 
     lines: list[tuple[int, str, BriefLine]] = []
     for entity_id, topics in per_entity.items():
-        label = topic_label(entities[entity_id], said)
+        label = HOUSEHOLD_LABEL if entity_id == HOUSEHOLD else topic_label(entities[entity_id], said)
         lines.append((totals[entity_id], label, _entity_topic_line(label, topics, totals[entity_id])))
     for label, n in abouts.values():
         lines.append((n, label, BriefLine(text=clip(f"{label} ({_count(n)})"))))
@@ -557,19 +569,36 @@ def holds_any(text: str, claims: Iterable[str]) -> bool:
     return any(words and words in normalised for words in map(_claim_words, claims))
 
 
+def repeated_subjects(conversation: LastConversation) -> tuple[str, ...]:
+    """The ``about`` of each of the session's claims whose words its summary holds: what the
+    line repeats, kept with it (``MemberConversation.repeats``) so that a later forget of
+    one of those subjects takes the line with it without reading the session again."""
+    return tuple(sorted({about for about, claim in conversation.claims if holds_any(conversation.summary, [claim])}))
+
+
+def line_repeats_forgotten(
+    text: str, repeats: Iterable[str], subjects: Iterable[str], summaries: Iterable[str] = ()
+) -> bool:
+    """Whether a last-conversation line names one of ``subjects`` (as whole words), holds
+    the words of one of ``summaries``, or repeats a claim (``repeats``: their abouts) about
+    one of ``subjects``: the compiler's rule, and the patcher's on a forget."""
+    subjects = list(subjects)
+    if names_any(text, subjects):
+        return True
+    if any(names_any(about, subjects) for about in repeats):
+        return True
+    return holds_any(text, summaries)
+
+
 def repeats_forgotten(
     conversation: LastConversation, forgotten: Iterable[str], forgotten_summaries: Iterable[str] = ()
 ) -> bool:
     """Whether the conversation's summary names something forgotten or withheld (a subject,
     as whole words), or holds the words of a forgotten memory, of a withheld claim, or of
-    one of its session's claims whose subject was forgotten."""
+    one of its session's claims whose subject was forgotten or withheld."""
     subjects = [*forgotten, *conversation.withheld]
-    summary = conversation.summary
-    if names_any(summary, subjects):
-        return True
-    gone = [*forgotten_summaries, *conversation.withheld_claims]
-    gone += [claim for about, claim in conversation.claims if names_any(about, subjects)]
-    return holds_any(summary, gone)
+    summaries = [*forgotten_summaries, *conversation.withheld_claims]
+    return line_repeats_forgotten(conversation.summary, repeated_subjects(conversation), subjects, summaries)
 
 
 def conversation_lines(
@@ -607,15 +636,13 @@ def member_conversations(
     """``Brief.conversations``: each member's last conversation and its line, fitted to the
     section's budget."""
     subjects, summaries = list(forgotten), list(forgotten_summaries)
-    return {
-        member_id: MemberConversation(
-            session_id=conversation.session_id,
-            lines=fit(
-                conversation_lines(conversation, subjects, summaries), SECTION_BUDGETS[Section.LAST_CONVERSATION]
-            ),
-        )
-        for member_id, conversation in sorted(members_last(conversations, settings).items())
-    }
+    kept: dict[str, MemberConversation] = {}
+    for member_id, conversation in sorted(members_last(conversations, settings).items()):
+        budget = SECTION_BUDGETS[Section.LAST_CONVERSATION]
+        lines = fit(conversation_lines(conversation, subjects, summaries), budget)
+        repeats = repeated_subjects(conversation) if lines else ()
+        kept[member_id] = MemberConversation(session_id=conversation.session_id, lines=lines, repeats=repeats)
+    return kept
 
 
 def _version_key(memory: MemoryFacts) -> tuple[object, ...]:

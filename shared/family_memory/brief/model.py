@@ -80,12 +80,15 @@ class BriefLine(BaseModel):
 
 
 class MemberConversation(BaseModel):
-    """One member's own last conversation: the session it summarises and its line."""
+    """One member's own last conversation: the session it summarises, its line, and the
+    subjects (``about``) of the session's claims the line repeats, so that a forget of one
+    of them drops the line at once (``brief.patch``) without reading the session again."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     session_id: SessionId
     lines: tuple[BriefLine, ...] = ()
+    repeats: tuple[str, ...] = ()
 
 
 class Brief(BaseModel):
@@ -127,9 +130,11 @@ class Brief(BaseModel):
         return [self.served(None), *(self.served(m) for m in sorted(self.conversations))]
 
     def with_conversation(self, member_id: str, lines: tuple[BriefLine, ...]) -> Brief:
-        """The brief with ``member_id``'s last-conversation lines replaced (kept when empty)."""
+        """The brief with ``member_id``'s last-conversation lines replaced (the session is kept
+        when they are empty; what no line repeats any more is not)."""
         held = self.conversations[member_id]
-        conversations = {**self.conversations, member_id: held.model_copy(update={"lines": tuple(lines)})}
+        update = {"lines": tuple(lines)} if lines else {"lines": (), "repeats": ()}
+        conversations = {**self.conversations, member_id: held.model_copy(update=update)}
         return self.model_copy(update={"conversations": conversations})
 
     def lines(self, section: Section) -> tuple[BriefLine, ...]:

@@ -20,8 +20,8 @@ one, or records a forget rule:
   relationship only that memory stated, loses it at once.
 - **last conversations**: each member's line is dropped when it names or
   repeats something the family has forgotten (the compiler's rule,
-  ``compile.repeats_forgotten``, on the member's session read again from its
-  candidates file), until that member's next session.
+  ``compile.line_repeats_forgotten``, with the subjects the line repeats that
+  the compile kept beside it), until that member's next session.
 
 A patched section is cut back to its budget like a compiled one. A failure is
 logged and swallowed: the change is already settled, and the recompile that
@@ -39,10 +39,10 @@ from family_memory.brief.compile import (
     forgotten_claims,
     forgotten_subjects,
     identity_section,
+    line_repeats_forgotten,
     memory_line,
     names_any,
     order_entities,
-    repeats_forgotten,
     said_about,
     topic_lines,
 )
@@ -55,7 +55,7 @@ from family_memory.brief.model import (
     parse_brief,
     serialise_brief,
 )
-from family_memory.brief.sources import read_conversation, read_entities
+from family_memory.brief.sources import read_entities
 from family_memory.brief.weights import briefable, section_of
 from family_memory.domain.changes import Action, ChangeRecord
 from family_memory.domain.layout import BRIEF, memory_path, suppression_path
@@ -138,10 +138,7 @@ class BriefPatcher:
             line for line in sections[Section.LAST_CONVERSATION] if not names_any(line.text, forgotten)
         ]
         for member_id, held in sorted(brief.conversations.items()):
-            if not held.lines:
-                continue
-            conversation = read_conversation(self.store, family_id, held.session_id)
-            if conversation is None or repeats_forgotten(conversation, forgotten, summaries):
+            if any(line_repeats_forgotten(line.text, held.repeats, forgotten, summaries) for line in held.lines):
                 brief = brief.with_conversation(member_id, ())
 
         for section in SECTION_ORDER:
