@@ -376,6 +376,31 @@ TABLE: list[tuple[str, Proposal, list[Known], DecisionKind, Memory | None]] = [
         HARD_PILLS,
     ),
     (
+        "an explicit swap of a hard constraint's value, marked as a change, replaces it: supersede",
+        proposal(
+            type=MemoryType.CONSTRAINT,
+            about="Pepper's medication",
+            summary="The vet changed it: Pepper now needs her pills at 9.",
+            authority=Authority.USER_EXPLICIT,
+            marks_change=True,
+        ),
+        [known(HARD_PILLS)],
+        DecisionKind.SUPERSEDE,
+        HARD_PILLS,
+    ),
+    (
+        "the same swap not marked as a change is kept beside the constraint: add beside",
+        proposal(
+            type=MemoryType.CONSTRAINT,
+            about="Pepper's medication",
+            summary="Pepper needs her pills at 9.",
+            authority=Authority.USER_EXPLICIT,
+        ),
+        [known(HARD_PILLS)],
+        DecisionKind.ADD,
+        HARD_PILLS,
+    ),
+    (
         "a marked change said before the constraint's latest evidence is kept beside it: add beside",
         proposal(
             type=MemoryType.CONSTRAINT,
