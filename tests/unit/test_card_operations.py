@@ -382,7 +382,9 @@ def test_a_group_preview_token_names_the_memories_so_a_changed_group_of_the_same
     assert seen.count == 2 and seen.token == preview_group(d.writer, FAMILY, selector).token  # counting is stable
     swimming = next(r.id for r in seen.memories if "swimming" in r.summary)
     forget_memory(d.writer, FAMILY, swimming, "lucia", "she stopped")
-    draft = MemoryDraft(type=MemoryType.PREFERENCE, about="Maya's sport", summary="Maya loves judo.", applies_to=["Maya"])
+    draft = MemoryDraft(
+        type=MemoryType.PREFERENCE, about="Maya's sport", summary="Maya loves judo.", applies_to=["Maya"]
+    )
     new = add_memory(d.writer, FAMILY, "lucia", draft)
     now = preview_group(d.writer, FAMILY, selector)
     assert now.count == 2 and now.token != seen.token  # same size, another memory in it
