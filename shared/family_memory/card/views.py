@@ -301,7 +301,8 @@ def lineage_view(store: Store, family_id: str, memory_id: str) -> Lineage:
 @dataclass(frozen=True)
 class ExcerptTurn:
     n: int
-    speaker: str  # "user lucia", "assistant"
+    role: str  # "user", "assistant", "tool"
+    member_id: str | None
     at: datetime | None
     text: str | None  # None: it holds words the family asked to forget
     cited: bool
@@ -341,9 +342,8 @@ def conversation_excerpt(
     turns = []
     for n in range(first, last + 1):
         turn = transcript.turns[n - 1]
-        speaker = turn.role.value + (f" {turn.member_id}" if turn.member_id else "")
         text = None if forgotten.covers(turn.text) else turn.text
-        turns.append(ExcerptTurn(n, speaker, turn.at, text, n in ref.turns))
+        turns.append(ExcerptTurn(n, turn.role.value, turn.member_id, turn.at, text, n in ref.turns))
     missing = "" if turns else f"conversation {ref.session_id} has no turn {ref.first_turn}"
     return Excerpt(str(ref), transcript.started_at, turns, missing)
 

@@ -38,7 +38,7 @@ TYPE_WORDS = {
     MemoryType.RELATIONSHIP: "relationship",
 }
 _AUTHORITY_WORDS = {
-    Authority.USER_EXPLICIT: "said plainly by the family (or typed on the card)",
+    Authority.USER_EXPLICIT: "stated plainly by the family",
     Authority.USER_IMPLICIT: "said in passing by the family",
     Authority.INFERRED: "inferred from a conversation",
     Authority.SYSTEM: "made by the system",
@@ -68,6 +68,11 @@ class PageContext:
 
     def group_url(self, **query: str) -> str:
         return path_url("families", self.family_id, "card", "forget-group", query=query)
+
+    def member_name(self, member_id: str) -> str:
+        """A member's name, for a member id (a role such as "assistant" stays as it is)."""
+        member = self.family.member(member_id)
+        return member.name if member is not None else member_id
 
     def local_date(self, instant: datetime) -> str:
         return instant.astimezone(zone(self.zone)).strftime("%-d %b %Y")
@@ -158,13 +163,11 @@ def _excerpt(ctx: PageContext, excerpt: Excerpt) -> Html:
             else Html(f'<span class="said"><bdi>{text(turn.text)}</bdi></span>')
         )
         when = f" · {ctx.local_time(turn.at)}" if turn.at else ""
+        speaker = ctx.member_name(turn.member_id) if turn.member_id else turn.role
         cited = ' class="cited"' if turn.cited else ""
         mark = '<span class="sr-only">(quoted) </span>' if turn.cited else ""
         lines.append(
-            Html(
-                f'<li{cited} value="{turn.n}"><span class="who">{mark}{text(turn.speaker)}{text(when)}</span> '
-                f"{said}</li>"
-            )
+            Html(f'<li{cited} value="{turn.n}"><span class="who">{mark}{text(speaker)}{text(when)}</span> {said}</li>')
         )
     started = f", started {ctx.local_date(excerpt.started_at)}" if excerpt.started_at else ""
     return Html(
@@ -180,7 +183,8 @@ def evidence(ctx: PageContext, shown: list[ShownEvidence]) -> Html:
     for record in shown:
         line = record.line
         if line.source == "conversation":
-            source = f"from a conversation, said by {line.speaker}" if line.speaker else "from a conversation"
+            who = ", ".join(ctx.member_name(name) for name in (line.speaker or "").split(", ") if name)
+            source = f"from a conversation, said by {who}" if who else "from a conversation"
         elif line.source == "card":
             source = "typed on the memory card"
         else:
@@ -228,9 +232,9 @@ def versions(ctx: PageContext, lineage: Lineage) -> tuple[Html, Html]:
     index = next(i for i, s in enumerate(steps) if s.memory.id == lineage.asked)
     notes = []
     if index > 0:
-        notes.append(Html(f"It replaced: <bdi>{text(steps[index - 1].memory.summary)}</bdi>."))
+        notes.append(Html(f"It replaced “<bdi>{text(steps[index - 1].memory.summary)}</bdi>”."))
     if index < len(steps) - 1:
-        notes.append(Html(f"It was replaced by: <bdi>{text(steps[index + 1].memory.summary)}</bdi>."))
+        notes.append(Html(f"It was replaced by “<bdi>{text(steps[index + 1].memory.summary)}</bdi>”."))
     if not notes:
         notes.append(Html("It has not replaced another memory, and nothing has replaced it."))
     return Html(f'<p class="lineage-note">{join(notes, " ")}</p>'), join(parts, "\n")
