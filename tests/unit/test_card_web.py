@@ -215,7 +215,7 @@ def test_bad_input_gets_a_specific_page_and_the_typed_text_back(browser: Browser
     status, _, refused = browser.post(card(f"/memories/{memory_id}/edit"), stranger)
     assert status == 400 and "member &#x27;stranger&#x27; is not in family fam-rivera" in refused
     assert rt.catalog.get_rows(FAMILY, [memory_id])[memory_id].status is Status.ACTIVE
-    status, _, missing = browser.get(f"/families/fam-nobody/card")
+    status, _, missing = browser.get("/families/fam-nobody/card")
     assert status == 404 and "there is no family fam-nobody on this machine" in missing
     status, _, bad_id = browser.get(card("/memories/not-a-ulid"))
     assert status == 400 and "memory id" in bad_id
