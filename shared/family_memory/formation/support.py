@@ -417,7 +417,8 @@ _EPISODE = re.compile(
 )
 _PAST_VERB = re.compile(
     r"\b(?:had|was|were|wasn't|weren't|went|did|didn't|made|loved|liked|hated|skipped|ate|saw|came|took|left|"
-    r"ran|won|lost|fell|broke|spent|wore|cried|threw|(?<!'s )got)\b",
+    r"ran|won|lost|fell|broke|spent|wore|cried|threw|gave|turned|offered|reacted|happened|passed|failed|"
+    r"(?<!'s )got)\b",
     re.I,
 )
 
@@ -879,14 +880,35 @@ def _hedged(lead: str, quote: str, summary: str) -> bool:
     return False
 
 
+#: A request of the assistant, not a question of fact: "can you remind him at 9pm every night".
+_REQUEST = re.compile(r"^\W*(?:\w+ )?(?:can|could|would|will) (?:you|u)\b|\b(?:pls|please)\b", re.I)
+
+
+def _asks(sentence: str, start: int, quotes: Sequence[str]) -> bool:
+    """Whether the quote's own clause is a question: the sentence opens as one or ends in "?"
+    (not a request of the assistant), and no later clause carries the "?" ("... on a low salt
+    diet for her blood pressure, so less soy?")."""
+    if _REQUEST.search(sentence):
+        return False
+    if _QUESTION_START.match(sentence[start:]) or (start == 0 and _QUESTION_START.match(sentence)):
+        return True
+    if not sentence.rstrip().endswith("?"):
+        return False
+    quote = max((normalise_for_match(q).strip(" .,!?") for q in quotes), key=len, default="")
+    after = sentence[start + len(quote) :]
+    return not re.search(r";|\b(?:so|but)\b", after)
+
+
 def _speech_problems(claim: Claim, primary: str) -> list[str]:
     """The quote sits in a question, a possibility, a report of someone else's words, a value the
     speaker took back, or one occasion the summary turns into a habit."""
     problems = []
     for sentence, start in _quote_sentences(primary, claim.quotes):
-        if sentence.rstrip().endswith("?") or _QUESTION_START.match(sentence):
+        if _asks(sentence, start, claim.quotes):
             problems.append("the quote is a question, not a statement")
-        lead = sentence[:start]
+        # Only the clause the quote opens in leads to it: "if she's busy her cousin can cover, but
+        # ... anyone new has to meet us first" puts no condition on the rule.
+        lead = re.split(r"\b(?:but|so|because|though|although)\b|[;:]", sentence[:start])[-1]
         quote_text = " ".join(claim.quotes)
         if _hedged(lead, quote_text, claim.summary):
             problems.append("the turn speaks of a possibility; the summary states it as fact")
