@@ -186,3 +186,10 @@ def test_a_condition_in_an_earlier_clause_puts_none_on_the_quote() -> None:
 def test_a_summary_that_retells_the_occasion_makes_no_habit_of_it() -> None:
     turn = "she got a bit of mayo at daycare last week, hives all over her face in like 10 min"
     assert verdict("A bit of mayo at daycare gave her hives on her face within 10 minutes.", turn) == []
+
+
+def test_a_weekday_written_with_its_date_and_verb_forms_are_no_new_words() -> None:
+    turn = "maddie has the dentist the 24th at 3:30, I'll take her after school"
+    summary = "Maddie has the dentist on Tuesday, March 24, 2026, at 3:30; Mike is taking her after school."
+    assert verdict(summary, turn, said_on=date(2026, 3, 10), writer="Mike") == []
+    assert verdict("Kabir's favourite player is Rishabh Pant.", "my fav player is rishabh pant", writer="Kabir") == []

@@ -63,6 +63,9 @@ ABBREVIATIONS: dict[str, str] = {
     "bday": "birthday",
     "b-day": "birthday",
     "pls": "please",
+    "fav": "favourite",
+    "fave": "favourite",
+    "fav's": "favourite",
     "plz": "please",
     "w": "with",
     "w/": "with",
@@ -219,6 +222,10 @@ SYNONYMS: tuple[frozenset[str], ...] = tuple(
     frozenset(group.split())
     for group in (
         "fever temperature",
+        "loan mortgage",
+        "pay repayment repayments payment payments",
+        "nights night-shifts shift shifts",
+        "favourite favorite fav fave",
         "dog puppy pup",
         "cat kitten",
         "child children kid kids son daughter",
@@ -274,7 +281,7 @@ GENERIC = frozenset(
     """have has had take takes took go goes went attend attends attending get gets got make makes made do does
     need needs want wants like likes use uses keep keeps stay stays come comes came start starts started
     finish finishes run runs running hold holds include includes including allow allowed avoid eat eats
-    drink drinks wear wears live lives work works play plays learn learns sit sits able manage manages
+    drink drinks wear wears live lives work works working play plays learn learns sit sits able manage manages
     handle handles help helps look care pick picks drop drops bring brings pay pays cost costs plan plans
     planned planning join joins meet meets give gives gets getting set sets hold serve serves family
     household home people person parent parents adult adults appointment appointments session sessions
@@ -458,7 +465,7 @@ class Support:
 
 def _stem(word: str) -> str:
     for suffix in ("ings", "ing", "ies", "ied", "ed", "es", "s", "ly"):
-        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+        if len(word) - len(suffix) >= 3 and word.endswith(suffix):
             base = word[: -len(suffix)]
             return base + "y" if suffix in ("ies", "ied") else base
     return word
@@ -486,7 +493,11 @@ def _alike(a: str, b: str) -> bool:
     if a == b:
         return True
     sa, sb = _stem(a), _stem(b)
-    if sa == sb:
+    if sa == sb or sa + "e" == sb or sb + "e" == sa:  # "taking" / "take"
+        return True
+    if len(sa) > 3 and sa[-1] == sa[-2] and sa[:-1] == sb:  # "running" / "run"
+        return True
+    if len(sb) > 3 and sb[-1] == sb[-2] and sb[:-1] == sa:
         return True
     if sa in _CALENDAR or sb in _CALENDAR or a.rstrip("s") in _CALENDAR or b.rstrip("s") in _CALENDAR:
         return False
@@ -671,7 +682,11 @@ def _absolute_dates(summary: str, said_on: date) -> tuple[str, set[date]]:
             while day <= m.last_day:
                 days.add(day)
                 day = date.fromordinal(day.toordinal() + 1)
-            cut = cut[: m.start] + " " + cut[m.end :]
+            # "Tuesday, March 24, 2026": the weekday belongs to the date, which the check compares.
+            head = re.sub(
+                r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s*(?:the\s+)?$", "", cut[: m.start], flags=re.I
+            )
+            cut = head + " " + cut[m.end :]
     cut = re.sub(r"\b(?:19|20)\d{2}\b", " ", cut)
     return cut, days
 
