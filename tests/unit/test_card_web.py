@@ -283,3 +283,22 @@ def test_only_the_cards_paths_are_the_cards_and_only_this_machine_may_open_them(
     assets = CardWeb(rt).handle(WebRequest("GET", "/card/assets/card.js"))
     assert assets.status == 200 and assets.content_type.startswith("text/javascript")
     assert CardWeb(rt).handle(WebRequest("GET", "/card/assets/../../etc/passwd")).status == 404
+
+
+def test_family_memory_card_opens_one_familys_card_and_names_the_families_when_it_has_none(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from family_memory.app.cli import build_parser, main
+    from family_memory.app.commands.serve import card_url
+
+    args = build_parser().parse_args(["card", "--family", FAMILY, "--no-browser", "--port", "0"])
+    assert (args.family, args.no_browser, args.port, args.host) == (FAMILY, True, 0, "127.0.0.1")
+    runtime = local_runtime(tmp_path / "home", FixedClock(FRIDAY_MORNING), embedder="hashed")
+    save_family(runtime.store)
+    assert main(["--home", str(tmp_path / "home"), "card", "--family", "fam-nobody", "--no-browser"]) == 1
+    assert "there is no family fam-nobody on this machine (families: fam-rivera)" in capsys.readouterr().err
+    server = serve(runtime, "127.0.0.1", 0)
+    try:
+        assert card_url(server, FAMILY) == f"http://127.0.0.1:{server.server_address[1]}/families/{FAMILY}/card"
+    finally:
+        server.server_close()
