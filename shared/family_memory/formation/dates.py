@@ -58,6 +58,11 @@ MONTHS = {
     "dec": 12,
 }
 _WEEKDAY = "(monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_WEEKDAY_NC = "(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+#: Days that are holidays, not the next such weekday ("Good Friday", "White Sunday", "Black Friday").
+_NOT_HOLIDAY = "".join(
+    f"(?<!{word} )" for word in ("good", "white", "palm", "easter", "black", "ash", "holy", "cyber", "super", "whit")
+)
 _MONTH = (
     r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
     r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
@@ -106,6 +111,56 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
             re.I,
         ),
     ),
+    (
+        "range_days_month",
+        re.compile(
+            rf"\b(?:from )?(?:the )?(\d{{1,2}})(?:st|nd|rd|th)?(?: of)?(?: {_MONTH})?{_UNTIL}(?:the )?(\d{{1,2}})"
+            rf"(?:st|nd|rd|th)? (?:of )?{_MONTH}\b",
+            re.I,
+        ),
+    ),
+    (
+        "range_day_month",
+        re.compile(
+            rf"\b(?:from )?(?:the )?(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH}{_UNTIL}(?:the )?(\d{{1,2}})"
+            rf"(?:st|nd|rd|th)\b",
+            re.I,
+        ),
+    ),
+    # A weekday with the date it falls on ("tuesday the 3rd", "thursday 4th june", "18th april,
+    # saturday"): the date decides, the weekday only confirms it.
+    (
+        "weekday_day_month",
+        re.compile(rf"\b(?:(?:on|this) )?{_WEEKDAY_NC},? (?:the )?(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH}\b", re.I),
+    ),
+    (
+        "weekday_month_day",
+        re.compile(rf"\b(?:(?:on|this) )?{_WEEKDAY_NC},? {_MONTH}\.? (\d{{1,2}})(?:st|nd|rd|th)?\b{_COUNT}", re.I),
+    ),
+    (
+        "weekday_day_of_month",
+        re.compile(
+            rf"\b(?:(?:on|this|this coming|coming) )?{_WEEKDAY_NC},? the (\d{{1,2}})(?:st|nd|rd|th)(?: of {_MONTH})?\b",
+            re.I,
+        ),
+    ),
+    (
+        "day_month",
+        re.compile(
+            rf"\b(?:on )?(?:the )?(\d{{1,2}})(?P<nth>st|nd|rd|th)? (?P<of>of )?{_MONTH}\b(?!\.?,? \d)"
+            rf"(?:,? (?:it['’]?s |its )?(?:a )?{_WEEKDAY_NC}\b)?",
+            re.I,
+        ),
+    ),
+    ("weekday_next_week", re.compile(rf"\b(?:on )?{_WEEKDAY} (?:of )?next week\b", re.I)),
+    (
+        "day_of_month",
+        re.compile(
+            rf"\bthe (\d{{1,2}})(?:st|nd|rd|th)(?: of {_MONTH})?\b(?!\s+(?:floor|grade|year|place|row|round|"
+            rf"century|period|class|attempt|time|one|and final))(?:,? (?:it['’]?s |its )?(?:a )?{_WEEKDAY_NC}\b)?",
+            re.I,
+        ),
+    ),
     ("day_after_tomorrow", re.compile(r"\bthe day after (?:tomorrow|tmrw|tmr)\b", re.I)),
     ("tomorrow", re.compile(rf"\b{_TOMORROW}(?: (?:morning|afternoon|evening|night))?\b", re.I)),
     ("yesterday", re.compile(r"\b(?:yesterday|yday)(?: (?:morning|afternoon|evening))?\b", re.I)),
@@ -114,7 +169,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("next_weekday", re.compile(rf"\bnext {_WEEKDAY}\b", re.I)),
     (
         "weekday",
-        re.compile(rf"(?<!every )(?<!next )(?<!last )\b(?:(?:this|on|coming|this coming) )?{_WEEKDAY}\b(?!s)", re.I),
+        re.compile(rf"(?<!every )(?<!next )(?<!last ){_NOT_HOLIDAY}\b(?:(?:this|on|coming|this coming) )?{_WEEKDAY}\b(?!s)", re.I),
     ),
     ("last_weekend", re.compile(r"\blast weekend\b", re.I)),
     ("this_weekend", re.compile(r"\bthis weekend\b", re.I)),
@@ -126,7 +181,6 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "month_day",
         re.compile(rf"\b(?P<on>on )?{_MONTH}\.? (\d{{1,2}})(?P<nth>st|nd|rd|th)?\b{_COUNT}", re.I),
     ),
-    ("day_of_month", re.compile(rf"\bthe (\d{{1,2}})(?:st|nd|rd|th)(?: of {_MONTH})?\b", re.I)),
 )
 
 
@@ -186,7 +240,24 @@ def _resolve(kind: str, match: re.Match[str], today: date, past: bool) -> tuple[
     if kind == "last_week":
         monday = today - timedelta(days=weekday + 7)
         return monday, monday + timedelta(days=6)
-    if kind == "next_weekday":
+    if kind in ("weekday_day_month", "weekday_month_day", "day_month"):
+        number, month_name = (
+            (match.group(2), match.group(1)) if kind == "weekday_month_day" else (match.group(1), match.group(2))
+        )
+        if kind == "day_month":
+            month_name = match.group(4)
+            if month_name.lower() == "may" and not (match.group("nth") or match.group("of")):
+                return None  # "3 may": a count and the verb more often than a date
+        found = _in_year(today, MONTHS[month_name.lower()[:3]], int(number), past)
+        return (found, found) if found else None
+    if kind == "weekday_day_of_month":
+        number = int(match.group(1))
+        if match.group(2):
+            found = _in_year(today, MONTHS[match.group(2).lower()[:3]], number, past)
+        else:
+            found = _day_of_month(today, number, past, _named_weekday(match.group(0)))
+        return (found, found) if found else None
+    if kind in ("next_weekday", "weekday_next_week"):
         target = WEEKDAYS.index(match.group(1).lower())
         next_monday = today + timedelta(days=7 - weekday)
         day = next_monday + timedelta(days=target)
@@ -224,9 +295,9 @@ def _resolve(kind: str, match: re.Match[str], today: date, past: bool) -> tuple[
         if match.group(2):
             found = _in_year(today, MONTHS[match.group(2).lower()[:3]], number, past)
         else:
-            found = _day_of_month(today, number, past)
+            found = _day_of_month(today, number, past, _named_weekday(match.group(0)))
         return (found, found) if found else None
-    if kind in ("range_month", "range_months", "range_days"):
+    if kind in ("range_month", "range_months", "range_days", "range_days_month", "range_day_month"):
         return _range(kind, match, today, past)
     return None
 
@@ -244,10 +315,27 @@ def _in_year(today: date, month: int, number: int, past: bool) -> date | None:
     return day
 
 
-def _day_of_month(today: date, number: int, past: bool) -> date | None:
-    """The next ``number``-th of a month, today included (the last one, for the past)."""
+def _named_weekday(text: str) -> int | None:
+    """The weekday a date phrase also names ("tuesday the 3rd", "the 28th, it's a saturday")."""
+    found = re.search(_WEEKDAY, text, re.I)
+    return WEEKDAYS.index(found.group(1).lower()) if found else None
+
+
+def _day_of_month(today: date, number: int, past: bool, weekday: int | None = None) -> date | None:
+    """The next ``number``-th of a month, today included (the last one, for the past); with a
+    ``weekday`` ("friday the 20th"), the first such ``number``-th that falls on it, if one does
+    within the year, else the next ``number``-th."""
     if not 1 <= number <= 31:
         return None
+    if weekday is not None:
+        matching = _day_of_month(today, number, past)
+        for _ in range(12):
+            if matching is None or matching.weekday() == weekday:
+                break
+            step = matching - timedelta(days=1) if past else matching + timedelta(days=1)
+            matching = _day_of_month(step, number, past)
+        if matching is not None and matching.weekday() == weekday:
+            return matching
     year, month = today.year, today.month
     for _ in range(13):
         try:
@@ -285,6 +373,24 @@ def _range(kind: str, match: re.Match[str], today: date, past: bool) -> tuple[da
             return None
         if last < first:
             last = date(last.year + 1, last.month, last.day)
+    elif kind == "range_days_month":
+        month = MONTHS[match.group(4).lower()[:3]]
+        first_month = MONTHS[match.group(2).lower()[:3]] if match.group(2) else month
+        first = _in_year(today, first_month, int(match.group(1)), past)
+        if first is None:
+            return None
+        try:
+            last = date(first.year if month >= first_month else first.year + 1, month, int(match.group(3)))
+        except ValueError:
+            return None
+    elif kind == "range_day_month":
+        first = _in_year(today, MONTHS[match.group(2).lower()[:3]], int(match.group(1)), past)
+        if first is None:
+            return None
+        try:
+            last = date(first.year, first.month, int(match.group(3)))
+        except ValueError:
+            return None
     else:
         first = _day_of_month(today, int(match.group(1)), past)
         if first is None:
@@ -296,6 +402,12 @@ def _range(kind: str, match: re.Match[str], today: date, past: bool) -> tuple[da
     if last < first or (last - first).days > 366:
         return None
     return first, last
+
+
+#: Kinds whose day is behind us in a past-tense statement ("was sick on Monday", "went there on Nov 2").
+_PAST_CAPABLE = frozenset(
+    {"weekday", "month_day", "today", "day_month", "weekday_day_month", "weekday_month_day", "weekday_day_of_month"}
+)
 
 
 def past_tense(text: str) -> bool:
@@ -318,7 +430,7 @@ def find_dates(text: str, today: date) -> list[DateMention]:
             if days is None:
                 continue
             taken.append((start, end))
-            behind = days[1] < today or (past and kind in ("weekday", "month_day", "today"))
+            behind = days[1] < today or (past and kind in _PAST_CAPABLE)
             found.append(DateMention(start, end, match.group(0), days[0], days[1], past=behind))
     return sorted(found, key=lambda m: m.start)
 

@@ -1,0 +1,250 @@
+"""The offline extractor: one transcript's user turns, clause by clause, into raw candidates."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from family_memory.domain.family import FamilySettings
+from family_memory.domain.memory import Authority, MemoryType, Sensitivity, Strength
+from family_memory.domain.text import normalise_for_match
+from family_memory.domain.transcript import Role, Transcript, Turn
+from family_memory.formation.candidate import Candidate, CitedTurns
+from family_memory.formation.dates import find_dates, turn_day
+from family_memory.formation.document import ExtractorInfo, ExtractorKind
+from family_memory.formation.extraction import Extraction, Extractor, RetryPolicy
+from family_memory.formation.offline import health, rules, timing
+from family_memory.formation.offline.people import NOT_NAMES, OPAQUE, REL, NAME, People, Subject
+from family_memory.formation.offline.text import Clause, clauses, object_of, sentence_case
+from family_memory.formation.relations import CHILD_RELATIONS, PETS
+
+OFFLINE_NAME = "offline-rules"
+OFFLINE_VERSION = "2.0"
+OFFLINE_LABEL = "offline rule-based extractor (explicit statements only; not a language model)"
+
+_REQUEST = re.compile(
+    r"^(?:(?:can|could|would|will)\s+(?:you|u|ya)\b|(?:please|pls|plz)\s+(?!check\b|ask\b|confirm\b|call me\b|"
+    r"address me\b|always\b|never\b|don['’]?t\b|do not\b|remember\b|note\b)|remind me\b|help me\b|let['’]?s\b|"
+    r"let us\b|i need you to\b|i want you to\b|i['’]?d like you to\b|"
+    r"(?:what|when|where|who|how|why|which|is|are|do|does|did|should|shall|any)\b)",
+    re.I,
+)
+#: A possibility, not a fact: "we might get a dog", "maybe Saturday", "if it rains".
+_HEDGE = re.compile(
+    r"\b(?:might|maybe|perhaps|possibly|probably|prob|thinking (?:about|of)|considering|wondering|"
+    r"(?:i|we)['’]?d (?:love|like) to|would (?:love|like) to|would be nice|hoping|hope to|not sure|undecided|"
+    r"haven['’]?t decided|if|unless|wants? to (?:try|start|get|do|go|have|see)|wanna|"
+    r"we['’]ll see|someday|one day|at some point|in case|could be|may or may not|"
+    r"(?:i|we|he|she|they|you|it|u)\s+(?:may|might|could)(?:\s+\w+)?\s+(?!\d))\b",
+    re.I,
+)
+#: Someone else's words, reported: "dad said I can skip chores", "mum says we're allowed".
+_REPORTED = re.compile(
+    r"\b(?:said|says|told\s+(?:me|us)|tells\s+(?:me|us)|reckons|apparently|according\s+to)\b", re.I
+)
+_FAVOURITE = re.compile(r"^(?P<whose>my|our)\s+favou?rite\s+(?P<what>[\w ]{1,30}?)\s+(?:is|are)\s+(?P<obj>.+)$", re.I)
+_POSSESSIVE_FAVOURITE = re.compile(r"^['’]s?\s+favou?rite\s+(?P<what>[\w ]{1,30}?)\s+(?:is|are)\s+(?P<obj>.+)$", re.I)
+_PREFERENCE = re.compile(
+    r"^\s+(?P<verb>(?:really\s+|absolutely\s+|totally\s+|also\s+)?(?:loves?|likes?|prefers?|enjoys?|adores?|hates?|"
+    r"dislikes?|can['’]?t stand|cannot stand|doesn['’]?t like|don['’]?t like|does not like|do not like))\s+"
+    r"(?P<obj>.+)$",
+    re.I,
+)
+_RELATION_MENTION = re.compile(rf"\b(?i:my|our)\s+(?P<rel>(?i:{REL}))\s+(?P<name>{NAME})")
+_RELATION_STATEMENT = re.compile(rf"^(?P<name>{NAME})\s+(?i:is)\s+(?i:my|our)\s+(?P<rel>(?i:{REL}))\b")
+#: Relations too loose to state as a relationship ("our girl Losa" is a term of affection).
+_LOOSE_RELATIONS = frozenset({"girl", "boy", "kid", "child", "baby", "friend"})
+
+_THIRD_PERSON = {
+    "love": "loves",
+    "like": "likes",
+    "prefer": "prefers",
+    "enjoy": "enjoys",
+    "adore": "adores",
+    "hate": "hates",
+    "dislike": "dislikes",
+    "can't stand": "cannot stand",
+    "cant stand": "cannot stand",
+    "cannot stand": "cannot stand",
+    "don't like": "does not like",
+    "dont like": "does not like",
+    "doesn't like": "does not like",
+    "doesnt like": "does not like",
+    "do not like": "does not like",
+    "does not like": "does not like",
+}
+
+
+class OfflineExtractor(Extractor):
+    info = ExtractorInfo(name=OFFLINE_NAME, version=OFFLINE_VERSION, kind=ExtractorKind.OFFLINE, label=OFFLINE_LABEL)
+
+    def __init__(self) -> None:
+        super().__init__(RetryPolicy(max_attempts=1))
+
+    def _extract(self, transcript: Transcript, family: FamilySettings) -> Extraction:
+        run = Run(transcript, family)
+        for turn in transcript.turns:
+            if turn.role is Role.USER:
+                run.read_turn(turn)
+        return Extraction(candidates=[c.model_dump(mode="json") for c in run.candidates])
+
+
+class Run:
+    """One transcript's worth of extraction state (its people, what was already proposed)."""
+
+    def __init__(self, transcript: Transcript, family: FamilySettings) -> None:
+        self.transcript = transcript
+        self.family = family
+        self.people = People(transcript, family)
+        self.candidates: list[Candidate] = []
+        self._seen: set[tuple[str, str]] = set()
+
+    @staticmethod
+    def health_words(text: str) -> bool:
+        return health.health_words(text)
+
+    @staticmethod
+    def base(subject: Subject) -> dict[str, Any]:
+        return {
+            "applies_to": list(subject.applies_to),
+            "about_member": subject.about_member,
+            "entities": [subject.hint] if subject.hint else [],
+        }
+
+    def propose(self, clause: Clause, **fields: Any) -> None:
+        fields.setdefault("evidence", [CitedTurns(turns=[clause.turn.n], quote=clause.quote)])
+        candidate = Candidate(**fields)
+        key = (candidate.type.value, normalise_for_match(candidate.summary))
+        if key not in self._seen:
+            self._seen.add(key)
+            self.candidates.append(candidate)
+
+    def read_turn(self, turn: Turn) -> None:
+        assert turn.member_id is not None  # user turns always name their member
+        self.people.learn(turn)
+        today = turn_day(turn.at or self.transcript.started_at, self.transcript.time_zone)
+        child = self.people.is_child(turn.member_id)
+        for clause in clauses(turn, today):
+            if _HEDGE.search(clause.core) or (child and _REPORTED.search(clause.sentence)):
+                continue  # a possibility, or a child's report of what a parent allowed
+            self.relationships(clause)
+            if clause.question or clause.sentence.rstrip().endswith("?"):
+                continue
+            if rules.directive(self, clause):
+                continue
+            if _REQUEST.match(clause.core) or re.search(r"\b(?:can|could) (?:you|u) remind\b", clause.core, re.I):
+                continue
+            if _REPORTED.search(clause.core) and not re.search(r"\b(?:doctor|dr|gp|nurse|consultant)\b", clause.core, re.I):
+                continue
+            if health.no_food_for(self, clause):
+                continue
+            self.statement(clause)
+
+    def relationships(self, clause: Clause) -> None:
+        speaker = clause.turn.member_id or ""
+        mentions = [
+            (m.group("rel"), m.group("name"), "our" if m.group(0).lower().startswith("our") else "my")
+            for m in _RELATION_MENTION.finditer(clause.quote)
+        ]
+        if statement := _RELATION_STATEMENT.match(clause.core):
+            determiner = "our" if " our " in statement.group(0).lower() else "my"
+            mentions.append((statement.group("rel"), statement.group("name"), determiner))
+        for rel, name, determiner in mentions:
+            if name in NOT_NAMES or rel.lower() in _LOOSE_RELATIONS:
+                continue
+            subject = self.people.relation(speaker, rel, name, determiner)
+            rel = rel.lower()
+            if rel in PETS:
+                summary, sensitivity = f"{name} is the family's {rel}.", Sensitivity.NORMAL
+            elif rel in CHILD_RELATIONS:
+                summary, sensitivity = f"{name} is the family's {rel}.", Sensitivity.MINORS
+            else:
+                summary, sensitivity = f"{name} is {self.people.speaker_name(speaker)}'s {rel}.", Sensitivity.NORMAL
+            quote = _phrase_in(clause.quote, name, rel)
+            self.propose(
+                clause,
+                type=MemoryType.RELATIONSHIP,
+                about=name,
+                summary=summary,
+                when_to_use=f"Whenever {name} comes up",
+                applies_to=[subject.applies_to[0]],
+                entities=[subject.hint] if subject.hint else [],
+                authority=Authority.USER_EXPLICIT,
+                confidence=0.9,
+                sensitivity=sensitivity,
+                evidence=[CitedTurns(turns=[clause.turn.n], quote=quote)],
+            )
+
+    def statement(self, clause: Clause) -> None:
+        core = clause.core
+        speaker = clause.turn.member_id or ""
+        if match := _FAVOURITE.match(core):
+            subject = (
+                self.people.speaker(speaker)
+                if match.group("whose").lower() == "my"
+                else Subject("household", "The family", ())
+            )
+            self._favourite(clause, subject, match.group("what"), object_of(match.group("obj")))
+            return
+        parsed = self.people.subject(core, clause.turn, clause.start)
+        if parsed is not None:
+            subject, rest = parsed
+            if match := _POSSESSIVE_FAVOURITE.match(rest):
+                self._favourite(clause, subject, match.group("what"), object_of(match.group("obj")))
+                return
+            if health.constraint(self, clause, subject, rest):
+                return
+            if rules.person_rule(self, clause, subject, rest):
+                return
+        if timing.dated(self, clause):
+            return
+        if parsed is not None:
+            self._preference(clause, *parsed)
+
+    def _preference(self, clause: Clause, subject: Subject, rest: str) -> None:
+        match = _PREFERENCE.match(rest)
+        if match is None:
+            return
+        verb = re.sub(r"^(?:really|absolutely|totally|also)\s+", "", normalise_for_match(match.group("verb")))
+        verb = verb.replace("’", "'")
+        third = _THIRD_PERSON.get(verb, verb)
+        obj = object_of(match.group("obj"))
+        words = obj.lower().split()
+        if not words or words[0] in OPAQUE or words[0] in ("him", "her", "them", "one", "you", "u"):
+            return  # "Sam does not like it": about something the clause does not name
+        if find_dates(obj, clause.today):
+            return
+        self.propose(
+            clause,
+            type=MemoryType.PREFERENCE,
+            about=f"{obj[:1].upper()}{obj[1:]} ({subject.label})",
+            summary=sentence_case(f"{subject.display} {third} {obj}"),
+            when_to_use=f"Suggestions or plans involving {obj}",
+            strength=Strength.SOFT,
+            authority=Authority.USER_IMPLICIT,
+            confidence=0.75,
+            **self.base(subject),
+        )
+
+    def _favourite(self, clause: Clause, subject: Subject, what: str, obj: str) -> None:
+        words = obj.lower().split()
+        if not words or words[0] in OPAQUE:
+            return
+        self.propose(
+            clause,
+            type=MemoryType.PREFERENCE,
+            about=f"Favourite {what} ({subject.label})",
+            summary=sentence_case(f"{subject.display}'s favourite {what} is {obj}"),
+            when_to_use=f"Suggestions involving {what}",
+            authority=Authority.USER_IMPLICIT,
+            confidence=0.75,
+            **self.base(subject),
+        )
+
+
+def _phrase_in(quote: str, name: str, rel: str) -> str:
+    """The shortest piece of the clause that states the relationship ("my daughter Maya")."""
+    match = re.search(rf"\b(?:my|our)\s+{re.escape(rel)}\s+{re.escape(name)}\b", quote, re.I)
+    if match is None:
+        match = re.search(rf"\b{re.escape(name)}\s+is\s+(?:my|our)\s+{re.escape(rel)}\b", quote, re.I)
+    return match.group(0) if match else quote
