@@ -40,7 +40,9 @@ _HEDGE = re.compile(
 )
 #: Someone else's words, reported: "dad said I can skip chores", "mum says we're allowed".
 _REPORTED = re.compile(
-    r"\b(?:said|says|told\s+(?:me|us)|tells\s+(?:me|us)|reckons|apparently|according\s+to)\b", re.I
+    r"\b(?:said|says|told\s+(?:me|us|him|her|them)|tells\s+(?:me|us|him|her|them)|reckons|apparently|"
+    r"according\s+to|swears|claims)\b",
+    re.I,
 )
 _FAVOURITE = re.compile(r"^(?P<whose>my|our)\s+favou?rite\s+(?P<what>[\w ]{1,30}?)\s+(?:is|are)\s+(?P<obj>.+)$", re.I)
 _POSSESSIVE_FAVOURITE = re.compile(r"^['’]s?\s+favou?rite\s+(?P<what>[\w ]{1,30}?)\s+(?:is|are)\s+(?P<obj>.+)$", re.I)

@@ -54,6 +54,45 @@ FEMALE = frozenset(
     mummy""".split()  # noqa: SIM905
 )
 MALE = frozenset("son boy dad father husband brother grandpa grandfather uncle nephew stepson".split())  # noqa: SIM905
+#: Words a family uses as the name of a relative ("dad drives me", "Abuela has dialysis"), and
+#: whether they are a parent (who is a member, or no one the extractor can name) or someone else.
+KIN: dict[str, str] = {
+    "dadaji": "m",
+    "dadi": "f",
+    "nani": "f",
+    "nanaji": "m",
+    "halmeoni": "f",
+    "harabeoji": "m",
+    "abuela": "f",
+    "abuelo": "m",
+    "oma": "f",
+    "opa": "m",
+    "grandma": "f",
+    "grandpa": "m",
+    "granny": "f",
+    "gran": "f",
+    "nan": "f",
+    "nonna": "f",
+    "nonno": "m",
+    "lola": "f",
+    "lolo": "m",
+    "babcia": "f",
+    "dziadek": "m",
+}
+PARENTS: dict[str, str] = {
+    "mum": "f",
+    "mom": "f",
+    "mam": "f",
+    "mummy": "f",
+    "mommy": "f",
+    "mama": "f",
+    "mother": "f",
+    "dad": "m",
+    "daddy": "m",
+    "papa": "m",
+    "father": "m",
+    "baba": "m",
+}
 PRONOUNS = {
     "she": "f",
     "she's": "f",
@@ -84,6 +123,8 @@ class Subject:
     hint: EntityHint | None = None
     about_member: str | None = None
     gender: str | None = None  # "f", "m" or unknown
+    #: A member, a relation or a name the conversation introduced; not just a capitalised word.
+    sure: bool = True
 
     @property
     def label(self) -> str:
@@ -121,12 +162,14 @@ _PERSONAL = re.compile(r"\b(?P<p>he|she|him|her|his|hers)(?P<c>['’](?:s|ll|d))
 _POSSESSIVE_FOLLOWS = re.compile(
     r"^\s+(?!with\b|to\b|at\b|in\b|on\b|for\b|from\b|alone\b|up\b|off\b|out\b|down\b|back\b|home\b|a\b|an\b|"
     r"the\b|any\b|anything\b|know\b|yet\b|until\b|till\b|before\b|after\b|and\b|or\b|too\b|either\b|"
-    r"about\b|over\b|round\b|around\b|there\b|here\b|that\b|this\b|tomorrow\b|tonight\b|today\b)[a-z]",
+    r"about\b|over\b|round\b|around\b|there\b|here\b|that\b|this\b|tomorrow\b|tonight\b|today\b|every\b|"
+    r"each\b|(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?s?\b|tmrw\b|next\b|later\b|now\b|again\b)[a-z]",
     re.I,
 )
 _RELATION_NAMED = re.compile(rf"\b(?i:my|our)\s+(?P<rel>(?i:{REL}))\s+(?P<name>{NAME})\b")
 _NAMED_RELATION = re.compile(rf"\b(?P<name>{NAME})\s+(?i:is)\s+(?i:my|our)\s+(?P<rel>(?i:{REL}))\b")
 _WORD = re.compile(r"[\w’'-]+", re.UNICODE)
+_CLAUSE_OPENING = re.compile(r"(?:^|[.!?;]\s*|,\s*(?:and|but|so)\s+|\b(?:and|but|so|also|plus)\s+)\s*$", re.I)
 
 
 class People:
@@ -216,16 +259,29 @@ class People:
             if name.capitalize() not in NOT_NAMES and not _CALENDAR.match(name):
                 self._named.setdefault(name.lower(), self._person(name[:1].upper() + name[1:]))
 
-    def _person(self, name: str) -> Subject:
+    def _person(self, name: str, *, sure: bool = True) -> Subject:
         member_id = self.member_named(name)
         if member_id:
             return self.member(member_id)
-        return Subject("person", name, (name,), EntityHint(name=name))
+        return Subject("person", name, (name,), EntityHint(name=name), sure=sure)
 
-    def named(self, word: str, *, initial: bool, loose_only: bool = False) -> Subject | None:
+    @staticmethod
+    def kin(word: str) -> Subject | None:
+        """A relative called by what they are to the family: "Abuela", "dadaji", "dad"."""
+        low = word.lower().replace("’", "'").removesuffix("'s")
+        if low in KIN:
+            name = low[:1].upper() + low[1:]
+            return Subject("relation", name, (name,), EntityHint(name=name, relationship=low), None, KIN[low])
+        if low in PARENTS:
+            # A parent is a member the extractor cannot tell apart, or someone outside: no entity.
+            return Subject("relation", low[:1].upper() + low[1:], (), None, None, PARENTS[low])
+        return None
+
+    def named(self, word: str, *, initial: bool, loose: bool = True, lower_loose: bool = False) -> Subject | None:
         """The person ``word`` names, if it is a name: a member's, one introduced in this
-        conversation, or a capitalised word the conversation writes mid-sentence. At the start of
-        a sentence a capital alone does not make a name."""
+        conversation, a relative's kin name, or (``loose``) a capitalised word the conversation
+        writes mid-sentence. At the start of a sentence a capital alone does not make a name.
+        ``lower_loose``: also such a word written in lower case ("finn" for "Finn")."""
         clean = word.replace("’", "'")
         if clean.lower().endswith("'s"):
             clean = clean[:-2]
@@ -236,22 +292,25 @@ class People:
             return self.member(member_id)
         if clean.lower() in self._named:
             return self._named[clean.lower()]
-        if clean in NOT_NAMES or clean.lower() in RELATION_WORDS or not re.fullmatch(NAME, clean):
+        if (kin := self.kin(clean)) is not None:
+            return kin
+        if not loose or clean.capitalize() in NOT_NAMES or clean.lower() in RELATION_WORDS or _CALENDAR.match(clean):
             return None
-        if _CALENDAR.match(clean):
-            return None
-        if clean in self._capitalised and not loose_only:
-            return self._person(clean)
+        if re.fullmatch(NAME, clean) and clean in self._capitalised:
+            return self._person(clean, sure=False)
+        if lower_loose and clean.islower() and clean.capitalize() in self._capitalised:
+            return self._person(clean.capitalize(), sure=False)
         return None
 
-    def mentions(self, text: str, speaker: str | None, *, sure: bool = False) -> list[Subject]:
-        """The people ``text`` names, in order (the speaker left out). ``sure``: only those the
-        family certainly means as people (members, relations, names the conversation
-        introduced), not any capitalised word."""
+    def mentions(self, text: str, speaker: str | None) -> list[Subject]:
+        """The people ``text`` names, in order (the speaker left out), loose names included."""
+        return [s for _, s in self._mentions_at(text, speaker)]
+
+    def _mentions_at(self, text: str, speaker: str | None) -> list[tuple[int, Subject]]:
         found: list[tuple[int, Subject]] = []
         taken: list[tuple[int, int]] = []
         for m in _POSSESSIVE_RELATION.finditer(text):
-            owner = self.named(m.group("owner"), initial=False, loose_only=sure)
+            owner = self.named(m.group("owner"), initial=False, lower_loose=True)
             if owner is None or m.group("rel").lower() in PETS:
                 continue
             name = m.group("name") if m.group("name") not in NOT_NAMES else None
@@ -281,32 +340,51 @@ class People:
             if any(a <= m.start() < b for a, b in taken):
                 continue
             initial = m.start() == 0 or bool(re.search(r"[.!?]\s*$", text[: m.start()]))
-            subject = self.named(m.group(0), initial=initial, loose_only=sure)
+            subject = self.named(m.group(0), initial=initial, lower_loose=True)
             if subject is not None and not (speaker and subject.applies_to == (speaker,)):
                 found.append((m.start(), subject))
-        return [s for _, s in sorted(found, key=lambda pair: pair[0])]
+        return sorted(found, key=lambda pair: pair[0])
 
-    def resolve(self, pronoun: str, turn: Turn, before: int) -> Subject | None:
+    def _antecedents(self, text: str, speaker: str | None, gender: str) -> list[Subject]:
+        """Who in ``text`` a later "she" (or "he") can mean: the people named before the text's
+        own first "she". When the text already says "she" before naming anyone, its "she" leans
+        on something earlier still, and so does ours: the text names no antecedent."""
+        first = next(
+            (m.start() for m in _PERSONAL.finditer(text) if PRONOUNS.get(m.group("p").lower()) == gender), None
+        )
+        found = self._mentions_at(text, speaker)
+        if first is None:
+            return [s for _, s in found]
+        # After the text's own "she", only someone who opens a clause ("... and sofi is allergic")
+        # can be a new antecedent; "never in luis's truck" leaves the "she" where it was.
+        return [s for at, s in found if at < first or _CLAUSE_OPENING.search(text[:at])]
+
+    def resolve(self, pronoun: str, turn: Turn, before: int, exclude: frozenset[str] = frozenset()) -> Subject | None:
         """The one person ``pronoun`` (he, she, his, her, him) can mean at ``before`` in ``turn``:
         the people named earlier in the turn, else in the nearest turn before that names anyone."""
         gender = PRONOUNS.get(normalise_for_match(pronoun).replace("’", "'"))
         if gender is None:
             return None
         speaker = turn.member_id
-        candidates = self.mentions(turn.text[:before], speaker, sure=True)
+
+        def fitting_in(found: list[Subject]) -> list[Subject]:
+            return [s for s in found if s.key not in exclude]
+
+        candidates = fitting_in(self._antecedents(turn.text[:before], speaker, gender))
         if not candidates:
             # The family's own earlier words, not the assistant's (it names whoever it talks to).
             index = next((i for i, t in enumerate(self.transcript.turns) if t.n == turn.n), 0)
-            for previous in reversed(self.transcript.turns[max(0, index - 4) : index]):
+            for previous in reversed(self.transcript.turns[max(0, index - 6) : index]):
                 if previous.role is not Role.USER:
                     continue
-                candidates = self.mentions(previous.text, speaker, sure=True)
+                candidates = fitting_in(self._antecedents(previous.text, speaker, gender))
                 if candidates:
                     break
         fitting = {s.key: s for s in candidates if s.gender in (None, gender) and s.kind != "pet"}
-        if len(fitting) == 1:
-            return next(iter(fitting.values()))
-        return None
+        if len(fitting) != 1:
+            return None  # nobody, or more than one person it could be
+        [who] = fitting.values()
+        return who if who.sure else None
 
     def subject(self, core: str, turn: Turn, clause_start: int) -> tuple[Subject, str] | None:
         """Who the clause is about and the rest of the clause after the subject."""
@@ -346,7 +424,9 @@ class People:
             return subject, core[match.end() :]
         return None
 
-    def name_pronouns(self, text: str, turn: Turn, offset: int) -> tuple[str, list[Subject]] | None:
+    def name_pronouns(
+        self, text: str, turn: Turn, offset: int, subject: Subject | None = None
+    ) -> tuple[str, list[Subject]] | None:
         """``text`` (at ``offset`` in the turn) with he/she/him/her/his replaced by the one person
         each means, or None when one points nowhere certain, or at "a 13 year old" before it (a
         saying, not about anyone)."""
@@ -356,13 +436,16 @@ class People:
         for m in _PERSONAL.finditer(text):
             if re.search(r"\b(?:a|an)\s+\w+", text[: m.start()], re.I):
                 return None
-            who = self.resolve(m.group("p"), turn, offset + m.start())
+            word = m.group("p").lower()
+            contraction = (m.group("c") or "").lower().replace("’", "'")
+            possessive = word in ("his", "hers") or (word == "her" and bool(_POSSESSIVE_FOLLOWS.match(text[m.end() :])))
+            # "luis takes her to dialysis": an object is never the clause's own subject.
+            exclude = frozenset({subject.key}) if subject is not None and word in ("him", "her") and not possessive else frozenset()
+            who = self.resolve(m.group("p"), turn, offset + m.start(), exclude)
             if who is None:
                 return None
             resolved.append(who)
-            word = m.group("p").lower()
-            contraction = (m.group("c") or "").lower().replace("’", "'")
-            if word in ("his", "hers") or (word == "her" and _POSSESSIVE_FOLLOWS.match(text[m.end() :])):
+            if possessive:
                 replacement = f"{who.display}'s"
             elif contraction == "'s":
                 replacement = f"{who.display} is"

@@ -136,8 +136,10 @@ def _words(text: str) -> list[str]:
     return [w.lower().replace("’", "'") for w in re.findall(r"[\w’'-]+", text)]
 
 
-def _resolve_people(run: Run, clause: Clause, text: str, offset: int) -> tuple[str, list[Subject]] | None:
-    return run.people.name_pronouns(text, clause.turn, clause.start + offset)
+def _resolve_people(
+    run: Run, clause: Clause, text: str, offset: int, subject: Subject | None = None
+) -> tuple[str, list[Subject]] | None:
+    return run.people.name_pronouns(text, clause.turn, clause.start + offset, subject)
 
 
 def _opaque(instruction: str) -> bool:
@@ -322,7 +324,7 @@ def person_rule(run: Run, clause: Clause, subject: Subject, rest: str) -> bool:
     if one_day_dates(action, clause) and not is_recurring(action):
         return False
     offset = clause.core.index(action) if action in clause.core else 0
-    checked = _resolve_people(run, clause, action, offset)
+    checked = _resolve_people(run, clause, action, offset, subject)
     if checked is None:
         return False
     text, resolved = checked

@@ -37,7 +37,7 @@ _CLAUSE_BREAK = re.compile(
 #: A self-correction: the marker between the value taken back and the one given instead.
 _MARKER = re.compile(
     r"\s*(?:[,–—-]|\.\.\.|…|\.(?=\s))\s*(?:(?:no\s+)?sorry|no\s+wait|wait\s+no|i\s+mean|oops|no\s+no|or\s+rather|"
-    r"scratch\s+that|correction|(?<=,\s)no(?=\s*,))\s*(?:[,:–—-]\s*|\s+(?=\S))",
+    r"scratch\s+that|correction|(?<=,\s)no(?=\s*,)|(?<=\.\.\.)\s*no(?=\s*,)|(?<=…)\s*no(?=\s*,))\s*(?:[,:–—-]\s*|\s+(?=\S))",
     re.I,
 )
 

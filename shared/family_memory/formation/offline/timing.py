@@ -246,47 +246,27 @@ def _who(run: Run, clause: Clause) -> tuple[Subject | None, str, list[Subject]] 
     nowhere certain."""
     core = clause.core
     subject: Subject | None = None
-    text = core
-    lead = re.match(r"(?P<date>[^,]{3,40}?),?\s+(?=(?:i|i'm|im|we|he|she|my|our|[^\W\d_]+)\b)", core, re.I)
-    parsed = None
+    lead = re.match(r"(?P<date>[^,]{3,40}?),?\s+(?=[^\W\d_])", core)
     if lead and (find_dates(lead.group("date"), clause.today) or is_recurring(lead.group("date"))):
         # "Saturday we're taking dad to the cemetery", "Tuesdays and thursdays I play pinochle".
-        rest = core[lead.end() :]
-        parsed = run.people.subject(rest, clause.turn, clause.start + lead.end())
+        parsed = run.people.subject(core[lead.end() :], clause.turn, clause.start + lead.end())
         if parsed is not None:
-            subject, after = parsed
-            text = core[: lead.end()] + _named(subject, rest, after)
-    if parsed is None:
+            subject = parsed[0]
+    if subject is None:
         parsed = run.people.subject(core, clause.turn, clause.start)
         if parsed is not None:
-            subject, after = parsed
-            text = _named(subject, core, after)
-    # Any other he/she/him/her in the clause must resolve too.
-    named = run.people.name_pronouns(text, clause.turn, clause.start) if text == core or subject else None
-    if named is None:
-        if re.search(r"\b(?:he|she|him|her|his|hers)\b", text, re.I):
+            subject = parsed[0]
+    if subject is None:
+        # In a clause about something the extractor cannot name ("hoa's moving into her own
+        # flat"), a "her" is that something's: not formed.
+        if re.search(r"\b(?:he|she|him|her|his|hers)\b", core, re.I):
             return None
-        return subject, text, []
+        return None, core, []
+    named = run.people.name_pronouns(core, clause.turn, clause.start, subject)
+    if named is None:
+        return None
     text, others = named
-    return subject, text, others
-
-
-def _named(subject: Subject, original: str, after: str) -> str:
-    """The clause with its subject written as a name ("I have" -> "Maisie has", "she's" -> "Maya is")."""
-    if subject.kind == "speaker":
-        return name_first_person(original, subject.display)[0]
-    if subject.kind == "household":
-        return original
-    lead = re.match(r"(?i:she|he|her|his)\b", original)
-    if lead:
-        if after.startswith("'s "):
-            return f"{subject.display}{after}"
-        if re.match(r"['’]s\b", after):
-            return f"{subject.display} is{after[2:]}"
-        if re.match(r"['’](?:ll|d)\b", after):
-            return f"{subject.display} {'will' if after[1:3] == 'll' else 'would'}{after[3:]}"
-        return f"{subject.display}{after}"
-    return original
+    return subject, text, [o for o in others if o.key != subject.key]
 
 
 def _members_in(run: Run, text: str, subject: Subject | None, others: list[Subject]) -> list[str]:
