@@ -29,19 +29,26 @@ _REQUEST = re.compile(
     r"(?:what|when|where|who|how|why|which|is|are|do|does|did|should|shall|any)\b)",
     re.I,
 )
-#: A possibility, not a fact: "we might get a dog", "maybe Saturday", "if it rains".
+#: A possibility, not a fact: "we might get a dog", "maybe Saturday", "thinking about piano".
 _HEDGE = re.compile(
     r"\b(?:might|maybe|perhaps|possibly|probably|prob|thinking (?:about|of)|considering|wondering|"
     r"(?:i|we)['’]?d (?:love|like) to|would (?:love|like) to|would be nice|hoping|hope to|not sure|undecided|"
-    r"haven['’]?t decided|if|unless|wants? to (?:try|start|get|do|go|have|see)|wanna|"
-    r"we['’]ll see|someday|one day|at some point|in case|could be|may or may not|"
+    r"haven['’]?t decided|wants? to (?:try|start|get|do|go|have|see)|wanna|"
+    r"we['’]ll see|someday|one day|at some point|could be|may or may not|"
     r"(?:i|we|he|she|they|you|it|u)\s+(?:may|might|could)(?:\s+\w+)?\s+(?!\d))\b",
     re.I,
 )
+#: A condition: "if it rains, ..." is no fact (a rule may still have one: "if he complains of pain, call me").
+_IF = re.compile(r"\b(?:if|unless|in case of|whether)\b", re.I)
 #: Someone else's words, reported: "dad said I can skip chores", "mum says we're allowed".
 _REPORTED = re.compile(
     r"\b(?:said|says|told\s+(?:me|us|him|her|them)|tells\s+(?:me|us|him|her|them)|reckons|apparently|"
     r"according\s+to|swears|claims)\b",
+    re.I,
+)
+_EMBEDDED_HEALTH = re.compile(
+    r"(?:^|[\s,])(?P<who>i['’]?m|im|i\s+am|she['’]?s|he['’]?s|[^\W\d_][\w-]+['’]s|[^\W\d_][\w-]+\s+is)\s+"
+    r"(?:\w+\s+){0,2}?(?:a?l{1,2}[ae]r{1,2}gi?c|lactose|gluten|coeliac|celiac|vegetarian|vegan|diabetic)\b",
     re.I,
 )
 _FAVOURITE = re.compile(r"^(?P<whose>my|our)\s+favou?rite\s+(?P<what>[\w ]{1,30}?)\s+(?:is|are)\s+(?P<obj>.+)$", re.I)
@@ -130,9 +137,11 @@ class Run:
             if _HEDGE.search(clause.core) or (child and _REPORTED.search(clause.sentence)):
                 continue  # a possibility, or a child's report of what a parent allowed
             self.relationships(clause)
-            if clause.question or clause.sentence.rstrip().endswith("?"):
+            if clause.question:
                 continue
             if rules.directive(self, clause):
+                continue
+            if _IF.search(clause.core):
                 continue
             if _REQUEST.match(clause.core) or re.search(r"\b(?:can|could) (?:you|u) remind\b", clause.core, re.I):
                 continue
@@ -189,6 +198,12 @@ class Run:
             self._favourite(clause, subject, match.group("what"), object_of(match.group("obj")))
             return
         parsed = self.people.subject(core, clause.turn, clause.start)
+        if parsed is None and (inner := _EMBEDDED_HEALTH.search(core)):
+            # "random but i'm allergic to cats", "bro im allergic to peanuts": the statement inside.
+            at = inner.start("who")
+            found = self.people.subject(core[at:], clause.turn, clause.start + at)
+            if found is not None and health.constraint(self, clause, *found):
+                return
         if parsed is not None:
             subject, rest = parsed
             if match := _POSSESSIVE_FAVOURITE.match(rest):

@@ -48,7 +48,7 @@ _HAS_ALLERGY = re.compile(
 )
 _INTOLERANT = re.compile(
     rf"^{_BE}\s+{_ADVERBS}(?:(?P<what>lactose|gluten|dairy|wheat|fructose|histamine|egg|soy)[- ])?"
-    rf"(?:intolerant|intollerant|intolerent)(?:\s+to\s+(?P<obj>.+))?$",
+    rf"(?:intolerant|intollerant|intolerent)(?:\s+to\s+(?P<obj>.+))?\b",
     re.I,
 )
 _HAS_INTOLERANCE = re.compile(
@@ -57,14 +57,24 @@ _HAS_INTOLERANCE = re.compile(
     re.I,
 )
 _DIETS = (
-    r"vegetarian|vegitarian|vegeterian|vegatarian|veggie|vegan|pescatarian|pescetarian|gluten[- ]free|"
+    r"vegetarian|vegitarian|vegeterian|vegatarian|veggie|veg|vegan|pescatarian|pescetarian|gluten[- ]free|"
     r"dairy[- ]free|nut[- ]free|lactose[- ]free|egg[- ]free|diabetic|celiac|coeliac|kosher|halal|jain|teetotal|"
     r"t1d|type\s+[12]\s+diabetic"
 )
+#: How a summary writes a diet typed short or misspelt ("I'm veg" -> vegetarian).
+_DIET_WORD = {
+    "veg": "vegetarian",
+    "veggie": "vegetarian",
+    "vegitarian": "vegetarian",
+    "vegeterian": "vegetarian",
+    "vegatarian": "vegetarian",
+    "pescetarian": "pescatarian",
+    "celiac": "coeliac",
+}
 _DIET = re.compile(rf"^{_BE}\s+{_ADVERBS}(?:(?:a|an|strictly|fully|completely|100%)\s+)*(?P<obj>{_DIETS})\b", re.I)
 _CONDITION = re.compile(
     r"^\s+(?:has|have|['’]s\s+got|has\s+got)\s+(?P<obj>(?:coeliac|celiac)(?:\s+disease)?|(?:type\s+[12]\s+)?diabetes|"
-    r"pku|phenylketonuria)\b",
+    r"pku|phenylketonuria|sickle\s+cell(?:\s+(?:disease|anaemia|anemia))?)\b",
     re.I,
 )
 _ON_DIET = re.compile(
@@ -77,7 +87,7 @@ _CANT_HAVE = re.compile(
     r"^\s+(?P<neg>can['’]?t|cant|cannot|can\s+not|shouldn['’]?t|should\s+not|must\s+not|mustn['’]?t|"
     r"(?:is|are)n['’]?t\s+allowed(?:\s+to)?|(?:is|are)\s+not\s+allowed(?:\s+to)?|may\s+not|must\s+never|"
     r"(?:is|are)\s+not\s+supposed\s+to|(?:is|are)n['’]?t\s+supposed\s+to)\s+(?:really\s+|ever\s+|even\s+)?"
-    r"(?P<verb>eat|have|drink|touch|take|be\s+around|be\s+near)\s+(?P<obj>.+)$",
+    r"(?P<verb>eat|have|drink|do|touch|take|be\s+around|be\s+near)\s+(?P<obj>.+)$",
     re.I,
 )
 _DOESNT_EAT = re.compile(
@@ -191,6 +201,7 @@ def constraint(run: Run, clause: Clause, subject: Subject, rest: str) -> bool:
         return True
     if match := _DIET.match(rest):
         diet = " ".join(match.group("obj").lower().split())
+        diet = _DIET_WORD.get(diet, diet)
         run.propose(
             clause,
             about=f"{who}'s diet",
@@ -250,6 +261,8 @@ def constraint(run: Run, clause: Clause, subject: Subject, rest: str) -> bool:
         )
         if verb not in ("eat", "have", "drink") and not health_words(obj):
             return False  # "can't take the bus": not food
+        if verb == "do":
+            verb = "have"  # "can't do dairy"
         run.propose(
             clause,
             about=f"What {who} cannot {verb}: {obj}"[:120],
@@ -334,10 +347,17 @@ def no_food_for(run: Run, clause: Clause) -> bool:
         return False
     who_text = match.group("who").strip(" .!")
     offset = clause.core.index(who_text)
-    parsed = run.people.subject(who_text, clause.turn, clause.start + offset)
-    if parsed is None:
-        return False
-    subject, after = parsed
+    pronoun = re.match(r"(?i:him|her)\b", who_text)
+    if pronoun:
+        who = run.people.resolve(pronoun.group(0), clause.turn, clause.start + offset)
+        if who is None:
+            return False
+        subject, after = who, who_text[pronoun.end() :]
+    else:
+        parsed = run.people.subject(who_text, clause.turn, clause.start + offset)
+        if parsed is None:
+            return False
+        subject, after = parsed
     if after.strip(" .!,") and not re.match(r"^\s*(?:either|too|please|pls|at all|ever)\b", after, re.I):
         return False
     obj = " ".join(match.group("obj").split())

@@ -169,6 +169,7 @@ _POSSESSIVE_FOLLOWS = re.compile(
 _RELATION_NAMED = re.compile(rf"\b(?i:my|our)\s+(?P<rel>(?i:{REL}))\s+(?P<name>{NAME})\b")
 _NAMED_RELATION = re.compile(rf"\b(?P<name>{NAME})\s+(?i:is)\s+(?i:my|our)\s+(?P<rel>(?i:{REL}))\b")
 _WORD = re.compile(r"[\w’'-]+", re.UNICODE)
+_PLACE_BEFORE = re.compile(r"\b(?:on|in|at|from|near|into|onto|via|off|the|a|an)\s+$", re.I)
 _CLAUSE_OPENING = re.compile(r"(?:^|[.!?;]\s*|,\s*(?:and|but|so)\s+|\b(?:and|but|so|also|plus)\s+)\s*$", re.I)
 
 
@@ -341,6 +342,8 @@ class People:
                 continue
             initial = m.start() == 0 or bool(re.search(r"[.!?]\s*$", text[: m.start()]))
             subject = self.named(m.group(0), initial=initial, lower_loose=True)
+            if subject is not None and not subject.sure and _PLACE_BEFORE.search(text[: m.start()]):
+                continue  # "at the rec center on Alder", "at Niagara Heart": a place, not a person
             if subject is not None and not (speaker and subject.applies_to == (speaker,)):
                 found.append((m.start(), subject))
         return sorted(found, key=lambda pair: pair[0])
@@ -355,6 +358,11 @@ class People:
         found = self._mentions_at(text, speaker)
         if first is None:
             return [s for _, s in found]
+        pronoun = _PERSONAL.match(text, first)
+        if pronoun and pronoun.group("p").lower() in ("him", "her") and not _POSSESSIVE_FOLLOWS.match(text[pronoun.end() :]):
+            # "luis takes her to dialysis": her is not Luis, so Luis is no antecedent of the chain.
+            opening = max((m.end() for m in re.finditer(r"[.!?;,]\s*", text[:first])), default=0)
+            found = [(at, s) for at, s in found if not (opening <= at < first)]
         # After the text's own "she", only someone who opens a clause ("... and sofi is allergic")
         # can be a new antecedent; "never in luis's truck" leaves the "she" where it was.
         return [s for at, s in found if at < first or _CLAUSE_OPENING.search(text[:at])]
@@ -396,6 +404,8 @@ class People:
             return self.speaker(speaker), rest
         if match := re.match(r"(?i:we)(?=['’\s])|(?i:(?:the|our)\s+(?:whole\s+)?(?:family|household))(?=\s)", core):
             return Subject("household", "The family", ()), core[match.end() :]
+        if match := re.match(r"(?i:(?:the|our|my|both|all\s+the|all\s+our)\s+(?:kids|children|boys|girls|twins))(?=\s)", core):
+            return Subject("group", match.group(0)[:1].upper() + match.group(0)[1:], ()), core[match.end() :]
         if match := re.match(
             rf"(?P<det>(?i:my|our))\s+(?P<rel>(?i:{REL}))(?:\s+(?P<name>{NAME}))?(?=['’\s,]|$)", core
         ):
@@ -416,11 +426,15 @@ class People:
         if match := re.match(r"(?P<p>(?i:her|his))\s+", core):
             who = self.resolve(match.group("p"), turn, clause_start)
             return (who, "'s " + core[match.end() :]) if who else None
-        if match := re.match(r"(?P<name>[^\W\d_][\w-]*)(?=['’\s])", core):
-            initial = True
-            subject = self.named(match.group("name"), initial=initial)
+        if match := re.match(r"(?P<name>[^\W\d_][\w-]*)(?:\s+(?P<ji>(?i:ji)))?(?=['’\s])", core):
+            subject = self.named(match.group("name"), initial=True)
             if subject is None:
                 return None
+            if match.group("ji") and subject.kind == "relation":
+                # "Mummy ji", "Papa ji": the honorific is part of how the family calls them.
+                subject = Subject(
+                    "relation", f"{subject.display} ji", subject.applies_to, subject.hint, None, subject.gender
+                )
             return subject, core[match.end() :]
         return None
 

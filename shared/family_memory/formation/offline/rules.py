@@ -59,7 +59,8 @@ _IDIOM = re.compile(
     re.I,
 )
 _LEAD = re.compile(
-    r"^(?P<cond>(?:(?:when|whenever|after|before|on|during|while|until)\s[^,]{3,60},\s+))?"
+    r"^(?P<cond>(?:(?:when|whenever|after|before|on|during|while|until|if)\s[^,]{3,60}?"
+    r"(?:,\s+|\s+(?=(?:please|pls|plz|don['’]?t|dont|do\s+not|never|always)\s))))?"
     r"(?:(?:please|pls|plz|and)\s+)?(?P<lead>always|never(?:\s+ever)?|(?:don['’]?t|dont|do\s+not)(?:\s+ever)?)\s+"
     r"(?P<rest>.+)$",
     re.I,
@@ -86,6 +87,7 @@ _NOT_THINGS = re.compile(
 _ONLY = re.compile(r"^only\s+(?P<who>.{2,60}?)\s+(?:may|can|are allowed to|is allowed to|should)\s+(?P<rest>.+)$", re.I)
 _MUST = re.compile(
     r"^(?P<modal>\s+(?:must\s+not|mustn['’]?t|must\s+never|must\s+always|must|may\s+only|can\s+only|may\s+not|"
+    r"can['’]?t\s+be(?=\s+(?:left|alone|given|fed|around|near|out|outside|in))|cannot\s+be(?=\s+(?:left|alone|given|fed))|"
     r"(?:is|are)\s+not\s+allowed\s+to|(?:is|are)n['’]?t\s+allowed\s+to|(?:is|are)\s+never\s+allowed\s+to|"
     r"(?:is|are)\s+only\s+allowed\s+to|should\s+never|should\s+not|shouldn['’]?t|should\s+no\s+longer|"
     r"(?:is|are)\s+not\s+to|never))\s+(?P<rest>.+)$",
@@ -102,6 +104,8 @@ _CONTINUES = re.compile(
     r"\bthat\s+day\b|\bthose\s+days\b",
     re.I,
 )
+#: An instruction about how the assistant itself works ("keep your replies short").
+_YOUR_WAY = re.compile(r"\byour\s+(?:replies|answers|messages|responses|texts|reminders|summaries|suggestions)\b", re.I)
 _ONE_OFF = re.compile(r"\b(?:this\s+time|for\s+now|for\s+once|right\s+now|just\s+this|this\s+one)\b", re.I)
 _REPORTED = re.compile(
     r"\b(?:said|says|say|told\s+(?:me|us)|tells\s+(?:me|us))(?:\s+that)?\s+(?:i|we|you|he|she|they|the\s+kids)\b"
@@ -212,7 +216,7 @@ def directive(run: Run, clause: Clause) -> bool:
     if _NO_THING.match(core) or _ONLY.match(core):
         return _household_rule(run, clause, core, 0, house=False)
     first = _words(core)[:1]
-    if first and first[0] in ACTIONS and _STANDING.search(core) and not clause.question:
+    if first and first[0] in ACTIONS and (_STANDING.search(core) or _YOUR_WAY.search(core)) and not clause.question:
         return _standing_request(run, clause)
     return False
 

@@ -31,7 +31,8 @@ ABBREVIATIONS = frozenset(
 _SENTENCE_END = re.compile(r"[.!?]+(?=\s)|\n+")
 _CLAUSE_BREAK = re.compile(
     r",\s+(?:and|but|so)\s+|;\s+|\s+[-–—]\s+|\s+so\s+(?=(?:no|we|i|she|he|they|it|there)\b)"
-    r"|\s+and\s+(?=(?:he|she|they|we)(?:['’](?:s|re|ll|ve|d)\b|\s))",
+    r"|\s+and\s+(?=(?:he|she|they|we)(?:['’](?:s|re|ll|ve|d)\b|\s))"
+    r"|\s+but\s+(?=(?:i|i['’]m|im|we|we['’]re|he|he['’]s|she|she['’]s|they|my|our)\s)",
     re.I,
 )
 #: A self-correction: the marker between the value taken back and the one given instead.
@@ -41,20 +42,49 @@ _MARKER = re.compile(
     re.I,
 )
 
-#: What people put in front of a statement ("oh, and ...", "yes pls", "btw").
+#: What people put in front of a statement ("oh, and ...", "yes pls", "btw", "food wise").
+_FILLER_PHRASES = (
+    "oh ok okay also and but so btw fyi hi hey hello thanks yes yeah yep yup ya yah nah ugh ah oops lol haha omg "
+    "sure right well great cool perfect awesome alright first firstly second secondly next then plus update random "
+    "actually important medically remember foodwise"
+).split() + [
+    "by the way",
+    "just so you know",
+    "remember that",
+    "please note that",
+    "please note",
+    "note that",
+    "one more thing",
+    "one more",
+    "another thing",
+    "quick thing",
+    "heads up",
+    "thank you",
+    "first of all",
+    "and also",
+    "quick update",
+    "good news",
+    "bad news",
+    "food wise",
+    "diet wise",
+    "health wise",
+    "most important thing",
+    "v important",
+    "very important",
+    "also important",
+]
 _FILLER = re.compile(
-    r"^(?:(?:oh|ok|okay|also|and|but|so|btw|by the way|just so you know|fyi|remember(?: that)?|"
-    r"please note(?: that)?|note that|one more thing|another thing|quick thing|heads up|actually|hi|hey|hello|"
-    r"thanks|thank you|yes|yeah|yep|yup|ya|yah|nah|hmm+|ugh|um+|ah|aw+|oops|lol|haha|omg|sure|right|well|"
-    r"great|cool|perfect|awesome|alright|first|firstly|first of all|second|secondly|next|then|plus|"
-    r"and also|also also|update|quick update|good news|bad news|important),?\s+)+",
+    r"^(?:(?:hmm+|um+|aw+|"
+    + "|".join(p.replace(" ", r"\s+") for p in sorted(_FILLER_PHRASES, key=len, reverse=True))
+    + r"),?\s+)+",
     re.I,
 )
 #: Fillers that count only with a comma after them ("no, she's fine"; not "no nuts for Kai"), and
 #: a short heading ("Portugal update,", "one for me:").
 _COMMA_FILLER = re.compile(
-    r"^(?:(?:no|wait|look|listen|honestly|anyway|anyways|see|so yeah|now),\s+|(?:[\w'’-]+\s+){0,2}update[,:]\s+|"
-    r"(?:one|another|this one|next one)\s+for\s+(?:me|us|\w+)\s*:\s+)",
+    r"^(?:(?:no|wait|look|listen|honestly|anyway|anyways|see|so yeah|now|correct|exactly|true|indeed|agreed),\s+"
+    r"|(?:[\w'’-]+\s+){0,2}update[,:]\s+|(?:one|another|this one|next one)\s+for\s+(?:me|us|\w+)\s*:\s+"
+    r"|(?:[\w'’-]+\s+){0,5}?(?:rule|reminder|important|big one|thing|note|heads up|update|fyi)[\w\s'’-]{0,20}:\s+)",
     re.I,
 )
 
@@ -98,9 +128,10 @@ def _sentence_spans(text: str) -> Iterator[tuple[int, int]]:
     for match in _SENTENCE_END.finditer(text):
         end = match.end()
         if match.group(0).startswith("."):
-            word = re.search(r"([\w.]+)$", text[start : match.start()])
-            before = word.group(1).lower() if word else ""
-            if before in ABBREVIATIONS or re.fullmatch(r"[a-z]", before, re.I) or re.match(r"\d", text[end:][:2]):
+            word = re.search(r"(?:^|\s)([\w.'’]+)$", text[start : match.start()])
+            before = word.group(1) if word else ""
+            initial = re.fullmatch(r"[A-Z]", before) is not None  # "J. K. Rowling"
+            if before.lower() in ABBREVIATIONS or initial or re.match(r"\d", text[end:][:2]):
                 continue
         if any(a <= match.start() < b for a, b in protected):
             continue

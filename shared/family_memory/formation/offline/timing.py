@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from family_memory.domain.memory import Authority, Durability, MemoryType
 from family_memory.formation.candidate import EntityHint
-from family_memory.formation.dates import DateMention, find_dates
+from family_memory.formation.dates import MONTHS, DateMention, find_dates
 from family_memory.formation.offline.people import OPAQUE, PRONOUNS, Subject
 from family_memory.formation.offline.text import name_first_person, sentence_case, short
 
@@ -106,6 +106,13 @@ _MONEY = re.compile(
 _RELATIVE_WORD = re.compile(
     r"^(?:(?:from|starting|on)\s+)?(?:next|this|coming|tomorrow|tmrw|tmr|2moro|tonight|tonite|today|the)\b", re.I
 )
+_UNTIL_MONTH = re.compile(
+    r"\b(?:until|till|til|through|thru)\s+(?:the\s+end\s+of\s+)?(?P<m>jan(?:uary)?|feb(?:ruary)?|march|apr(?:il)?|"
+    r"may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b(?!\.?\s*\d)",
+    re.I,
+)
+#: "saturday: emil gf, tom no lactose, maisie veggie": a list, not one claim.
+_LIST = re.compile(r"^[^:]{1,40}:\s*[^,]+(?:,\s*[^,]+){2,}$")
 _STARTS = re.compile(r"\b(?:starts?|starting|begins?|beginning|kicks? off)\s+(?:on\s+)?$", re.I)
 _PAST_TODAY = re.compile(
     r"^(?:\w+\s+){0,3}?\w+ed\b|\b(?:i|we|he|she|they|just)\s+\w+ed\b|\b(?:went|got|came|ate|saw|took|made|"
@@ -116,9 +123,19 @@ _PAST_TODAY = re.compile(
 _NOT_PAST_ED = frozenset("need bed red seed feed speed shed wed".split())  # noqa: SIM905
 
 
+_NOT_ROUTINE = r"(?:last|first|next|final|this|that|same|whole|big|special|the|a|one|other|every)\b"
+#: A routine named after its day ("Friday is my errand day", "her sabbath is Saturday").
+_ROUTINE = re.compile(
+    rf"(?:\b(?:sabbath|days?\s+off|(?!{_NOT_ROUTINE})[\w-]+\s+(?:day|night))\s+(?:is|are)\s+(?:on\s+)?{_DAY}\b(?!\s+the\b)"
+    rf"|^{_DAY}\s+(?:is|are)\s+(?:my|our|his|her|their|\w+['’]s)?\s*(?:sabbath|day\s+off|"
+    rf"(?!{_NOT_ROUTINE})[\w-]+\s+(?:day|night))\b)",
+    re.I,
+)
+
+
 def is_recurring(text: str) -> bool:
     """Whether ``text`` speaks of something that repeats ("every Saturday", "Wednesday mornings")."""
-    return bool(_RECURRING.search(text)) and not _WEEK_OCCASION.search(text)
+    return (bool(_RECURRING.search(text)) and not _WEEK_OCCASION.search(text)) or bool(_ROUTINE.search(text))
 
 
 def _plans(text: str, today: date) -> list[DateMention]:
@@ -184,6 +201,8 @@ def dated(run: Run, clause: Clause) -> bool:
     recurring = is_recurring(core)
     if not mentions and not recurring:
         return False
+    if _LIST.match(core):
+        return True
     if any(m.past for m in mentions):
         return True  # history ("last Friday was pizza night"), not a plan with an end
     if any(_past_today(core, m) for m in mentions):
@@ -329,9 +348,21 @@ def _occasion(
     )
 
 
+def _until_month(text: str, today: date) -> date | None:
+    """The day after a schedule that runs "until June" ends: the first of the next month."""
+    match = _UNTIL_MONTH.search(text)
+    if match is None:
+        return None
+    month = MONTHS[match.group("m").lower()[:3]]
+    year = today.year if month >= today.month else today.year + 1
+    return date(year + 1, 1, 1) if month == 12 else date(year, month + 1, 1)
+
+
 def _schedule(run: Run, clause: Clause, subject: Subject | None, text: str, others: list[Subject]) -> None:
-    """A repeating schedule: durable, no valid_until, its start (if any) written without a year."""
+    """A repeating schedule: durable, no valid_until, its start (if any) written without a year;
+    one that runs "until June" is valid until the first of July."""
     speaker = clause.turn.member_id or ""
+    ends = _until_month(clause.core, clause.today)
     ahead = [
         m
         for m in find_dates(text, clause.today)
@@ -350,7 +381,8 @@ def _schedule(run: Run, clause: Clause, subject: Subject | None, text: str, othe
         summary=sentence_case(stated),
         body=sentence_case(f"{run.people.speaker_name(speaker)} said: {clause.quote}"),
         when_to_use=f"Planning around {short(clause.core, 8)}",
-        durability=Durability.DURABLE,
+        durability=Durability.SEASONAL if ends else Durability.DURABLE,
+        valid_until=ends.isoformat() if ends else None,
         applies_to=_members_in(run, clause.core, subject, others),
         about_member=subject.about_member if subject else None,
         entities=_hints(subject, others),
