@@ -131,7 +131,9 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # saturday"): the date decides, the weekday only confirms it.
     (
         "weekday_day_month",
-        re.compile(rf"\b(?:(?:on|this) )?{_WEEKDAY_NC},? (?:the )?(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH}\b", re.I),
+        re.compile(
+            rf"\b(?:(?:on|this) )?{_WEEKDAY_NC},? (?:the )?(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH}\b", re.I
+        ),
     ),
     (
         "weekday_month_day",
@@ -169,7 +171,10 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("next_weekday", re.compile(rf"\bnext {_WEEKDAY}\b", re.I)),
     (
         "weekday",
-        re.compile(rf"(?<!every )(?<!next )(?<!last ){_NOT_HOLIDAY}\b(?:(?:this|on|coming|this coming) )?{_WEEKDAY}\b(?!s)", re.I),
+        re.compile(
+            rf"(?<!every )(?<!next )(?<!last ){_NOT_HOLIDAY}\b(?:(?:this|on|coming|this coming) )?{_WEEKDAY}\b(?!s)",
+            re.I,
+        ),
     ),
     ("last_weekend", re.compile(r"\blast weekend\b", re.I)),
     ("this_weekend", re.compile(r"\bthis weekend\b", re.I)),

@@ -14,7 +14,7 @@ from family_memory.formation.dates import find_dates, turn_day
 from family_memory.formation.document import ExtractorInfo, ExtractorKind
 from family_memory.formation.extraction import Extraction, Extractor, RetryPolicy
 from family_memory.formation.offline import health, rules, timing
-from family_memory.formation.offline.people import NOT_NAMES, OPAQUE, REL, NAME, People, Subject
+from family_memory.formation.offline.people import NAME, NOT_NAMES, OPAQUE, REL, People, Subject
 from family_memory.formation.offline.text import Clause, clauses, object_of, sentence_case
 from family_memory.formation.relations import CHILD_RELATIONS, PETS
 
@@ -145,7 +145,9 @@ class Run:
                 continue
             if _REQUEST.match(clause.core) or re.search(r"\b(?:can|could) (?:you|u) remind\b", clause.core, re.I):
                 continue
-            if _REPORTED.search(clause.core) and not re.search(r"\b(?:doctor|dr|gp|nurse|consultant)\b", clause.core, re.I):
+            if _REPORTED.search(clause.core) and not re.search(
+                r"\b(?:doctor|dr|gp|nurse|consultant)\b", clause.core, re.I
+            ):
                 continue
             if health.no_food_for(self, clause):
                 continue

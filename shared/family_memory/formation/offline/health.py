@@ -341,7 +341,7 @@ def constraint(run: Run, clause: Clause, subject: Subject, rest: str) -> bool:
 
 
 def no_food_for(run: Run, clause: Clause) -> bool:
-    """"No nuts for Kai", "no dairy for the baby": a food someone must not have."""
+    """ "No nuts for Kai", "no dairy for the baby": a food someone must not have."""
     match = _NO_FOOD_FOR.match(clause.core)
     if match is None or not _diet_food(match.group("obj")):
         return False

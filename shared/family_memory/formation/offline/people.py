@@ -238,7 +238,9 @@ class People:
             display = (self.speaker_name(member_id) if member_id else name) or f"{self.speaker_name(speaker)}'s {rel}"
         hint = EntityHint(name=name or display, kind=kind, aliases=[alias], relationship=rel, member_id=member_id)
         gender = _gender(rel)
-        subject = Subject("pet" if rel in PETS else "relation", display, (member_id or name or alias,), hint, None, gender)
+        subject = Subject(
+            "pet" if rel in PETS else "relation", display, (member_id or name or alias,), hint, None, gender
+        )
         if member_id and gender:
             self.genders.setdefault(member_id, gender)
         return subject
@@ -334,18 +336,18 @@ class People:
                 name = None
             if m.group("rel").lower() in PETS:
                 continue
-            subject = self.named(name, initial=False) if name else None
-            found.append((m.start(), subject or self.relation(speaker or "", m.group("rel"), name, m.group("det"))))
+            known = self.named(name, initial=False) if name else None
+            found.append((m.start(), known or self.relation(speaker or "", m.group("rel"), name, m.group("det"))))
             taken.append(m.span())
         for m in _WORD.finditer(text):
             if any(a <= m.start() < b for a, b in taken):
                 continue
             initial = m.start() == 0 or bool(re.search(r"[.!?]\s*$", text[: m.start()]))
-            subject = self.named(m.group(0), initial=initial, lower_loose=True)
-            if subject is not None and not subject.sure and _PLACE_BEFORE.search(text[: m.start()]):
+            word = self.named(m.group(0), initial=initial, lower_loose=True)
+            if word is not None and not word.sure and _PLACE_BEFORE.search(text[: m.start()]):
                 continue  # "at the rec center on Alder", "at Niagara Heart": a place, not a person
-            if subject is not None and not (speaker and subject.applies_to == (speaker,)):
-                found.append((m.start(), subject))
+            if word is not None and not (speaker and word.applies_to == (speaker,)):
+                found.append((m.start(), word))
         return sorted(found, key=lambda pair: pair[0])
 
     def _antecedents(self, text: str, speaker: str | None, gender: str) -> list[Subject]:
@@ -359,7 +361,11 @@ class People:
         if first is None:
             return [s for _, s in found]
         pronoun = _PERSONAL.match(text, first)
-        if pronoun and pronoun.group("p").lower() in ("him", "her") and not _POSSESSIVE_FOLLOWS.match(text[pronoun.end() :]):
+        if (
+            pronoun
+            and pronoun.group("p").lower() in ("him", "her")
+            and not _POSSESSIVE_FOLLOWS.match(text[pronoun.end() :])
+        ):
             # "luis takes her to dialysis": her is not Luis, so Luis is no antecedent of the chain.
             opening = max((m.end() for m in re.finditer(r"[.!?;,]\s*", text[:first])), default=0)
             found = [(at, s) for at, s in found if not (opening <= at < first)]
@@ -404,11 +410,11 @@ class People:
             return self.speaker(speaker), rest
         if match := re.match(r"(?i:we)(?=['’\s])|(?i:(?:the|our)\s+(?:whole\s+)?(?:family|household))(?=\s)", core):
             return Subject("household", "The family", ()), core[match.end() :]
-        if match := re.match(r"(?i:(?:the|our|my|both|all\s+the|all\s+our)\s+(?:kids|children|boys|girls|twins))(?=\s)", core):
-            return Subject("group", match.group(0)[:1].upper() + match.group(0)[1:], ()), core[match.end() :]
         if match := re.match(
-            rf"(?P<det>(?i:my|our))\s+(?P<rel>(?i:{REL}))(?:\s+(?P<name>{NAME}))?(?=['’\s,]|$)", core
+            r"(?i:(?:the|our|my|both|all\s+the|all\s+our)\s+(?:kids|children|boys|girls|twins))(?=\s)", core
         ):
+            return Subject("group", match.group(0)[:1].upper() + match.group(0)[1:], ()), core[match.end() :]
+        if match := re.match(rf"(?P<det>(?i:my|our))\s+(?P<rel>(?i:{REL}))(?:\s+(?P<name>{NAME}))?(?=['’\s,]|$)", core):
             rel_name: str | None = match.group("name")
             end = match.end()
             if rel_name in NOT_NAMES:
@@ -427,9 +433,10 @@ class People:
             who = self.resolve(match.group("p"), turn, clause_start)
             return (who, "'s " + core[match.end() :]) if who else None
         if match := re.match(r"(?P<name>[^\W\d_][\w-]*)(?:\s+(?P<ji>(?i:ji)))?(?=['’\s])", core):
-            subject = self.named(match.group("name"), initial=True)
-            if subject is None:
+            found = self.named(match.group("name"), initial=True)
+            if found is None:
                 return None
+            subject = found
             if match.group("ji") and subject.kind == "relation":
                 # "Mummy ji", "Papa ji": the honorific is part of how the family calls them.
                 subject = Subject(
@@ -454,7 +461,11 @@ class People:
             contraction = (m.group("c") or "").lower().replace("’", "'")
             possessive = word in ("his", "hers") or (word == "her" and bool(_POSSESSIVE_FOLLOWS.match(text[m.end() :])))
             # "luis takes her to dialysis": an object is never the clause's own subject.
-            exclude = frozenset({subject.key}) if subject is not None and word in ("him", "her") and not possessive else frozenset()
+            exclude = (
+                frozenset({subject.key})
+                if subject is not None and word in ("him", "her") and not possessive
+                else frozenset()
+            )
             who = self.resolve(m.group("p"), turn, offset + m.start(), exclude)
             if who is None:
                 return None

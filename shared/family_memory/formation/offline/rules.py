@@ -51,8 +51,8 @@ ACTIONS = frozenset(
 )
 #: What follows "don't" / "never" in a phrase that is not an instruction.
 _IDIOM = re.compile(
-    r"^(?:even\b|ever\s+again\b|get\s+\w+\s+started\b|start\b|talk\s+to\s+(?:me|us)\b|remind\s+me\b|tell\s+me\b|"
-    r"ask\s+me\b|ask\b(?!\s+(?:the|him|her|them|anyone|anybody|for|before|[A-Z]))|worry\b|forget\b|mind\b|bother\b|"
+    r"^(?:even\b|ever\s+again\b|get\s+\w+\s+started\b|start\b|talk\s+to\s+(?:me|us)\b|remind\s+me\b(?!\s+\w)|"
+    r"tell\s+me\b(?!\s+(?:before|first|when|if|about))|ask\s+me\b(?!\s+(?:before|first))|ask\b(?!\s+(?:the|him|her|them|anyone|anybody|for|before|[A-Z]))|worry\b|forget\b|mind\b|bother\b|"
     r"know\b|think\b|care\b|judge\b|laugh\b|blame\b|get\s+me\s+wrong\b|be\b|apologi[sz]e\b|sweat\b|"
     r"mention\s+it\b|say\s+(?:that|it)\b|make\s+me\b|let\s+me\s+forget\b|want\b|need\b|have\b|feel\b|"
     r"get\s+(?:it|why|how|what)\b)",
@@ -113,8 +113,8 @@ _REPORTED = re.compile(
     re.I,
 )
 _GENERIC_OBJECT = frozenset(
-    "anything something everything nothing stuff things thing it that this them me us yet again now please ever "
-    "just any".split()  # noqa: SIM905
+    """anything something everything nothing stuff things thing it that this them me us yet again now
+    please ever just any""".split()  # noqa: SIM905
 )
 #: "that" that starts a relative clause or a complement ("anything that costs money").
 _RELATIVE_THAT = re.compile(
@@ -273,7 +273,7 @@ def _instruction(run: Run, clause: Clause, lead: str, rest: str, offset: int, co
 
 
 def _household_rule(run: Run, clause: Clause, rule: str, offset: int, *, house: bool) -> bool:
-    """"House rule: no tablet before school", "no phones at dinner", "only Jana or Tom may pick up Emil"."""
+    """ "House rule: no tablet before school", "no phones at dinner", "only Jana or Tom may pick up Emil"."""
     rule = rule.strip(" .!")
     if run.people.is_child(clause.turn.member_id or ""):
         return False  # a household rule is the parents' to state; a child's "no phones at dinner" is a report
@@ -315,7 +315,7 @@ def _household_rule(run: Run, clause: Clause, rule: str, offset: int, *, house: 
 
 
 def person_rule(run: Run, clause: Clause, subject: Subject, rest: str) -> bool:
-    """"Ciarán must not drive on the motorway", "Moose can't be left alone", "the kids are not
+    """ "Ciarán must not drive on the motorway", "Moose can't be left alone", "the kids are not
     allowed to …": a standing rule about someone."""
     match = _MUST.match(rest)
     if match is None or SMALL_TALK.search(clause.sentence) or _REPORTED.search(clause.sentence):
@@ -352,7 +352,7 @@ def person_rule(run: Run, clause: Clause, subject: Subject, rest: str) -> bool:
 
 
 def _standing_request(run: Run, clause: Clause) -> bool:
-    """"Remind Khoa every night at 9 to take his preventer": an instruction that holds each time."""
+    """ "Remind Khoa every night at 9 to take his preventer": an instruction that holds each time."""
     if SMALL_TALK.search(clause.sentence) or _ONE_OFF.search(clause.core):
         return True
     core = clause.core
@@ -373,9 +373,7 @@ def _standing_request(run: Run, clause: Clause) -> bool:
         summary=summary,
         body=sentence_case(f"{name} said: {clause.quote}"),
         when_to_use=sentence_case(f"Whenever this comes up: {short(text, 10)}"),
-        applies_to=[speaker]
-        if personal
-        else list(dict.fromkeys(s.applies_to[0] for s in resolved if s.applies_to)),
+        applies_to=[speaker] if personal else list(dict.fromkeys(s.applies_to[0] for s in resolved if s.applies_to)),
         entities=[s.hint for s in resolved if s.hint],
         **HARD,
     )

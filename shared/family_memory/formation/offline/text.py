@@ -43,11 +43,13 @@ _MARKER = re.compile(
 )
 
 #: What people put in front of a statement ("oh, and ...", "yes pls", "btw", "food wise").
-_FILLER_PHRASES = (
-    "oh ok okay also and but so btw fyi hi hey hello thanks yes yeah yep yup ya yah nah ugh ah oops lol haha omg "
-    "sure right well great cool perfect awesome alright first firstly second secondly next then plus update random "
-    "actually important medically remember foodwise"
-).split() + [
+_FILLER_PHRASES: tuple[str, ...] = tuple(
+    """oh ok okay also and but so btw fyi hi hey hello thanks yes yeah yep yup ya yah nah ugh ah oops lol
+    haha omg sure right well great cool perfect awesome alright first firstly second secondly next then
+    plus update random actually important medically remember foodwise
+    """.split()  # noqa: SIM905
+)
+_FILLER_PHRASES += (
     "by the way",
     "just so you know",
     "remember that",
@@ -72,7 +74,7 @@ _FILLER_PHRASES = (
     "v important",
     "very important",
     "also important",
-]
+)
 _FILLER = re.compile(
     r"^(?:(?:hmm+|um+|aw+|"
     + "|".join(p.replace(" ", r"\s+") for p in sorted(_FILLER_PHRASES, key=len, reverse=True))
@@ -147,7 +149,9 @@ def clauses(turn: Turn, today: date) -> Iterator[Clause]:
     for s_start, s_end in _sentence_spans(text):
         sentence = text[s_start:s_end]
         protected = [(m.start(), m.end()) for m in _MARKER.finditer(sentence)]
-        cuts = [m for m in _CLAUSE_BREAK.finditer(sentence) if not any(a < m.end() and m.start() < b for a, b in protected)]
+        cuts = [
+            m for m in _CLAUSE_BREAK.finditer(sentence) if not any(a < m.end() and m.start() < b for a, b in protected)
+        ]
         start = 0
         for match in [*cuts, None]:
             end = match.start() if match else len(sentence)
@@ -173,9 +177,7 @@ def clauses(turn: Turn, today: date) -> Iterator[Clause]:
                     continue  # the speaker took something back and the extractor cannot tell what
                 core, corrected = fixed, True
             if core:
-                yield Clause(
-                    turn, quote, core, question, s_start + offset + lead, sentence.strip(), today, corrected
-                )
+                yield Clause(turn, quote, core, question, s_start + offset + lead, sentence.strip(), today, corrected)
 
 
 def _kind(value: str, today: date) -> str | None:

@@ -51,9 +51,7 @@ _RECURRING = re.compile(
     re.I,
 )
 #: "next week" as the occasion ("emil is at oma's monday to friday next week"), not as a start.
-_WEEK_OCCASION = re.compile(
-    r"(?<!from\s)(?<!starting\s)(?<!as of\s)\b(?:this|next|that)\s+(?:week|weekend)\b", re.I
-)
+_WEEK_OCCASION = re.compile(r"(?<!from\s)(?<!starting\s)(?<!as of\s)\b(?:this|next|that)\s+(?:week|weekend)\b", re.I)
 _BIRTHDAY = re.compile(
     r"\b(?:birthday|bday|b-day|b'day)\b(?!\s+(?:party|dinner|lunch|cake|present|gift|celebration|plans?|trip|"
     r"outing|sleepover|bbq|picnic))",
@@ -76,9 +74,10 @@ _VERB = re.compile(
     re.I,
 )
 _OPENERS = frozenset(
-    "it it's its that that's this there there's they they're what which who whoever nothing everything anything "
-    "something these those here here's both one except apart besides unless other for at in on to with from by "
-    "about after before during still also just only then now again even not no never always maybe".split()  # noqa: SIM905
+    """it it's its that that's this there there's they they're what which who whoever nothing everything
+    anything something these those here here's both one except apart besides unless other for at in on
+    to with from by about after before during still also just only then now again even not no never
+    always maybe""".split()  # noqa: SIM905
 )
 #: Verbs that open a clause whose subject is in another sentence ("flies back 2nd april").
 _VERB_FIRST = frozenset(
@@ -148,7 +147,7 @@ def one_day_dates(text: str, clause: Clause) -> list[DateMention]:
 
 
 def _past_today(text: str, mention: DateMention) -> bool:
-    """"Booked it today", "landed this afternoon", "Emeka called today": what already happened today."""
+    """ "Booked it today", "landed this afternoon", "Emeka called today": what already happened today."""
     if not re.match(r"(?i:today|tonight|tonite|this\s)", mention.text):
         return False
     match = _PAST_TODAY.search(text)
@@ -248,7 +247,7 @@ def _day_of_month_only(mention: DateMention) -> bool:
 
 
 def _plural_thing(text: str) -> bool:
-    """"guitar classes start", "swim lessons begin", "practice starts": something that goes on."""
+    """ "guitar classes start", "swim lessons begin", "practice starts": something that goes on."""
     return bool(
         re.search(
             r"\b(?:\w+s|practice|training|term|school|season|club|kindergarten|kita|nursery)\s+(?:will\s+)?"
@@ -393,7 +392,9 @@ def _schedule(run: Run, clause: Clause, subject: Subject | None, text: str, othe
 
 def _starts(text: str, mention: DateMention) -> bool:
     """A date phrase in a schedule that says when it starts ("from next week", "starting April 11")."""
-    return bool(re.search(r"\b(?:from|starting|starts|start|as of|beginning|begins)\s+(?:on\s+)?$", text[: mention.start], re.I))
+    return bool(
+        re.search(r"\b(?:from|starting|starts|start|as of|beginning|begins)\s+(?:on\s+)?$", text[: mention.start], re.I)
+    )
 
 
 def _yearly(
