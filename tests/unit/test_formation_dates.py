@@ -172,3 +172,8 @@ def test_holidays_and_floors_are_not_days() -> None:
     assert only("tomorrow is Good Friday", FRIDAY)[0] == date(2026, 11, 28)
     assert find_dates("the white sunday play at church", FRIDAY) == []
     assert find_dates("she lives on the 3rd floor", FRIDAY) == []
+
+
+def test_a_weekday_before_a_dated_year_leaves_the_year_to_the_date() -> None:
+    found = find_dates("back to school on Monday, January 4, 2026", date(2026, 12, 30))
+    assert [m.first_day for m in found if m.text.startswith("January")] == [date(2026, 1, 4)]

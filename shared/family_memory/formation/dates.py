@@ -74,6 +74,8 @@ _COUNT = (
     r"minutes?\b|mins?\b|miles?\b|km\b|kilometres?\b|kilometers?\b|kilos?\b|kg\b|pounds?\b|lbs?\b|people\b|"
     r"persons?\b|kids?\b|children\b|more\b|less\b|each\b|per\b))(?![.,:]\d)"
 )
+#: A date with its year is read by the patterns that take the year.
+_NO_YEAR = r"(?!,?\s*(?:19|20)\d{2}\b)"
 #: What joins the two ends of a range ("March 3 to 17", "the 3rd - the 17th").
 _UNTIL = r"\s*(?:to|through|thru|until|till|til|-|–)\s*"
 _TOMORROW = r"(?:tomorrow|tmrw|tmr|tmrow|tomoz|2moro|2morrow)"
@@ -132,12 +134,15 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "weekday_day_month",
         re.compile(
-            rf"\b(?:(?:on|this) )?{_WEEKDAY_NC},? (?:the )?(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH}\b", re.I
+            rf"\b(?:(?:on|this) )?{_WEEKDAY_NC},? (?:the )?(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH}\b{_NO_YEAR}",
+            re.I,
         ),
     ),
     (
         "weekday_month_day",
-        re.compile(rf"\b(?:(?:on|this) )?{_WEEKDAY_NC},? {_MONTH}\.? (\d{{1,2}})(?:st|nd|rd|th)?\b{_COUNT}", re.I),
+        re.compile(
+            rf"\b(?:(?:on|this) )?{_WEEKDAY_NC},? {_MONTH}\.? (\d{{1,2}})(?:st|nd|rd|th)?\b{_COUNT}{_NO_YEAR}", re.I
+        ),
     ),
     (
         "weekday_day_of_month",

@@ -43,7 +43,7 @@ _IF = re.compile(r"\b(?:if|unless|in case of|whether)\b", re.I)
 #: Someone else's words, reported: "dad said I can skip chores", "mum says we're allowed".
 _REPORTED = re.compile(
     r"\b(?:said|says|told\s+(?:me|us|him|her|them)|tells\s+(?:me|us|him|her|them)|reckons|apparently|"
-    r"according\s+to|swears|claims)\b",
+    r"according\s+to|swears|claims|asked\s+(?:to|if|whether|me|us|for))\b",
     re.I,
 )
 _EMBEDDED_HEALTH = re.compile(

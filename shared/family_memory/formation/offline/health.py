@@ -74,7 +74,9 @@ _DIET_WORD = {
 _DIET = re.compile(rf"^{_BE}\s+{_ADVERBS}(?:(?:a|an|strictly|fully|completely|100%)\s+)*(?P<obj>{_DIETS})\b", re.I)
 _CONDITION = re.compile(
     r"^\s+(?:has|have|['’]s\s+got|has\s+got)\s+(?P<obj>(?:coeliac|celiac)(?:\s+disease)?|(?:type\s+[12]\s+)?diabetes|"
-    r"pku|phenylketonuria|sickle\s+cell(?:\s+(?:disease|anaemia|anemia))?)\b",
+    r"pku|phenylketonuria|sickle\s+cell(?:\s+(?:disease|anaemia|anemia))?)\b"
+    # "emil has zöliakie, coeliac disease": the name the family uses, then the English one.
+    r"|^\s+(?:has|have)\s+[\w-]+,\s+(?P<gloss>(?:coeliac|celiac)\s+disease)\b",
     re.I,
 )
 _ON_DIET = re.compile(
@@ -98,6 +100,12 @@ _DOESNT_EAT = re.compile(
 _EPIPEN = re.compile(
     r"^\s+(?:has|have|carries|carry|needs|need|['’]s\s+got|has\s+got)\s+(?:an?\s+|(?:her|his|their|two|2)\s+)?"
     r"(?P<what>epi-?pens?|epi\s+pens?|auto-?injectors?)(?:\s+for\s+(?P<obj>.+))?",
+    re.I,
+)
+#: "i stopped eating beef", "she's given up meat": a diet kept from now on.
+_STOPPED = re.compile(
+    r"^\s+(?:stopped|quit|gave\s+up|has\s+given\s+up|have\s+given\s+up|['’](?:s|ve)\s+given\s+up)\s+"
+    r"(?:eating\s+|having\s+)?(?P<obj>.+)$",
     re.I,
 )
 _NO_FOOD_FOR = re.compile(r"^no\s+(?P<obj>[\w ,'’-]{2,40}?)\s+for\s+(?P<who>.+)$", re.I)
@@ -212,7 +220,7 @@ def constraint(run: Run, clause: Clause, subject: Subject, rest: str) -> bool:
         )
         return True
     if match := _CONDITION.match(rest):
-        condition = " ".join(match.group("obj").split())
+        condition = " ".join((match.group("obj") or match.group("gloss")).split())
         run.propose(
             clause,
             about=f"{who}'s diet: {condition}",
@@ -304,6 +312,17 @@ def constraint(run: Run, clause: Clause, subject: Subject, rest: str) -> bool:
                 confidence=0.75,
                 **base,
             )
+        return True
+    if (match := _STOPPED.match(rest)) and _diet_food(match.group("obj").split(",")[0]):
+        obj = object_of(match.group("obj"))
+        run.propose(
+            clause,
+            about=f"{who}'s diet: no {obj}"[:120],
+            summary=sentence_case(f"{who} stopped eating {obj}"),
+            when_to_use=f"Planning meals, recipes or restaurants for {who}",
+            **HEALTH,
+            **base,
+        )
         return True
     if match := _EPIPEN.match(rest):
         obj = _clean(match.group("obj")) if match.group("obj") else None

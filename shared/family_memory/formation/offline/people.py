@@ -149,7 +149,13 @@ def _gender(rel: str | None) -> str | None:
 
 _CAPITALISED = re.compile(rf"(?<![.!?:]\s)(?<!^)(?<=\s)(?P<name>{NAME})\b")
 _TITLED = re.compile(
-    r"\b(?i:dr|doctor|mr|mrs|ms|miss|coach|aunt|auntie|uncle|tía|tia|tío|tio)\.?\s+(?P<name>[^\W\d_][\w-]+)"
+    rf"\b(?:(?i:dr|mr|mrs|ms|miss|tía|tia|tío|tio)\.?\s+(?P<name>[^\W\d_][\w-]+)"
+    rf"|(?i:doctor|coach|aunt|auntie|uncle|nurse|teacher)\s+(?P<capital>{NAME}))"
+)
+#: Words after a title that are not a name ("dr said", "mrs is").
+_NOT_AFTER_TITLE = frozenset(
+    """said says told is was has had wants thinks and or appointment appt visit on at in the a who
+    will would can""".split()  # noqa: SIM905
 )
 _CALENDAR = re.compile(
     r"^(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?|jan(?:uary)?|feb(?:ruary)?|march|april|may|june|july|"
@@ -258,7 +264,9 @@ class People:
                 subject = self.relation(turn.member_id, m.group("rel"), name, determiner)
                 self._named.setdefault(name.lower(), subject)
         for m in _TITLED.finditer(turn.text):
-            name = m.group("name")
+            name = m.group("name") or m.group("capital")
+            if name.lower() in _NOT_AFTER_TITLE:
+                continue
             if name.capitalize() not in NOT_NAMES and not _CALENDAR.match(name):
                 self._named.setdefault(name.lower(), self._person(name[:1].upper() + name[1:]))
 
@@ -433,7 +441,7 @@ class People:
             who = self.resolve(match.group("p"), turn, clause_start)
             return (who, "'s " + core[match.end() :]) if who else None
         if match := re.match(r"(?P<name>[^\W\d_][\w-]*)(?:\s+(?P<ji>(?i:ji)))?(?=['’\s])", core):
-            found = self.named(match.group("name"), initial=True)
+            found = self.named(match.group("name"), initial=True, lower_loose=True)
             if found is None:
                 return None
             subject = found
@@ -446,7 +454,12 @@ class People:
         return None
 
     def name_pronouns(
-        self, text: str, turn: Turn, offset: int, subject: Subject | None = None
+        self,
+        text: str,
+        turn: Turn,
+        offset: int,
+        subject: Subject | None = None,
+        exclude: frozenset[str] = frozenset(),
     ) -> tuple[str, list[Subject]] | None:
         """``text`` (at ``offset`` in the turn) with he/she/him/her/his replaced by the one person
         each means, or None when one points nowhere certain, or at "a 13 year old" before it (a
@@ -460,13 +473,11 @@ class People:
             word = m.group("p").lower()
             contraction = (m.group("c") or "").lower().replace("’", "'")
             possessive = word in ("his", "hers") or (word == "her" and bool(_POSSESSIVE_FOLLOWS.match(text[m.end() :])))
-            # "luis takes her to dialysis": an object is never the clause's own subject.
-            exclude = (
-                frozenset({subject.key})
-                if subject is not None and word in ("him", "her") and not possessive
-                else frozenset()
-            )
-            who = self.resolve(m.group("p"), turn, offset + m.start(), exclude)
+            # "luis takes her to dialysis", "only me or Tom can pick him up": an object is never
+            # the clause's own subject.
+            subjects = exclude | ({subject.key} if subject is not None else set())
+            objective = word in ("him", "her") and not possessive
+            who = self.resolve(m.group("p"), turn, offset + m.start(), subjects if objective else frozenset())
             if who is None:
                 return None
             resolved.append(who)

@@ -79,9 +79,21 @@ _NO_THING = re.compile(
     re.I,
 )
 _NOT_THINGS = re.compile(
-    r"^(?:worries|worry|problem|problems|idea|rush|way|clue|pressure|thanks|need|stress|biggie|chance|wonder|"
+    r"^(?:time|money|space|room|that|this|it|anything|much|many|a\s+lot|worries|worry|problem|problems|idea|rush|way|clue|pressure|thanks|need|stress|biggie|chance|wonder|"
     r"doubt|matter|one|more|longer|big deal|fuss|time|news|luck|reason|point|sign|word|answer|reply|plans?|"
     r"school|work|kita|nursery|practice|training|class|classes|lessons?|club)\b",
+    re.I,
+)
+#: A rule about a thing: "the AC must stay at 26 at night", "his water bottle must always go to school".
+_THING_MUST = re.compile(
+    r"^(?:the|our|his|her|their|[^\W\d_][\w-]*['’]s)\s+(?P<what>[\w -]{2,30}?)\s+(?:must(?:\s+not|n['’]t|\s+never|"
+    r"\s+always)?|should\s+(?:always|never))\s+(?P<rest>.+)$",
+    re.I,
+)
+#: A household's standing "we don't do Klarna", "we never use the dryer".
+_WE_DONT = re.compile(
+    r"^we\s+(?:don['’]?t|do\s+not|never)\s+(?:do|use|allow|buy|accept|sign\s+up\s+for)\s+(?P<what>[\w -]{2,40}?)"
+    r"(?:\s+(?:or|and)\s+.+)?$",
     re.I,
 )
 _ONLY = re.compile(r"^only\s+(?P<who>.{2,60}?)\s+(?:may|can|are allowed to|is allowed to|should)\s+(?P<rest>.+)$", re.I)
@@ -90,7 +102,8 @@ _MUST = re.compile(
     r"can['’]?t\s+be(?=\s+(?:left|alone|given|fed|around|near|out|outside|in))|cannot\s+be(?=\s+(?:left|alone|given|fed))|"
     r"(?:is|are)\s+not\s+allowed\s+to|(?:is|are)n['’]?t\s+allowed\s+to|(?:is|are)\s+never\s+allowed\s+to|"
     r"(?:is|are)\s+only\s+allowed\s+to|should\s+never|should\s+not|shouldn['’]?t|should\s+no\s+longer|"
-    r"(?:is|are)\s+not\s+to|never))\s+(?P<rest>.+)$",
+    r"(?:is|are)\s+not\s+to|never|(?:has|have|needs?)\s+to(?=\s.*\b(?:every|each|always|a\s+day|a\s+week|at\s+least|"
+    r"daily|whenever)\b)))\s+(?P<rest>.+)$",
     re.I,
 )
 _STANDING = re.compile(
@@ -215,22 +228,36 @@ def directive(run: Run, clause: Clause) -> bool:
         return _instruction(run, clause, word, match.group("rest"), match.start("rest"), cond)
     if _NO_THING.match(core) or _ONLY.match(core):
         return _household_rule(run, clause, core, 0, house=False)
+    if (thing := _THING_MUST.match(core)) or (thing := _WE_DONT.match(core)):
+        return _household_rule(run, clause, core, 0, house=False, thing=thing)
     first = _words(core)[:1]
     if first and first[0] in ACTIONS and (_STANDING.search(core) or _YOUR_WAY.search(core)) and not clause.question:
         return _standing_request(run, clause)
     return False
 
 
-def _rule_ok(run: Run, clause: Clause, rest: str, offset: int) -> tuple[str, list[Subject]] | None:
-    """The rule's words with its pronouns resolved, or None when it is no standing rule."""
+def _rule_ok(
+    run: Run,
+    clause: Clause,
+    rest: str,
+    offset: int,
+    exclude: frozenset[str] = frozenset(),
+    part: str | None = None,
+) -> tuple[str, list[Subject]] | None:
+    """The rule's words with its pronouns resolved, or None when it is no standing rule. An
+    aside after the rule (``part``: the rule without it; "..., he loses it") is dropped when
+    its pronoun points nowhere."""
     if SMALL_TALK.search(clause.sentence) or _ONE_OFF.search(rest):
         return None
-    part = _instruction_part(rest)
+    part = part if part is not None else _instruction_part(rest)
     if _opaque(part):
         return None
     if one_day_dates(part, clause) and not is_recurring(part):
         return None  # "don't book anything on Friday": one day's request
-    return _resolve_people(run, clause, rest, offset)
+    whole = run.people.name_pronouns(rest, clause.turn, clause.start + offset, exclude=exclude)
+    if whole is None and part != rest.strip(" .!"):
+        return run.people.name_pronouns(part, clause.turn, clause.start + offset, exclude=exclude)
+    return whole
 
 
 def _instruction(run: Run, clause: Clause, lead: str, rest: str, offset: int, cond: str) -> bool:
@@ -272,7 +299,9 @@ def _instruction(run: Run, clause: Clause, lead: str, rest: str, offset: int, co
     return True
 
 
-def _household_rule(run: Run, clause: Clause, rule: str, offset: int, *, house: bool) -> bool:
+def _household_rule(
+    run: Run, clause: Clause, rule: str, offset: int, *, house: bool, thing: re.Match[str] | None = None
+) -> bool:
     """ "House rule: no tablet before school", "no phones at dinner", "only Jana or Tom may pick up Emil"."""
     rule = rule.strip(" .!")
     if run.people.is_child(clause.turn.member_id or ""):
@@ -288,9 +317,18 @@ def _household_rule(run: Run, clause: Clause, rule: str, offset: int, *, house: 
     no_thing = _NO_THING.match(rule)
     if no_thing and _NOT_THINGS.match(no_thing.group("thing")):
         return False
-    if not (no_thing or _ONLY.match(rule) or house):
+    if not (no_thing or _ONLY.match(rule) or house or thing):
         return False
-    checked = _rule_ok(run, clause, rule, offset)
+    if thing is not None and _NOT_THINGS.match(thing.group("what")):
+        return False
+    only = _ONLY.match(rule)
+    allowed: frozenset[str] = frozenset()
+    part = None
+    if only:
+        # "only me, tom or oma may pick emil up, plus sven on his fridays": the list is the rule's.
+        allowed = frozenset(s.key for s in run.people.mentions(only.group("who"), clause.turn.member_id))
+        part = rule[: only.start("rest")] + _instruction_part(only.group("rest"))
+    checked = _rule_ok(run, clause, rule, offset, allowed, part)
     if checked is None:
         return True
     text, resolved = checked
@@ -328,7 +366,7 @@ def person_rule(run: Run, clause: Clause, subject: Subject, rest: str) -> bool:
     if one_day_dates(action, clause) and not is_recurring(action):
         return False
     offset = clause.core.index(action) if action in clause.core else 0
-    checked = _resolve_people(run, clause, action, offset, subject)
+    checked = _rule_ok(run, clause, action, offset, frozenset({subject.key}))
     if checked is None:
         return False
     text, resolved = checked

@@ -46,7 +46,7 @@ _MARKER = re.compile(
 _FILLER_PHRASES: tuple[str, ...] = tuple(
     """oh ok okay also and but so btw fyi hi hey hello thanks yes yeah yep yup ya yah nah ugh ah oops lol
     haha omg sure right well great cool perfect awesome alright first firstly second secondly next then
-    plus update random actually important medically remember foodwise
+    plus update random actually important medically remember foodwise just
     """.split()  # noqa: SIM905
 )
 _FILLER_PHRASES += (
@@ -86,7 +86,10 @@ _FILLER = re.compile(
 _COMMA_FILLER = re.compile(
     r"^(?:(?:no|wait|look|listen|honestly|anyway|anyways|see|so yeah|now|correct|exactly|true|indeed|agreed),\s+"
     r"|(?:[\w'’-]+\s+){0,2}update[,:]\s+|(?:one|another|this one|next one)\s+for\s+(?:me|us|\w+)\s*:\s+"
-    r"|(?:[\w'’-]+\s+){0,5}?(?:rule|reminder|important|big one|thing|note|heads up|update|fyi)[\w\s'’-]{0,20}:\s+)",
+    r"|(?:[\w'’-]+\s+){0,5}?(?:rule|reminder|important|big one|thing|note|heads up|update|fyi)[\w\s'’-]{0,20}:\s+"
+    # What a doctor told the family is the family's to keep: "the doctor said no swimming for him".
+    r"|(?:the\s+|our\s+|his\s+|her\s+)?(?:doctor|dr\.?\s+\w+|gp|paediatrician|pediatrician|consultant|specialist|"
+    r"dentist|physio|cardiologist|allergist)\s+(?:said|says|told\s+us|wants)\s+(?:that\s+)?(?=no\b|not\b|never\b))",
     re.I,
 )
 
