@@ -189,7 +189,10 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("day_month_year", re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH},? ((?:19|20)\d{{2}})\b", re.I)),
     (
         "month_day",
-        re.compile(rf"\b(?P<on>on )?{_MONTH}\.? (\d{{1,2}})(?P<nth>st|nd|rd|th)?\b{_COUNT}", re.I),
+        re.compile(
+            rf"\b(?P<on>(?:on|is|['’]s|till|until|from|by) )?{_MONTH}\.? (\d{{1,2}})(?P<nth>st|nd|rd|th)?\b{_COUNT}",
+            re.I,
+        ),
     ),
 )
 

@@ -19,7 +19,7 @@ from family_memory.formation.offline.text import Clause, clauses, object_of, sen
 from family_memory.formation.relations import CHILD_RELATIONS, PETS
 
 OFFLINE_NAME = "offline-rules"
-OFFLINE_VERSION = "2.0"
+OFFLINE_VERSION = "1.0"
 OFFLINE_LABEL = "offline rule-based extractor (explicit statements only; not a language model)"
 
 _REQUEST = re.compile(
@@ -51,8 +51,21 @@ _EMBEDDED_HEALTH = re.compile(
     r"(?:\w+\s+){0,2}?(?:a?l{1,2}[ae]r{1,2}gi?c|lactose|gluten|coeliac|celiac|vegetarian|vegan|diabetic)\b",
     re.I,
 )
-_FAVOURITE = re.compile(r"^(?P<whose>my|our)\s+favou?rite\s+(?P<what>[\w ]{1,30}?)\s+(?:is|are)\s+(?P<obj>.+)$", re.I)
-_POSSESSIVE_FAVOURITE = re.compile(r"^['’]s?\s+favou?rite\s+(?P<what>[\w ]{1,30}?)\s+(?:is|are)\s+(?P<obj>.+)$", re.I)
+#: What only a person or a pet is said to be or do, right after their name.
+_PERSON_PREDICATE = re.compile(
+    r"^(?:['’]s|\s+(?:is|was))?\s+(?:(?:really|also|still|now|so|very|severely)\s+)*(?:a?l{1,2}[ae]r{1,2}gi?c|"
+    r"lactose|gluten|coeliac|celiac|vegetarian|vegan|pescatarian|diabetic|intolerant|loves?|likes?|hates?|"
+    r"adores?|prefers?|enjoys?|dislikes?|can['’]?t\s+(?:have|eat|drink|stand|be\s+left)|cannot|doesn['’]?t\s+(?:eat|like)|"
+    r"needs\s+(?:his|her|their|a|an|the)\b|takes\s+(?:his|her|their)\b|has\s+(?:a|an)\s+\w+\s+allerg|"
+    r"has\s+(?:coeliac|celiac|diabetes|asthma|an?\s+epi)|must\b|mustn['’]?t|favou?rite)",
+    re.I,
+)
+_FAVOURITE = re.compile(
+    r"^(?P<whose>my|our)\s+(?:fav(?:ou?|o)?rite|fave|fav)\s+(?P<what>[\w ]{1,30}?)\s+(?:is|are)\s+(?P<obj>.+)$", re.I
+)
+_POSSESSIVE_FAVOURITE = re.compile(
+    r"^['’]s?\s+(?:fav(?:ou?|o)?rite|fave|fav)\s+(?P<what>[\w ]{1,30}?)\s+(?:is|are)\s+(?P<obj>.+)$", re.I
+)
 _PREFERENCE = re.compile(
     r"^\s+(?P<verb>(?:really\s+|absolutely\s+|totally\s+|also\s+)?(?:loves?|likes?|prefers?|enjoys?|adores?|hates?|"
     r"dislikes?|can['’]?t stand|cannot stand|doesn['’]?t like|don['’]?t like|does not like|do not like))\s+"
@@ -60,6 +73,7 @@ _PREFERENCE = re.compile(
     re.I,
 )
 _RELATION_MENTION = re.compile(rf"\b(?i:my|our)\s+(?P<rel>(?i:{REL}))\s+(?P<name>{NAME})")
+_RELATION_LOWER = re.compile(rf"\b(?:my|our)\s+(?P<rel>{REL})\s+(?P<name>[a-zß-ÿ][a-zß-ÿ-]+)\b")
 _RELATION_STATEMENT = re.compile(rf"^(?P<name>{NAME})\s+(?i:is)\s+(?i:my|our)\s+(?P<rel>(?i:{REL}))\b")
 #: Relations too loose to state as a relationship ("our girl Losa" is a term of affection).
 _LOOSE_RELATIONS = frozenset({"girl", "boy", "kid", "child", "baby", "friend"})
@@ -159,6 +173,14 @@ class Run:
             (m.group("rel"), m.group("name"), "our" if m.group(0).lower().startswith("our") else "my")
             for m in _RELATION_MENTION.finditer(clause.quote)
         ]
+        # "my brother rafa": a name typed in lower case, that the conversation writes as a name.
+        for m in _RELATION_LOWER.finditer(clause.quote):
+            word = m.group("name")
+            named = self.people.named(word, initial=False, lower_loose=True)
+            if named is not None and named.kind in ("person", "member"):
+                mentions.append(
+                    (m.group("rel"), named.display, "our" if m.group(0).lower().startswith("our") else "my")
+                )
         if statement := _RELATION_STATEMENT.match(clause.core):
             determiner = "our" if " our " in statement.group(0).lower() else "my"
             mentions.append((statement.group("rel"), statement.group("name"), determiner))
@@ -200,6 +222,12 @@ class Run:
             self._favourite(clause, subject, match.group("what"), object_of(match.group("obj")))
             return
         parsed = self.people.subject(core, clause.turn, clause.start)
+        if parsed is None:
+            # "Leo loves swimming": a name the conversation has not introduced, before what only
+            # a person (or a pet) is said to be or do.
+            named = self.people.subject(core, clause.turn, clause.start, predicate=_PERSON_PREDICATE)
+            if named is not None:
+                parsed = named
         if parsed is None and (inner := _EMBEDDED_HEALTH.search(core)):
             # "random but i'm allergic to cats", "bro im allergic to peanuts": the statement inside.
             at = inner.start("who")

@@ -343,13 +343,15 @@ def constraint(run: Run, clause: Clause, subject: Subject, rest: str) -> bool:
         raw_verb = match.group("verb").lower()
         verb = "takes" if "take" in raw_verb else "needs" if "need" in raw_verb else "is on"
         obj = object_of(match.group("obj"))
+        # "Pepper needs his pills at 8" is a requirement of their care: hard. "Stan takes Eliquis"
+        # and "is on fluoxetine" say what they take: a fact to keep, tagged health, not a rule.
         run.propose(
             clause,
             type=MemoryType.CONSTRAINT,
             about=f"{who}'s medication",
             summary=sentence_case(f"{who} {verb} {obj}"),
             when_to_use=f"Daily routines, reminders or care for {who}",
-            strength=Strength.SOFT,
+            strength=Strength.HARD if verb == "needs" else Strength.SOFT,
             authority=Authority.USER_EXPLICIT,
             confidence=0.9,
             sensitivity=Sensitivity.HEALTH,

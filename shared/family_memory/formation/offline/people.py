@@ -194,6 +194,8 @@ class People:
         self._named: dict[str, Subject] = {}
         #: Capitalised words written mid-sentence somewhere in the conversation.
         self._capitalised: set[str] = set()
+        #: ... of those, the ones written alone (not part of "Lee Driving School").
+        self._single: set[str] = set()
         self.genders: dict[str, str] = {}
         for turn in transcript.turns:
             if turn.role is Role.TOOL:
@@ -202,6 +204,10 @@ class People:
                 name = m.group("name")
                 if name not in NOT_NAMES and name.lower() not in RELATION_WORDS and not _CALENDAR.match(name):
                     self._capitalised.add(name)
+                    before = turn.text[: m.start()].rstrip().split()[-1:]
+                    after = turn.text[m.end() :].lstrip().split()[:1]
+                    if not any(w[:1].isupper() for w in before + after):
+                        self._single.add(name)  # "Finn", not "Lee Driving School"
 
     # --- the household --------------------------------------------------------------
 
@@ -309,7 +315,7 @@ class People:
             return None
         if re.fullmatch(NAME, clean) and clean in self._capitalised:
             return self._person(clean, sure=False)
-        if lower_loose and clean.islower() and clean.capitalize() in self._capitalised:
+        if lower_loose and clean.islower() and clean.capitalize() in self._single:
             return self._person(clean.capitalize(), sure=False)
         return None
 
@@ -408,8 +414,13 @@ class People:
         [who] = fitting.values()
         return who if who.sure else None
 
-    def subject(self, core: str, turn: Turn, clause_start: int) -> tuple[Subject, str] | None:
-        """Who the clause is about and the rest of the clause after the subject."""
+    def subject(
+        self, core: str, turn: Turn, clause_start: int, predicate: re.Pattern[str] | None = None
+    ) -> tuple[Subject, str] | None:
+        """Who the clause is about and the rest of the clause after the subject. ``predicate``:
+        what a person is said to be or do ("is allergic to", "loves"); a capitalised word the
+        conversation has not introduced is taken for a name only when that follows it: "Leo
+        loves swimming", never "Sounds great" or "Looks like rain"."""
         speaker = turn.member_id or ""
         if match := re.match(r"(?i:i)(?=['’\s])|(?i:im)(?=\s)", core):
             rest = core[match.end() :]
@@ -442,6 +453,17 @@ class People:
             return (who, "'s " + core[match.end() :]) if who else None
         if match := re.match(r"(?P<name>[^\W\d_][\w-]*)(?:\s+(?P<ji>(?i:ji)))?(?=['’\s])", core):
             found = self.named(match.group("name"), initial=True, lower_loose=True)
+            name = match.group("name")
+            if (
+                found is None
+                and predicate is not None
+                and re.fullmatch(NAME, name)
+                and name not in NOT_NAMES
+                and name.lower() not in RELATION_WORDS
+                and not _CALENDAR.match(name)
+                and predicate.match(core[match.end() :])
+            ):
+                found = self._person(name, sure=False)
             if found is None:
                 return None
             subject = found

@@ -41,13 +41,14 @@ if TYPE_CHECKING:
 
 #: Actions an instruction or a household rule is about.
 ACTIONS = frozenset(
-    """book schedule reschedule plan arrange organise organize send share forward post message text email e-mail
-    call ring phone contact remind tell mention say suggest recommend offer order buy get add put include invite
-    cc copy reply respond use pay spend charge give serve feed let leave make cook pack check ask confirm bring
-    pick drop sign enrol enroll wake disturb interrupt show accept agree approve allow take drive go answer list
-    write translate keep assume cancel move change open read notify update tag address refer label set put
-    double-check doublecheck run start finish skip buy purchase promise expect talk discuss forget sign leave
-    agree commit volunteer lend give allow permit feed buy""".split()  # noqa: SIM905
+    """book schedule reschedule plan arrange organise organize send share forward post message text email
+    e-mail call ring phone contact remind tell mention say suggest recommend offer order buy get add put
+    include invite cc copy reply respond use pay spend charge give serve feed let leave make cook pack check
+    ask confirm bring pick drop sign enrol enroll wake disturb interrupt show accept agree approve allow
+    take drive go answer list write translate keep assume cancel move change open read notify update tag
+    address refer label set double-check doublecheck run start finish skip purchase promise expect talk
+    discuss forget commit volunteer lend permit water walk wash clean lock unlock close turn switch wear
+    brush bathe dress clear empty fill tidy""".split()  # noqa: SIM905
 )
 #: What follows "don't" / "never" in a phrase that is not an instruction.
 _IDIOM = re.compile(

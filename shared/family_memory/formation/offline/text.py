@@ -32,7 +32,11 @@ _SENTENCE_END = re.compile(r"[.!?]+(?=\s)|\n+")
 _CLAUSE_BREAK = re.compile(
     r",\s+(?:and|but|so)\s+|;\s+|\s+[-–—]\s+|\s+so\s+(?=(?:no|we|i|she|he|they|it|there)\b)"
     r"|\s+and\s+(?=(?:he|she|they|we)(?:['’](?:s|re|ll|ve|d)\b|\s))"
-    r"|\s+but\s+(?=(?:i|i['’]m|im|we|we['’]re|he|he['’]s|she|she['’]s|they|my|our)\s)",
+    r"|\s+but\s+(?=(?:i|i['’]m|im|we|we['’]re|he|he['’]s|she|she['’]s|they|my|our)\s)"
+    # A comma splice that says what someone loves or cannot have: "I want to book somewhere
+    # nice, she loves Greenes"; "..., he's allergic to eggs".
+    r"|,\s+(?=(?:she|he)(?:['’]s)?\s+(?:(?:also|really|still|so)\s+)?(?:loves?|likes?|hates?|adores?|prefers?|"
+    r"is\s+allergic|allergic|can['’]?t\s+(?:have|eat)|doesn['’]?t\s+eat|is\s+vegetarian|vegetarian|vegan)\b)",
     re.I,
 )
 #: A self-correction: the marker between the value taken back and the one given instead.

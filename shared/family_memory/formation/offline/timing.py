@@ -47,7 +47,9 @@ _RECURRING = re.compile(
     rf"|\b(?:daily|nightly|weekly|fortnightly|monthly|yearly|annually)\b"
     rf"|\b(?:once|twice|\d+\s+times|two\s+times|three\s+times)\s+(?:a|per)\s+(?:day|week|month|year)\b"
     rf"|\bon\s+a\s+{_DAY}\b|\b(?:{_DAY}|{_SHORT_DAY})\s*(?:-|to|till|til|thru|through)\s*(?:{_DAY}|{_SHORT_DAY})\b"
-    rf"|\bof\s+(?:every|each|the)\s+month\b|(?<!\bin\s)\b(?:a|per)\s+(?:month|week)\b",
+    rf"|\bof\s+(?:every|each|the)\s+month\b|(?<!\bin\s)\b(?:a|per)\s+(?:month|week)\b"
+    # A list of weekdays is a week's schedule: "mon wed fri", "tuesday and thursday".
+    rf"|\b(?:{_DAY}|{_SHORT_DAY})(?:\s*(?:,|and|&|/)?\s*(?:{_DAY}|{_SHORT_DAY})\b)+",
     re.I,
 )
 #: "next week" as the occasion ("emil is at oma's monday to friday next week"), not as a start.
@@ -88,7 +90,11 @@ _VERB_FIRST = frozenset(
 #: A day said with "the" or "that" ("on the friday", "that Saturday") is one named before: elsewhere.
 _DEFINITE_DAY = re.compile(r"\b(?:the|that|this\s+one)\s+$", re.I)
 #: "one" standing for something said before ("the next one is the 25th", "Seo-yeon's first one").
-_ONE = re.compile(r"\b(?:first|next|last|this|that|the|new|other|second)\s+one\b|^one\b", re.I)
+_ONE = re.compile(
+    r"\b(?:first|next|last|this|that|the|new|other|second)\s+one\b|^one\b|"
+    r"\b(?:take|takes|took|have|has|get|gets|need|needs|want|wants|buy|bring|brings)\s+one\b",
+    re.I,
+)
 #: An object that points elsewhere: "take it to basketball", "doing it every day", "with them".
 _OPAQUE_OBJECT = re.compile(
     r"\b(?:take|taking|takes|do|doing|does|bring|bringing|get|getting|use|using|have|having|make|making|put|"
