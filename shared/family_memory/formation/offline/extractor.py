@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
@@ -26,7 +27,7 @@ _REQUEST = re.compile(
     r"^(?:(?:can|could|would|will)\s+(?:you|u|ya)\b|(?:please|pls|plz)\s+(?!check\b|ask\b|confirm\b|call me\b|"
     r"address me\b|always\b|never\b|don['’]?t\b|do not\b|remember\b|note\b)|remind me\b|help me\b|let['’]?s\b|"
     r"let us\b|i need you to\b|i want you to\b|i['’]?d like you to\b|"
-    r"(?:what|when|where|who|how|why|which|is|are|do|does|did|should|shall|any)\b)",
+    r"(?:what|when|where|who|how|why|which|is|are|do|does|did|should|shall|any)(?=\s|$))",
     re.I,
 )
 #: A possibility, not a fact: "we might get a dog", "maybe Saturday", "thinking about piano".
@@ -61,10 +62,17 @@ _PERSON_PREDICATE = re.compile(
     re.I,
 )
 _FAVOURITE = re.compile(
-    r"^(?P<whose>my|our)\s+(?:fav(?:ou?|o)?rite|fave|fav)\s+(?P<what>[\w ]{1,30}?)\s+(?:is|are)\s+(?P<obj>.+)$", re.I
+    r"^(?P<whose>my|our)\s+(?P<fav>fav(?:ou?|o)?rite|fave|fav)\s+(?P<what>[\w ]{1,30}?)\s+(?:is|are)\s+(?P<obj>.+)$",
+    re.I,
 )
 _POSSESSIVE_FAVOURITE = re.compile(
-    r"^['’]s?\s+(?:fav(?:ou?|o)?rite|fave|fav)\s+(?P<what>[\w ]{1,30}?)\s+(?:is|are)\s+(?P<obj>.+)$", re.I
+    r"^['’]s?\s+(?P<fav>fav(?:ou?|o)?rite|fave|fav)\s+(?P<what>[\w ]{1,30}?)\s+(?:is|are)\s+(?P<obj>.+)$", re.I
+)
+_FAVOURITE_IS = re.compile(
+    r"^(?P<obj>[\w'’ -]{2,40}?)\s+(?:is|are)\s+(?P<whose>my|our)\s+(?P<fav>fav(?:ou?|o)?rite|fave|fav)"
+    r"(?:\s+(?!(?:fr|tbh|lol|ever|of all time|by far)\b)(?P<what>[\w ]{1,30}?))?"
+    r"(?:\s+(?:fr|tbh|lol|ever|of all time|by far))*$",
+    re.I,
 )
 _PREFERENCE = re.compile(
     r"^\s+(?P<verb>(?:really\s+|absolutely\s+|totally\s+|also\s+)?(?:loves?|likes?|prefers?|enjoys?|adores?|hates?|"
@@ -74,9 +82,15 @@ _PREFERENCE = re.compile(
 )
 _RELATION_MENTION = re.compile(rf"\b(?i:my|our)\s+(?P<rel>(?i:{REL}))\s+(?P<name>{NAME})")
 _RELATION_LOWER = re.compile(rf"\b(?:my|our)\s+(?P<rel>{REL})\s+(?P<name>[a-zß-ÿ][a-zß-ÿ-]+)\b")
+_MY_REL_IS = re.compile(
+    rf"^(?P<det>my|our)\s+(?P<q>best\s+|oldest\s+|youngest\s+|little\s+|big\s+)?(?P<rel>{REL})\s+is\s+"
+    rf"(?P<name>[^\W\d_][\w-]+)$",
+    re.I,
+)
+_NOT_A_NAME = frozenset("coming here there home away sick ill fine great back out in at the a an so very also".split())  # noqa: SIM905
 _RELATION_STATEMENT = re.compile(rf"^(?P<name>{NAME})\s+(?i:is)\s+(?i:my|our)\s+(?P<rel>(?i:{REL}))\b")
 #: Relations too loose to state as a relationship ("our girl Losa" is a term of affection).
-_LOOSE_RELATIONS = frozenset({"girl", "boy", "kid", "child", "baby", "friend"})
+_LOOSE_RELATIONS = frozenset({"girl", "boy", "kid", "child", "baby"})
 
 _THIRD_PERSON = {
     "love": "loves",
@@ -96,6 +110,31 @@ _THIRD_PERSON = {
     "do not like": "does not like",
     "does not like": "does not like",
 }
+
+
+#: Time words that name no day ("since last year"): an aside holding one is left out of a summary.
+_VAGUE_TIME = re.compile(
+    r"\b(?:since|from|for)\s+(?:last|this)\s+(?:year|month|summer|winter|spring|autumn|fall)\b|"
+    r"\b(?:next|last)\s+(?:month|year)\b|\bin\s+a\s+(?:few|couple\s+of)\s+\w+\b|\b\w+\s+ago\b",
+    re.I,
+)
+
+
+def _without_doubtful_aside(clause: Clause) -> Clause:
+    """The clause without a trailing aside that hedges, sets a condition or names no day:
+    "I get paid on the 28th every month, if you're ever planning big shops" states the pay day;
+    "she can't sit on the floor, probably ever again" states the restriction."""
+    parts = re.split(r",\s+|\s+[-–—]\s+", clause.core, maxsplit=1)
+    if len(parts) < 2:
+        return clause
+    main, aside = parts
+    doubtful = _HEDGE.search(aside) or _IF.search(aside) or _VAGUE_TIME.search(aside)
+    if doubtful and not (_HEDGE.search(main) or _IF.search(main)) and len(main.split()) >= 3:
+        # The quote stops where the claim does: the words after it are not what it rests on.
+        at = clause.quote.find(main)
+        quote = clause.quote[: at + len(main)] if at >= 0 else clause.quote
+        return dataclasses.replace(clause, core=main, quote=quote)
+    return clause
 
 
 class OfflineExtractor(Extractor):
@@ -148,10 +187,13 @@ class Run:
         today = turn_day(turn.at or self.transcript.started_at, self.transcript.time_zone)
         child = self.people.is_child(turn.member_id)
         for clause in clauses(turn, today):
+            self.relationships(clause)  # "my brother rafa can cover if one of us is sick": still her brother
+            clause = _without_doubtful_aside(clause)
             if _HEDGE.search(clause.core) or (child and _REPORTED.search(clause.sentence)):
                 continue  # a possibility, or a child's report of what a parent allowed
-            self.relationships(clause)
             if clause.question:
+                continue
+            if health.no_food_for(self, clause):
                 continue
             if rules.directive(self, clause):
                 continue
@@ -162,8 +204,6 @@ class Run:
             if _REPORTED.search(clause.core) and not re.search(
                 r"\b(?:doctor|dr|gp|nurse|consultant)\b", clause.core, re.I
             ):
-                continue
-            if health.no_food_for(self, clause):
                 continue
             self.statement(clause)
 
@@ -181,12 +221,18 @@ class Run:
                 mentions.append(
                     (m.group("rel"), named.display, "our" if m.group(0).lower().startswith("our") else "my")
                 )
+        if (named := _MY_REL_IS.match(clause.core)) and named.group("name").lower() not in _NOT_A_NAME:
+            # "my best friend is jiho": the name after it, as the family writes it.
+            name = named.group("name")
+            rel = f"{(named.group('q') or '').strip()} {named.group('rel')}".strip()
+            mentions.append((rel, name[:1].upper() + name[1:], named.group("det").lower()))
         if statement := _RELATION_STATEMENT.match(clause.core):
             determiner = "our" if " our " in statement.group(0).lower() else "my"
             mentions.append((statement.group("rel"), statement.group("name"), determiner))
         for rel, name, determiner in mentions:
             if name in NOT_NAMES or rel.lower() in _LOOSE_RELATIONS:
                 continue
+            quote = _phrase_in(clause.quote, name, rel)
             subject = self.people.relation(speaker, rel, name, determiner)
             rel = rel.lower()
             if rel in PETS:
@@ -195,7 +241,6 @@ class Run:
                 summary, sensitivity = f"{name} is the family's {rel}.", Sensitivity.MINORS
             else:
                 summary, sensitivity = f"{name} is {self.people.speaker_name(speaker)}'s {rel}.", Sensitivity.NORMAL
-            quote = _phrase_in(clause.quote, name, rel)
             self.propose(
                 clause,
                 type=MemoryType.RELATIONSHIP,
@@ -219,7 +264,17 @@ class Run:
                 if match.group("whose").lower() == "my"
                 else Subject("household", "The family", ())
             )
-            self._favourite(clause, subject, match.group("what"), object_of(match.group("obj")))
+            self._favourite(clause, subject, match.group("what"), object_of(match.group("obj")), match.group("fav"))
+            return
+        if match := _FAVOURITE_IS.match(core):
+            # "geckos are my favourite animal", "common kings is my fav".
+            subject = (
+                self.people.speaker(speaker)
+                if match.group("whose").lower() == "my"
+                else Subject("household", "The family", ())
+            )
+            what = (match.group("what") or "").strip()
+            self._favourite(clause, subject, what, object_of(match.group("obj")), match.group("fav"))
             return
         parsed = self.people.subject(core, clause.turn, clause.start)
         if parsed is None:
@@ -237,7 +292,7 @@ class Run:
         if parsed is not None:
             subject, rest = parsed
             if match := _POSSESSIVE_FAVOURITE.match(rest):
-                self._favourite(clause, subject, match.group("what"), object_of(match.group("obj")))
+                self._favourite(clause, subject, match.group("what"), object_of(match.group("obj")), match.group("fav"))
                 return
             if health.constraint(self, clause, subject, rest):
                 return
@@ -273,15 +328,18 @@ class Run:
             **self.base(subject),
         )
 
-    def _favourite(self, clause: Clause, subject: Subject, what: str, obj: str) -> None:
+    def _favourite(self, clause: Clause, subject: Subject, what: str, obj: str, word: str = "favourite") -> None:
+        """ "my favourite food is pierogi": written with the family's own word ("fav", "favorite")."""
+        word = word.lower()
         words = obj.lower().split()
         if not words or words[0] in OPAQUE:
             return
+        summary = f"{subject.display}'s {word} {what} is {obj}" if what else f"{obj} is {subject.display}'s {word}"
         self.propose(
             clause,
             type=MemoryType.PREFERENCE,
-            about=f"Favourite {what} ({subject.label})",
-            summary=sentence_case(f"{subject.display}'s favourite {what} is {obj}"),
+            about=f"Favourite {what or obj} ({subject.label})",
+            summary=sentence_case(summary),
             when_to_use=f"Suggestions involving {what}",
             authority=Authority.USER_IMPLICIT,
             confidence=0.75,
@@ -294,4 +352,6 @@ def _phrase_in(quote: str, name: str, rel: str) -> str:
     match = re.search(rf"\b(?:my|our)\s+{re.escape(rel)}\s+{re.escape(name)}\b", quote, re.I)
     if match is None:
         match = re.search(rf"\b{re.escape(name)}\s+is\s+(?:my|our)\s+{re.escape(rel)}\b", quote, re.I)
+    if match is None:
+        match = re.search(rf"\b(?:my|our)\s+{re.escape(rel)}\s+is\s+{re.escape(name)}\b", quote, re.I)
     return match.group(0) if match else quote

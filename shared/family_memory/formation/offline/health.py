@@ -79,11 +79,27 @@ _CONDITION = re.compile(
     r"|^\s+(?:has|have)\s+[\w-]+,\s+(?P<gloss>(?:coeliac|celiac)\s+disease)\b",
     re.I,
 )
+#: Conditions people name in plain words: a fact about their health, not a rule.
+_HAS_CONDITION = re.compile(
+    r"^\s+(?:has|have|['’]s\s+got|has\s+got)\s+(?P<obj>(?:bad\s+|mild\s+|severe\s+)?(?:asthma|reflux|eczema|epilepsy|"
+    r"adhd|autism|afib|a-fib|atrial\s+fibrillation|high\s+cholesterol|high\s+blood\s+pressure|low\s+blood\s+pressure|"
+    r"hypertension|arthritis|migraines|anaemia|anemia|a\s+heart\s+condition|hay\s+fever|dyslexia|dyspraxia|"
+    r"type\s+[12]\s+diabetes)(?:\s+and\s+(?:high\s+cholesterol|high\s+blood\s+pressure|asthma|eczema|reflux))?)\b",
+    re.I,
+)
+#: A restriction of the body: "Halmeoni can't sit on the floor", "Dad can't climb stairs".
+_CANT_MOVE = re.compile(
+    r"^\s+(?:can['’]?t|cannot|can\s+not|shouldn['’]?t|must\s+not|mustn['’]?t)\s+(?:really\s+)?"
+    r"(?P<action>(?:sit|kneel|climb|lift|walk|stand|bend|swim|run|carry|do\s+stairs)\b.+)$",
+    re.I,
+)
 _ON_DIET = re.compile(
     rf"^{_BE}\s+{_ADVERBS}on\s+(?:a|an|the)\s+(?P<obj>(?:[\w-]+\s+){{0,3}}?diet)\b(?P<rest>.*)$", re.I
 )
 _ONLY_EATS = re.compile(
-    rf"^\s+(?:only\s+eats?|eats?\s+only|only\s+eat)\s+(?P<obj>(?:{_DIETS})(?:\s+(?:food|meat))?)\b", re.I
+    rf"^\s+(?:only\s+eats?|eats?\s+only|only\s+eat|only\s+cooks?|cooks?\s+only)\s+(?P<obj>(?:{_DIETS})"
+    rf"(?:\s+(?:food|meat))?)\b",
+    re.I,
 )
 _CANT_HAVE = re.compile(
     r"^\s+(?P<neg>can['’]?t|cant|cannot|can\s+not|shouldn['’]?t|should\s+not|must\s+not|mustn['’]?t|"
@@ -230,6 +246,31 @@ def constraint(run: Run, clause: Clause, subject: Subject, rest: str) -> bool:
             **base,
         )
         return True
+    if match := _HAS_CONDITION.match(rest):
+        condition = " ".join(match.group("obj").split())
+        run.propose(
+            clause,
+            type=MemoryType.FACT,
+            about=f"{who}'s health: {condition}",
+            summary=sentence_case(f"{who} has {condition}"),
+            when_to_use=f"Care, activities, outings or meals for {who}",
+            authority=Authority.USER_EXPLICIT,
+            confidence=0.9,
+            sensitivity=Sensitivity.HEALTH,
+            **base,
+        )
+        return True
+    if match := _CANT_MOVE.match(rest):
+        action = object_of(match.group("action"))
+        run.propose(
+            clause,
+            about=f"What {who} cannot do: {action}"[:120],
+            summary=sentence_case(f"{who} cannot {action}"),
+            when_to_use=f"Outings, restaurants, seating or activities for {who}",
+            **HEALTH,
+            **base,
+        )
+        return True
     if match := _ON_DIET.match(rest):
         diet = " ".join(match.group("obj").split())
         extra = object_of(match.group("rest"))
@@ -244,7 +285,11 @@ def constraint(run: Run, clause: Clause, subject: Subject, rest: str) -> bool:
         return True
     if match := _ONLY_EATS.match(rest):
         obj = " ".join(match.group("obj").split())
-        verb = "only eat" if subject.kind == "household" else "only eats"
+        obj = _DIET_WORD.get(obj.lower(), obj)
+        cooks = "cook" in match.group(0).lower()
+        verb = ("only cooks" if cooks else "only eats") if subject.kind != "household" else "only eats"
+        if subject.kind == "household":
+            verb = "only cooks" if cooks else "only eats"
         run.propose(
             clause,
             about=f"{who}'s diet",

@@ -152,6 +152,7 @@ _TITLED = re.compile(
     rf"\b(?:(?i:dr|mr|mrs|ms|miss|tía|tia|tío|tio)\.?\s+(?P<name>[^\W\d_][\w-]+)"
     rf"|(?i:doctor|coach|aunt|auntie|uncle|nurse|teacher)\s+(?P<capital>{NAME}))"
 )
+_TITLES = frozenset("dr mr mrs ms miss tía tia tío tio auntie aunt uncle coach nana oma opa".split())  # noqa: SIM905
 #: Words after a title that are not a name ("dr said", "mrs is").
 _NOT_AFTER_TITLE = frozenset(
     """said says told is was has had wants thinks and or appointment appt visit on at in the a who
@@ -204,7 +205,9 @@ class People:
                 name = m.group("name")
                 if name not in NOT_NAMES and name.lower() not in RELATION_WORDS and not _CALENDAR.match(name):
                     self._capitalised.add(name)
-                    before = turn.text[: m.start()].rstrip().split()[-1:]
+                    before = [
+                        w for w in turn.text[: m.start()].rstrip().split()[-1:] if w.lower().strip(".") not in _TITLES
+                    ]
                     after = turn.text[m.end() :].lstrip().split()[:1]
                     if not any(w[:1].isupper() for w in before + after):
                         self._single.add(name)  # "Finn", not "Lee Driving School"
@@ -408,7 +411,7 @@ class People:
                 candidates = fitting_in(self._antecedents(previous.text, speaker, gender))
                 if candidates:
                     break
-        fitting = {s.key: s for s in candidates if s.gender in (None, gender) and s.kind != "pet"}
+        fitting = {s.key: s for s in candidates if s.gender in (None, gender) and (s.kind != "pet" or s.sure)}
         if len(fitting) != 1:
             return None  # nobody, or more than one person it could be
         [who] = fitting.values()

@@ -97,6 +97,12 @@ _WE_DONT = re.compile(
     r"(?:\s+(?:or|and)\s+.+)?$",
     re.I,
 )
+_TOPIC = re.compile(r"^(?:in\s+|for\s+)?[^\W\d_][\w'’-]*(?:\s+[\w'’-]+){0,2},\s+")
+_DOCTOR_SAID = re.compile(
+    r"^(?:the\s+|our\s+|his\s+|her\s+)?(?:doctor|dr\.?\s+\w+|gp|paediatrician|pediatrician|consultant|specialist|"
+    r"dentist|physio|cardiologist|allergist)\s+(?:said|says|told\s+us)\s+(?:that\s+)?(?=no\b|not\b|never\b)",
+    re.I,
+)
 _ONLY = re.compile(r"^only\s+(?P<who>.{2,60}?)\s+(?:may|can|are allowed to|is allowed to|should)\s+(?P<rest>.+)$", re.I)
 _MUST = re.compile(
     r"^(?P<modal>\s+(?:must\s+not|mustn['’]?t|must\s+never|must\s+always|must|may\s+only|can\s+only|may\s+not|"
@@ -227,10 +233,20 @@ def directive(run: Run, clause: Clause) -> bool:
         word = "Never" if lead.startswith("never") else "Always" if lead == "always" else "Do not"
         cond = match.group("cond") or ""
         return _instruction(run, clause, word, match.group("rest"), match.start("rest"), cond)
+    if doctor := _DOCTOR_SAID.match(core):
+        # What a doctor told the family is the family's to keep: "the doctor said no swimming for him".
+        rest = core[doctor.end() :]
+        if _NO_THING.match(rest):
+            return _household_rule(run, clause, rest, doctor.end(), house=False, lead=doctor.group(0))
     if _NO_THING.match(core) or _ONLY.match(core):
         return _household_rule(run, clause, core, 0, house=False)
     if (thing := _THING_MUST.match(core)) or (thing := _WE_DONT.match(core)):
         return _household_rule(run, clause, core, 0, house=False, thing=thing)
+    if (topic := _TOPIC.match(core)) and (thing := _THING_MUST.match(core[topic.end() :])):
+        # "Obinna's room, the AC must stay at 26": the rule, with what it is about first.
+        return _household_rule(
+            run, clause, core[topic.end() :], topic.end(), house=False, thing=thing, lead=topic.group(0)
+        )
     first = _words(core)[:1]
     if first and first[0] in ACTIONS and (_STANDING.search(core) or _YOUR_WAY.search(core)) and not clause.question:
         return _standing_request(run, clause)
@@ -301,7 +317,14 @@ def _instruction(run: Run, clause: Clause, lead: str, rest: str, offset: int, co
 
 
 def _household_rule(
-    run: Run, clause: Clause, rule: str, offset: int, *, house: bool, thing: re.Match[str] | None = None
+    run: Run,
+    clause: Clause,
+    rule: str,
+    offset: int,
+    *,
+    house: bool,
+    thing: re.Match[str] | None = None,
+    lead: str = "",
 ) -> bool:
     """ "House rule: no tablet before school", "no phones at dinner", "only Jana or Tom may pick up Emil"."""
     rule = rule.strip(" .!")
@@ -336,7 +359,7 @@ def _household_rule(
     speaker = clause.turn.member_id or ""
     name = run.people.speaker_name(speaker)
     text, _ = name_first_person(text, name)
-    summary = sentence_case(f"House rule: {text}" if house else text)
+    summary = sentence_case(f"House rule: {text}" if house else f"{lead}{text}")
     food = run.health_words(text)
     run.propose(
         clause,

@@ -33,6 +33,9 @@ _CLAUSE_BREAK = re.compile(
     r",\s+(?:and|but|so)\s+|;\s+|\s+[-–—]\s+|\s+so\s+(?=(?:no|we|i|she|he|they|it|there)\b)"
     r"|\s+and\s+(?=(?:he|she|they|we)(?:['’](?:s|re|ll|ve|d)\b|\s))"
     r"|\s+but\s+(?=(?:i|i['’]m|im|we|we['’]re|he|he['’]s|she|she['’]s|they|my|our)\s)"
+    r"|\s+but\s+(?=(?:at|on|in)\s+(?:home|school|work|weekends)\s+(?:we|i)\s)"
+    # "NOT the mushroom ones i hate mushrooms": a new first-person statement of a like or dislike.
+    r"|\s+(?<!what\s)(?<!that\s)(?<!which\s)(?<!how\s)(?=i\s+(?:really\s+)?(?:hate|love|can['’]?t\s+stand)\s)"
     # A comma splice that says what someone loves or cannot have: "I want to book somewhere
     # nice, she loves Greenes"; "..., he's allergic to eggs".
     r"|,\s+(?=(?:she|he)(?:['’]s)?\s+(?:(?:also|really|still|so)\s+)?(?:loves?|likes?|hates?|adores?|prefers?|"
@@ -90,10 +93,7 @@ _FILLER = re.compile(
 _COMMA_FILLER = re.compile(
     r"^(?:(?:no|wait|look|listen|honestly|anyway|anyways|see|so yeah|now|correct|exactly|true|indeed|agreed),\s+"
     r"|(?:[\w'’-]+\s+){0,2}update[,:]\s+|(?:one|another|this one|next one)\s+for\s+(?:me|us|\w+)\s*:\s+"
-    r"|(?:[\w'’-]+\s+){0,5}?(?:rule|reminder|important|big one|thing|note|heads up|update|fyi)[\w\s'’-]{0,20}:\s+"
-    # What a doctor told the family is the family's to keep: "the doctor said no swimming for him".
-    r"|(?:the\s+|our\s+|his\s+|her\s+)?(?:doctor|dr\.?\s+\w+|gp|paediatrician|pediatrician|consultant|specialist|"
-    r"dentist|physio|cardiologist|allergist)\s+(?:said|says|told\s+us|wants)\s+(?:that\s+)?(?=no\b|not\b|never\b))",
+    r"|(?:[\w'’-]+\s+){0,5}?(?:rule|reminder|important|big one|thing|note|heads up|update|fyi)[\w\s'’-]{0,20}:\s+)",
     re.I,
 )
 

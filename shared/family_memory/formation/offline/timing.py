@@ -103,7 +103,7 @@ _OPAQUE_OBJECT = re.compile(
     re.I,
 )
 _MONEY = re.compile(
-    r"\b(?:salary|pay|paycheck|paycheque|wages|pension|rent|mortgage|loan|social security|benefits?|allowance|"
+    r"\b(?:salary|pay|paid|paycheck|paycheque|wages|pension|rent|mortgage|loan|social security|benefits?|allowance|"
     r"universal credit|direct debit|standing order|bills?|subscription|emi|stipend|payment|payments)\b",
     re.I,
 )
@@ -229,10 +229,12 @@ def dated(run: Run, clause: Clause) -> bool:
     if money:
         if not recurring:
             return True  # "my salary comes in on the 25th": which month's 25th? Said monthly, it is not one day
-        text = re.sub(r"\b(the\s+\d{1,2}(?:st|nd|rd|th))\b(?!\s+of\b)", r"\1 of every month", text, flags=re.I)
+        text = _monthly(text)
         _schedule(run, clause, subject, text, others)
         return True
     if recurring and not spans:
+        if any(_day_of_month_only(m) for m in mentions):
+            text = _monthly(text)  # "I get paid on the 28th every month"
         _schedule(run, clause, subject, text, others)
         return True
     if _BIRTHDAY.search(core) and _BIRTHDAY_IS.search(core) and len(mentions) == 1:
@@ -246,6 +248,18 @@ def dated(run: Run, clause: Clause) -> bool:
         return True
     _occasion(run, clause, subject, text, when, others)
     return True
+
+
+def _monthly(text: str) -> str:
+    """ "the 28th every month" / "the 28th" in a monthly schedule -> "the 28th of every month", the
+    form a reader (and the validator) takes for a day of every month, not one date."""
+    text = re.sub(
+        r"\b(the\s+\d{1,2}(?:st|nd|rd|th))(?:\s+(?:every|each)\s+month|\s+monthly)\b",
+        r"\1 of every month",
+        text,
+        flags=re.I,
+    )
+    return re.sub(r"\b(the\s+\d{1,2}(?:st|nd|rd|th))\b(?!\s+of\b)", r"\1 of every month", text, flags=re.I)
 
 
 def _day_of_month_only(mention: DateMention) -> bool:
@@ -283,7 +297,7 @@ def _who(run: Run, clause: Clause) -> tuple[Subject | None, str, list[Subject]] 
     if subject is None:
         # In a clause about something the extractor cannot name ("hoa's moving into her own
         # flat"), a "her" is that something's: not formed.
-        if re.search(r"\b(?:he|she|him|her|his|hers)\b", core, re.I):
+        if re.search(r"\b(?:he|she|him|her|his|hers|they|them|their)\b", core, re.I):
             return None
         return None, core, []
     named = run.people.name_pronouns(core, clause.turn, clause.start, subject)
