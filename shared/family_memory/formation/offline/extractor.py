@@ -61,6 +61,7 @@ _PERSON_PREDICATE = re.compile(
     r"has\s+(?:coeliac|celiac|diabetes|asthma|an?\s+epi)|must\b|mustn['’]?t|favou?rite)",
     re.I,
 )
+_AT_HOME = re.compile(r"^(?P<where>(?:at|on|in)\s+(?:home|school|weekends|the\s+weekend))\s+(?=we\b)", re.I)
 _FAVOURITE = re.compile(
     r"^(?P<whose>my|our)\s+(?P<fav>fav(?:ou?|o)?rite|fave|fav)\s+(?P<what>[\w ]{1,30}?)\s+(?:is|are)\s+(?P<obj>.+)$",
     re.I,
@@ -277,6 +278,12 @@ class Run:
             self._favourite(clause, subject, what, object_of(match.group("obj")), match.group("fav"))
             return
         parsed = self.people.subject(core, clause.turn, clause.start)
+        if parsed is None and (place := _AT_HOME.match(core)):
+            # "at home we cook only veg": the household, where the rule holds.
+            found = self.people.subject(core[place.end() :], clause.turn, clause.start + place.end())
+            if found is not None and found[0].kind == "household":
+                where = place.group("where")
+                parsed = (Subject("household", f"{where[:1].upper()}{where[1:]}, the family", ()), found[1])
         if parsed is None:
             # "Leo loves swimming": a name the conversation has not introduced, before what only
             # a person (or a pet) is said to be or do.

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from family_memory.domain.memory import Authority, MemoryType, Sensitivity, Strength
 from family_memory.formation.offline.people import OPAQUE, Subject
-from family_memory.formation.offline.text import object_of, sentence_case
+from family_memory.formation.offline.text import object_of, sentence_case, third_person
 
 if TYPE_CHECKING:
     from family_memory.formation.offline.extractor import Run
@@ -93,6 +93,14 @@ _CANT_MOVE = re.compile(
     r"(?P<action>(?:sit|kneel|climb|lift|walk|stand|bend|swim|run|carry|do\s+stairs)\b.+)$",
     re.I,
 )
+#: A fast kept on set days is a diet: "I keep a fast on tuesdays", "she fasts every Monday".
+_FASTS = re.compile(
+    r"^\s+(?P<verb>(?:keeps?|kept)\s+a\s+fast|fasts?|is\s+fasting)\s+(?P<days>(?:on\s+|every\s+)(?:mon|tues|wednes|thurs|fri|satur|sun)"
+    r"days?\b.*)$",
+    re.I,
+)
+#: A restriction that will pass is not a rule: "can't walk that much yet".
+_FOR_NOW = re.compile(r"\b(?:yet|for\s+now|at\s+the\s+moment|right\s+now|this\s+week|today|until\s+\w+)\b", re.I)
 _ON_DIET = re.compile(
     rf"^{_BE}\s+{_ADVERBS}on\s+(?:a|an|the)\s+(?P<obj>(?:[\w-]+\s+){{0,3}}?diet)\b(?P<rest>.*)$", re.I
 )
@@ -145,6 +153,14 @@ HEALTH: dict[str, Any] = {
     "confidence": 0.9,
     "sensitivity": Sensitivity.HEALTH,
 }
+
+
+def _agree(verb: str, subject: Subject) -> str:
+    """ "keep a fast" said by "I" -> "keeps a fast" of the speaker."""
+    first, *rest = verb.split()
+    if subject.kind != "household":
+        first = third_person(first)
+    return " ".join([first, *rest])
 
 
 def health_words(text: str) -> bool:
@@ -260,13 +276,24 @@ def constraint(run: Run, clause: Clause, subject: Subject, rest: str) -> bool:
             **base,
         )
         return True
-    if match := _CANT_MOVE.match(rest):
+    if (match := _CANT_MOVE.match(rest)) and not _FOR_NOW.search(match.group("action")):
         action = object_of(match.group("action"))
         run.propose(
             clause,
             about=f"What {who} cannot do: {action}"[:120],
             summary=sentence_case(f"{who} cannot {action}"),
             when_to_use=f"Outings, restaurants, seating or activities for {who}",
+            **HEALTH,
+            **base,
+        )
+        return True
+    if match := _FASTS.match(rest):
+        days = object_of(match.group("days"))
+        run.propose(
+            clause,
+            about=f"{who}'s fast: {days}"[:120],
+            summary=sentence_case(f"{who} {_agree(match.group('verb'), subject)} {days}"),
+            when_to_use=f"Meals, invitations or plans for {who} on {days}",
             **HEALTH,
             **base,
         )

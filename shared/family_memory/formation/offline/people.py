@@ -177,6 +177,7 @@ _RELATION_NAMED = re.compile(rf"\b(?i:my|our)\s+(?P<rel>(?i:{REL}))\s+(?P<name>{
 _NAMED_RELATION = re.compile(rf"\b(?P<name>{NAME})\s+(?i:is)\s+(?i:my|our)\s+(?P<rel>(?i:{REL}))\b")
 _WORD = re.compile(r"[\w’'-]+", re.UNICODE)
 _PLACE_BEFORE = re.compile(r"\b(?:on|in|at|from|near|into|onto|via|off|the|a|an)\s+$", re.I)
+_REPORTER_AFTER = re.compile(r"[\w'’-]*\s+(?:said|says|told|tells|thinks|reckons|wants)\b", re.I)
 _CLAUSE_OPENING = re.compile(r"(?:^|[.!?;]\s*|,\s*(?:and|but|so)\s+|\b(?:and|but|so|also|plus)\s+)\s*$", re.I)
 
 
@@ -374,7 +375,8 @@ class People:
         first = next(
             (m.start() for m in _PERSONAL.finditer(text) if PRONOUNS.get(m.group("p").lower()) == gender), None
         )
-        found = self._mentions_at(text, speaker)
+        # "dr oh said no baked egg until he's retested": whoever says it is not whom it is about.
+        found = [(at, s) for at, s in self._mentions_at(text, speaker) if not _REPORTER_AFTER.match(text, at + 1)]
         if first is None:
             return [s for _, s in found]
         pronoun = _PERSONAL.match(text, first)
@@ -403,10 +405,11 @@ class People:
 
         candidates = fitting_in(self._antecedents(turn.text[:before], speaker, gender))
         if not candidates:
-            # The family's own earlier words, not the assistant's (it names whoever it talks to).
+            # The family's own earlier words; of the assistant's, only the question the turn answers
+            # (it names whoever it talks to, so never further back).
             index = next((i for i, t in enumerate(self.transcript.turns) if t.n == turn.n), 0)
-            for previous in reversed(self.transcript.turns[max(0, index - 6) : index]):
-                if previous.role is not Role.USER:
+            for back, previous in enumerate(reversed(self.transcript.turns[max(0, index - 6) : index])):
+                if previous.role is Role.TOOL or (previous.role is Role.ASSISTANT and back > 0):
                     continue
                 candidates = fitting_in(self._antecedents(previous.text, speaker, gender))
                 if candidates:

@@ -99,7 +99,8 @@ _ONE = re.compile(
 _OPAQUE_OBJECT = re.compile(
     r"\b(?:take|taking|takes|do|doing|does|bring|bringing|get|getting|use|using|have|having|make|making|put|"
     r"give|send|tell|ask|need|want|like|love|hate|see|watch|fix|book|cancel|move|moved|miss|skip|keep|leave|"
-    r"pick|drop|with|to|for|about|at|from|of|on|without)\s+(?:it|them|those|these|that)\b(?!['’]s)",
+    r"pick|drop|with|to|for|about|at|from|of|on|without)\s+(?:it|them|those|these|that)\b(?!['’]s)"
+    r"|\b(?:has|have|had|got)\s+(?:nothing|anything)\b",
     re.I,
 )
 _MONEY = re.compile(
