@@ -350,3 +350,91 @@ def test_the_14th_said_on_the_20th_is_next_months_and_tmrw_on_the_31st_is_the_1s
     monday = datetime(2026, 11, 23, 17, 0, tzinfo=UTC)  # Monday 09:00 in Los Angeles
     [later] = extract(lucia("Maya has sports day on friday next week"), started_at=monday)
     assert later["valid_until"] == "2026-12-05"  # not this week's Friday, the 27th
+
+
+# --- rules in other plain forms (issue 10, section 1: every hard constraint in plain words) ----
+
+
+@pytest.mark.parametrize(
+    ("said", "summary"),
+    [
+        ("only me or marco can pick maya up from school", "Only Lucía or marco can pick maya up from school."),
+        ("the doctor said no swimming for Maya", "The doctor said no swimming for Maya."),
+        ("Maya's room, the heater must stay off at night", "Maya's room, the heater must stay off at night."),
+        ("we don't do sleepovers on school nights", "We don't do sleepovers on school nights."),
+        ("Maya has to drink 2 litres of water a day", "Maya has to drink 2 litres of water a day."),
+        ("when I'm on nights pls don't call me before noon", "When Lucía is on nights, do not call Lucía before noon."),
+    ],
+)
+def test_household_rules_in_other_plain_forms_are_hard(said: str, summary: str) -> None:
+    found = {c["summary"]: c for c in extract(lucia(said))}
+    assert summary in found, list(found)
+    assert found[summary]["strength"] == "hard"
+
+
+def test_a_rule_about_someone_excludes_the_people_it_allows_from_its_pronoun() -> None:
+    [rule] = extract(lucia("maya's school pickup — only me or marco can pick her up"))
+    assert rule["summary"] == "Only Lucía or marco can pick Maya up."
+
+
+@pytest.mark.parametrize(
+    ("said", "summary", "strength"),
+    [
+        ("Maya stopped eating beef in january", "Maya stopped eating beef.", "hard"),
+        ("I keep a fast on tuesdays", "Lucía keeps a fast on tuesdays.", "hard"),
+        ("at home we cook only veg", "At home, the family only cooks vegetarian.", "hard"),
+        ("Marco can't sit on the floor with his new knee", "Marco cannot sit on the floor with his new knee.", "hard"),
+        ("Maya has asthma", "Maya has asthma.", "soft"),
+        ("Our dog Pepper needs his pills at 8", "Pepper needs his pills at 8.", "hard"),
+        (
+            "Marco takes his blood pressure pills every morning",
+            "Marco takes his blood pressure pills every morning.",
+            "soft",
+        ),
+    ],
+)
+def test_diets_conditions_and_medication(said: str, summary: str, strength: str) -> None:
+    found = {c["summary"]: c for c in extract(lucia(said))}
+    assert summary in found, list(found)
+    assert found[summary]["strength"] == strength and found[summary]["sensitivity"] == "health"
+
+
+def test_a_restriction_for_now_is_not_a_rule() -> None:
+    assert [c for c in extract(lucia("Marco can't walk that much yet")) if c["strength"] == "hard"] == []
+
+
+def test_a_name_not_introduced_counts_only_before_what_a_person_is_said_to_be() -> None:
+    [swim] = extract(lucia("Leo loves swimming"))
+    assert swim["summary"] == "Leo loves swimming." and swim["entities"][0]["name"] == "Leo"
+    [cats] = extract(lucia("Leo is allergic to cats"))
+    assert cats["strength"] == "hard"
+    for said in ("Sounds lovely, see you then", "Looks like we're set", "Moments like these"):
+        assert all(not c["entities"] for c in extract(lucia(said)))
+
+
+def test_a_doubtful_aside_is_cut_from_the_claim_and_its_quote() -> None:
+    [pay] = extract(lucia("fyi i get paid on the 28th every month, if you're ever planning big shops"))
+    assert pay["summary"] == "Lucía gets paid on the 28th of every month." and pay["valid_until"] is None
+    assert pay["evidence"][0]["quote"] == "fyi i get paid on the 28th every month"
+
+
+def test_favourites_and_friends_in_the_familys_words() -> None:
+    found = summaries(("user", "maya", "geckos are my favorite animal"), ("user", "maya", "my best friend is jiho"))
+    assert "Maya's favorite animal is geckos." in found and "Jiho is Maya's best friend." in found
+    assert summaries(("user", "maya", "my fav player is rishabh pant")) == ["Maya's fav player is rishabh pant."]
+
+
+def test_the_assistants_question_can_say_whom_the_answer_is_about() -> None:
+    found = extract(
+        ("assistant", None, "Should I look for an egg-free bakery because of Maya?"),
+        lucia("yes, even a little egg sets her off. the doctor said no egg for her until she's retested"),
+    )
+    assert any(c["summary"].startswith("The doctor said no egg for Maya") for c in found), [c["summary"] for c in found]
+    # ... but an assistant turn further back does not: it names whoever it talks to.
+    far = extract(
+        ("assistant", None, "Hi Maya!"),
+        lucia("thanks"),
+        ("assistant", None, "Anything else?"),
+        lucia("she's allergic to kiwi"),
+    )
+    assert [c for c in far if c["type"] == "constraint"] == []

@@ -132,6 +132,7 @@ _STOPPED = re.compile(
     r"(?:eating\s+|having\s+)?(?P<obj>.+)$",
     re.I,
 )
+_WHEN_TAIL = re.compile(r"\s+(?:in|since|after|last|this|at|when|because|from)\b", re.I)
 _NO_FOOD_FOR = re.compile(r"^no\s+(?P<obj>[\w ,'’-]{2,40}?)\s+for\s+(?P<who>.+)$", re.I)
 _MEDICATION = re.compile(
     r"^(?P<verb>\s+(?:takes|take|needs|need|is on|are on)|['’]s on)\s+(?P<obj>(?:(?:her|his|their|my|its|the)\s+)?"
@@ -385,8 +386,9 @@ def constraint(run: Run, clause: Clause, subject: Subject, rest: str) -> bool:
                 **base,
             )
         return True
-    if (match := _STOPPED.match(rest)) and _diet_food(match.group("obj").split(",")[0]):
-        obj = object_of(match.group("obj"))
+    stopped = _STOPPED.match(rest)
+    obj = _WHEN_TAIL.split(object_of(stopped.group("obj")), maxsplit=1)[0] if stopped else ""
+    if stopped and _diet_food(obj):
         run.propose(
             clause,
             about=f"{who}'s diet: no {obj}"[:120],
