@@ -222,11 +222,11 @@ class Run:
                 mentions.append(
                     (m.group("rel"), named.display, "our" if m.group(0).lower().startswith("our") else "my")
                 )
-        if (named := _MY_REL_IS.match(clause.core)) and named.group("name").lower() not in _NOT_A_NAME:
+        if (said := _MY_REL_IS.match(clause.core)) and said.group("name").lower() not in _NOT_A_NAME:
             # "my best friend is jiho": the name after it, as the family writes it.
-            name = named.group("name")
-            rel = f"{(named.group('q') or '').strip()} {named.group('rel')}".strip()
-            mentions.append((rel, name[:1].upper() + name[1:], named.group("det").lower()))
+            name = said.group("name")
+            rel = f"{(said.group('q') or '').strip()} {said.group('rel')}".strip()
+            mentions.append((rel, name[:1].upper() + name[1:], said.group("det").lower()))
         if statement := _RELATION_STATEMENT.match(clause.core):
             determiner = "our" if " our " in statement.group(0).lower() else "my"
             mentions.append((statement.group("rel"), statement.group("name"), determiner))
