@@ -364,6 +364,8 @@ class People:
             word = self.named(m.group(0), initial=initial, lower_loose=True)
             if word is not None and not word.sure and _PLACE_BEFORE.search(text[: m.start()]):
                 continue  # "at the rec center on Alder", "at Niagara Heart": a place, not a person
+            if word is not None and not word.sure and word.display not in self._single:
+                continue  # "Jump Jump", "Little Oak": part of a longer name, a place or a business
             if word is not None and not (speaker and word.applies_to == (speaker,)):
                 found.append((m.start(), word))
         return sorted(found, key=lambda pair: pair[0])

@@ -303,7 +303,14 @@ def _who(run: Run, clause: Clause) -> tuple[Subject | None, str, list[Subject]] 
         return None, core, []
     named = run.people.name_pronouns(core, clause.turn, clause.start, subject)
     if named is None:
-        return None
+        # "i have nachhilfe every wednesday at 4 with frau keller, she's nice": the claim without
+        # the aside whose pronoun points nowhere certain.
+        main = re.split(r",\s+", core, maxsplit=1)[0]
+        if main == core or len(main.split()) < 3:
+            return None
+        named = run.people.name_pronouns(main, clause.turn, clause.start, subject)
+        if named is None:
+            return None
     text, others = named
     return subject, text, [o for o in others if o.key != subject.key]
 
