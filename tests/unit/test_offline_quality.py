@@ -438,3 +438,12 @@ def test_the_assistants_question_can_say_whom_the_answer_is_about() -> None:
         lucia("she's allergic to kiwi"),
     )
     assert [c for c in far if c["type"] == "constraint"] == []
+
+
+def test_the_nth_after_the_family_named_another_month_is_not_guessed() -> None:
+    # "the 11th" alone is next month's 11th; after "the 11th to the 18th of July" it is July's, and
+    # the calendar cannot tell: nothing dated is formed rather than the wrong day.
+    found = extract(lucia("we booked Lisbon, 11th to 18th of July"), lucia("Marco's flight is on the 11th at 6"))
+    assert [c for c in found if c["summary"].startswith("Marco's flight")] == []
+    [alone] = extract(lucia("Marco's flight is on the 11th at 6"))
+    assert alone["valid_until"] == "2026-12-12"

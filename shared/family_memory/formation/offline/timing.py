@@ -245,10 +245,34 @@ def dated(run: Run, clause: Clause) -> bool:
         _schedule(run, clause, subject, text, others)  # "guitar classes start on the 15th": from then on
         return True
     when = _the_day(core, mentions)
-    if when is None:
+    if when is None or _month_said_before(run, clause, when):
         return True
     _occasion(run, clause, subject, text, when, others)
     return True
+
+
+_MONTH_NAME = re.compile(
+    r"\b(?:jan(?:uary)?|feb(?:ruary)?|march|apr(?:il)?|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|"
+    r"nov(?:ember)?|dec(?:ember)?)\b",
+    re.I,
+)
+
+
+def _month_said_before(run: Run, clause: Clause, when: DateMention) -> bool:
+    """ "the 11th" after the family named another month in this conversation ("Albufeira, 11th
+    to 18th of July"): which month's 11th is theirs to say, not the calendar's to guess."""
+    if _MONTH_NAME.search(when.text) or not re.search(r"\d", when.text):
+        return False
+    for turn in run.transcript.turns:
+        if turn.n > clause.turn.n:
+            break
+        if turn.role.value != "user":
+            continue
+        text = turn.text if turn.n < clause.turn.n else turn.text[: clause.start]
+        for m in find_dates(text, clause.today):
+            if _MONTH_NAME.search(m.text) and m.first_day.month != when.first_day.month:
+                return True
+    return False
 
 
 def _monthly(text: str) -> str:
