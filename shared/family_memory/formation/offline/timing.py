@@ -332,6 +332,8 @@ def _who(run: Run, clause: Clause) -> tuple[Subject | None, str, list[Subject]] 
         main = re.split(r",\s+", core, maxsplit=1)[0]
         if main == core or len(main.split()) < 3:
             return None
+        if not (find_dates(main, clause.today) or is_recurring(main)):
+            return None  # "Blessing is our nanny, she comes on weekdays": the time was in the aside
         named = run.people.name_pronouns(main, clause.turn, clause.start, subject)
         if named is None:
             return None
