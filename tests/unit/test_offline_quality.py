@@ -447,3 +447,17 @@ def test_the_nth_after_the_family_named_another_month_is_not_guessed() -> None:
     assert [c for c in found if c["summary"].startswith("Marco's flight")] == []
     [alone] = extract(lucia("Marco's flight is on the 11th at 6"))
     assert alone["valid_until"] == "2026-12-12"
+
+
+@pytest.mark.parametrize(
+    ("said", "tag"),
+    [
+        ("Marco has dialysis every monday at 6", "health"),
+        ("I get paid on the 28th every month", "finances"),
+        ("Marco does the school pickup every day", "minors"),
+        ("Marco plays five-a-side every Monday", "normal"),
+    ],
+)
+def test_a_claims_words_tag_it_sensitive_however_it_is_phrased(said: str, tag: str) -> None:
+    [fact] = extract(lucia(said))
+    assert fact["sensitivity"] == tag

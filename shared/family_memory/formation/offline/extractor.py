@@ -138,6 +138,37 @@ def _without_doubtful_aside(clause: Clause) -> Clause:
     return clause
 
 
+_HEALTH_TOPIC = re.compile(
+    r"\b(?:dialysis|physio\w*|therap\w+|hospital|clinic|operation|surgery|hearing\s+test|health\s+visitor|"
+    r"speech\s+and\s+language|cardiologist|gp|paediatrician|pediatrician|allerg\w+|grapefruit|medication|meds|"
+    r"pills?|insulin|inhaler|puffer|epipen|diet|diabet\w*|coeliac|celiac|lactose|gluten|vegan|vegetarian|"
+    r"appt\s+with\s+dr|dr\.?\s+\w+)\b",
+    re.I,
+)
+_MONEY_TOPIC = re.compile(
+    r"\b(?:salary|paid|pay\s+day|payday|pension|wages|rent|mortgage|loan|repayments?|debt|savings|budget|"
+    r"benefits?|social\s+security|bank|bvn|account|fees)\b|[$£€₦]\s?\d|\b\d+k\b",
+    re.I,
+)
+_CHILD_TOPIC = re.compile(
+    r"\b(?:school|pick-?ups?|drop-?offs?|kita|daycare|kindergarten|nursery|homework|tiffin|babysit\w*|sitter|"
+    r"nap|naps)\b",
+    re.I,
+)
+
+
+def topic_sensitivity(text: str) -> Sensitivity:
+    """The tag the words of a claim call for: health, then finances, then minors (that order of
+    precedence); normal when none."""
+    if _HEALTH_TOPIC.search(text):
+        return Sensitivity.HEALTH
+    if _MONEY_TOPIC.search(text):
+        return Sensitivity.FINANCES
+    if _CHILD_TOPIC.search(text):
+        return Sensitivity.MINORS
+    return Sensitivity.NORMAL
+
+
 class OfflineExtractor(Extractor):
     info = ExtractorInfo(name=OFFLINE_NAME, version=OFFLINE_VERSION, kind=ExtractorKind.OFFLINE, label=OFFLINE_LABEL)
 
@@ -176,6 +207,10 @@ class Run:
 
     def propose(self, clause: Clause, **fields: Any) -> None:
         fields.setdefault("evidence", [CitedTurns(turns=[clause.turn.n], quote=clause.quote)])
+        if fields.get("sensitivity", Sensitivity.NORMAL) is Sensitivity.NORMAL:
+            # Validation raises a tag too, and never lowers one; these are the words that make a
+            # claim sensitive however it is phrased (a dialysis schedule, a pay day, a school run).
+            fields["sensitivity"] = topic_sensitivity(f"{fields.get('summary', '')} {clause.quote}")
         candidate = Candidate(**fields)
         key = (candidate.type.value, normalise_for_match(candidate.summary))
         if key not in self._seen:
