@@ -140,6 +140,45 @@ def test_counts_after_a_month_name_are_still_not_dates() -> None:
     assert find_dates("we run 3 to 5 times a week", JAN_31) == []
 
 
+# --- a weekday with its date, day-month order, holidays (issue 10) -------------------------
+
+
+def test_a_weekday_with_its_date_takes_the_date_and_the_weekday_picks_the_month() -> None:
+    feb_20 = date(2026, 2, 20)
+    assert only("the valuer is coming tuesday the 3rd", feb_20)[0] == date(2026, 3, 3)
+    assert only("the trip is thursday 4th june", feb_20)[0] == date(2026, 6, 4)
+    assert only("party on saturday june 13", feb_20)[0] == date(2026, 6, 13)
+    # "saturday the 25th" said in February: the first 25th that is a Saturday (April).
+    assert only("her party is saturday the 25th", feb_20)[0] == date(2026, 4, 25)
+    assert only("lunch on the 28th, it's a saturday", feb_20)[0] == date(2026, 2, 28)
+
+
+def test_day_month_order_and_ranges_that_name_the_month() -> None:
+    feb_20 = date(2026, 2, 20)
+    assert only("the olympiad is on 7th march", feb_20)[0] == date(2026, 3, 7)
+    assert only("fees are due 24th April", feb_20)[0] == date(2026, 4, 24)
+    assert only("she's away from 17th march to 22nd", feb_20)[:2] == (date(2026, 3, 17), date(2026, 3, 22))
+    assert only("exams are 2nd to the 16th of April", feb_20)[:2] == (date(2026, 4, 2), date(2026, 4, 16))
+    assert only("the sitter does april 13 until may 14", feb_20)[:2] == (date(2026, 4, 13), date(2026, 5, 14))
+    assert find_dates("we may 3 times go", feb_20) == [] and find_dates("3 may be enough", feb_20) == []
+
+
+def test_friday_next_week_is_next_weeks_friday() -> None:
+    monday = date(2026, 11, 23)
+    assert only("sports day is on friday next week", monday)[0] == date(2026, 12, 4)
+
+
+def test_holidays_and_floors_are_not_days() -> None:
+    assert only("tomorrow is Good Friday", FRIDAY)[0] == date(2026, 11, 28)
+    assert find_dates("the white sunday play at church", FRIDAY) == []
+    assert find_dates("she lives on the 3rd floor", FRIDAY) == []
+
+
+def test_a_weekday_before_a_dated_year_leaves_the_year_to_the_date() -> None:
+    found = find_dates("back to school on Monday, January 4, 2026", date(2026, 12, 30))
+    assert [m.first_day for m in found if m.text.startswith("January")] == [date(2026, 1, 4)]
+
+
 def test_a_day_before_its_month_is_a_date() -> None:
     may = date(2026, 5, 20)
     assert only("idris has a school trip on the 4th of june", may)[0] == date(2026, 6, 4)
@@ -170,3 +209,11 @@ def test_a_day_of_next_month() -> None:
     april = date(2026, 4, 2)
     assert only("It's booked for the 12th next month at Vaiola", april)[0] == date(2026, 5, 12)
     assert only("the 3rd of next month", date(2026, 12, 20))[0] == date(2027, 1, 3)
+
+
+def test_a_weekday_with_its_date_goes_before_a_range_after_it() -> None:
+    # "sunday 14th june 2 till 4": June 14 from 2 to 4 pm, not June 2 to 4.
+    assert only("football party, sunday 14th june 2 till 4", date(2026, 5, 1))[:2] == (
+        date(2026, 6, 14),
+        date(2026, 6, 14),
+    )

@@ -12,9 +12,8 @@ memory's ``valid_until`` is the day *after* the last day it is about:
 - "next Friday": the Friday of next calendar week (weeks start on Monday).
 - "this weekend": Saturday and Sunday of this week (Sunday alone on a Sunday).
 - "next week": Monday to Sunday of next week.
-- "December 5" / "Dec 5th" / "the 5th of December" / "5th Dec" / "Thursday 4th June":
-  that date this year, or next year once it has passed (a weekday written with a date
-  does not move it); "December 5, 2026" / "5 December 2026": that very date.
+- "December 5" / "Dec 5th" / "the 5th of December": that date this year, or next year
+  once it has passed; "December 5, 2026" / "5 December 2026": that very date.
 - "the 14th" (a day of the month alone): the next 14th, today included, so said on
   the 20th it is next month's; "the 12th next month": next month's 12th.
 - a range, "March 3 to 17", "feb 20 to march 2", "from the 3rd to the 17th", "April
@@ -22,7 +21,7 @@ memory's ``valid_until`` is the day *after* the last day it is about:
 - the abbreviations people type: "tmrw", "tmr", "2moro", "tonite", "2nite".
   A month name needs a day after it that is a day, not a count: "May 3" is a
   date, "may 3 times a week" is not (nor "March 5 miles"); the lower-case
-  "may" after a pronoun ("we may 2 ...") is the verb.
+  "may" counts only as "on may 3" or "may 3rd", since it is usually the verb.
 - an ISO date (2026-12-05) as written.
 
 The past is not the future. "yesterday", "last Friday" (the most recent
@@ -59,6 +58,11 @@ MONTHS = {
     "dec": 12,
 }
 _WEEKDAY = "(monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_WEEKDAY_NC = "(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+#: Days that are holidays, not the next such weekday ("Good Friday", "White Sunday", "Black Friday").
+_NOT_HOLIDAY = "".join(
+    f"(?<!{word} )" for word in ("good", "white", "palm", "easter", "black", "ash", "holy", "cyber", "super", "whit")
+)
 _MONTH = (
     r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
     r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
@@ -70,6 +74,8 @@ _COUNT = (
     r"minutes?\b|mins?\b|miles?\b|km\b|kilometres?\b|kilometers?\b|kilos?\b|kg\b|pounds?\b|lbs?\b|people\b|"
     r"persons?\b|kids?\b|children\b|more\b|less\b|each\b|per\b))(?![.,:]\d)"
 )
+#: A date with its year is read by the patterns that take the year.
+_NO_YEAR = r"(?!,?\s*(?:19|20)\d{2}\b)"
 #: What joins the two ends of a range ("March 3 to 17", "the 3rd - the 17th").
 _UNTIL = r"\s*(?:to|through|thru|until|till|til|-|–)\s*"
 _TOMORROW = r"(?:tomorrow|tmrw|tmr|tmrow|tomoz|2moro|2morrow)"
@@ -83,19 +89,21 @@ _PAST_TENSE = re.compile(
 # Order matters: longer phrases first so "the day after tomorrow" is not read as "tomorrow".
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("iso", re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")),
-    # A day written before its month goes first: "sunday 14th june 2 till 4" is June 14, not June 2-4.
+    # A weekday with the date it falls on (before the ranges: "sunday 14th june 2 till 4" is June 14) ("tuesday the 3rd", "thursday 4th june", "18th april,
+    # saturday"): the date decides, the weekday only confirms it.
     (
         "weekday_day_month",
         re.compile(
-            rf"\b{_WEEKDAY},? (?:the )?(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH}\b(?!,? (?:19|20)\d{{2}})", re.I
+            rf"\b(?:(?:on|this) )?{_WEEKDAY_NC},? (?:the )?(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH}\b{_NO_YEAR}",
+            re.I,
         ),
     ),
     (
         "weekday_month_day",
-        re.compile(rf"\b{_WEEKDAY},? {_MONTH}\.? (\d{{1,2}})(?:st|nd|rd|th)?\b(?!,? (?:19|20)\d{{2}}){_COUNT}", re.I),
+        re.compile(
+            rf"\b(?:(?:on|this) )?{_WEEKDAY_NC},? {_MONTH}\.? (\d{{1,2}})(?:st|nd|rd|th)?\b{_COUNT}{_NO_YEAR}", re.I
+        ),
     ),
-    ("day_month_year", re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH},? ((?:19|20)\d{{2}})\b", re.I)),
-    ("day_month", re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH}\b", re.I)),
     (
         "range_month",
         re.compile(
@@ -120,6 +128,47 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
             re.I,
         ),
     ),
+    (
+        "range_days_month",
+        re.compile(
+            rf"\b(?:from )?(?:the )?(\d{{1,2}})(?:st|nd|rd|th)?(?: of)?(?: {_MONTH})?{_UNTIL}(?:the )?(\d{{1,2}})"
+            rf"(?:st|nd|rd|th)? (?:of )?{_MONTH}\b",
+            re.I,
+        ),
+    ),
+    (
+        "range_day_month",
+        re.compile(
+            rf"\b(?:from )?(?:the )?(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH}{_UNTIL}(?:the )?(\d{{1,2}})"
+            rf"(?:st|nd|rd|th)\b",
+            re.I,
+        ),
+    ),
+    (
+        "weekday_day_of_month",
+        re.compile(
+            rf"\b(?:(?:on|this|this coming|coming) )?{_WEEKDAY_NC},? the (\d{{1,2}})(?:st|nd|rd|th)(?: of {_MONTH})?\b",
+            re.I,
+        ),
+    ),
+    (
+        "day_month",
+        re.compile(
+            rf"\b(?:on )?(?:the )?(\d{{1,2}})(?P<nth>st|nd|rd|th)? (?P<of>of )?{_MONTH}\b(?!\.?,? \d)"
+            rf"(?:,? (?:it['’]?s |its )?(?:a )?{_WEEKDAY_NC}\b)?",
+            re.I,
+        ),
+    ),
+    ("weekday_next_week", re.compile(rf"\b(?:on )?{_WEEKDAY} (?:of )?next week\b", re.I)),
+    ("day_next_month", re.compile(r"\bthe (\d{1,2})(?:st|nd|rd|th)? (?:of )?next month\b", re.I)),
+    (
+        "day_of_month",
+        re.compile(
+            rf"\bthe (\d{{1,2}})(?:st|nd|rd|th)(?: of {_MONTH})?\b(?!\s+(?:floor|grade|year|place|row|round|"
+            rf"century|period|class|attempt|time|one|and final))(?:,? (?:it['’]?s |its )?(?:a )?{_WEEKDAY_NC}\b)?",
+            re.I,
+        ),
+    ),
     ("day_after_tomorrow", re.compile(r"\bthe day after (?:tomorrow|tmrw|tmr)\b", re.I)),
     ("tomorrow", re.compile(rf"\b{_TOMORROW}(?: (?:morning|afternoon|evening|night))?\b", re.I)),
     ("yesterday", re.compile(r"\b(?:yesterday|yday)(?: (?:morning|afternoon|evening))?\b", re.I)),
@@ -128,19 +177,24 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("next_weekday", re.compile(rf"\bnext {_WEEKDAY}\b", re.I)),
     (
         "weekday",
-        re.compile(rf"(?<!every )(?<!next )(?<!last )\b(?:(?:this|on|coming|this coming) )?{_WEEKDAY}\b(?!s)", re.I),
+        re.compile(
+            rf"(?<!every )(?<!next )(?<!last ){_NOT_HOLIDAY}\b(?:(?:this|on|coming|this coming) )?{_WEEKDAY}\b(?!s)",
+            re.I,
+        ),
     ),
     ("last_weekend", re.compile(r"\blast weekend\b", re.I)),
     ("this_weekend", re.compile(r"\bthis weekend\b", re.I)),
     ("last_week", re.compile(r"\blast week\b", re.I)),
     ("next_week", re.compile(r"\bnext week\b", re.I)),
     ("month_day_year", re.compile(rf"\b{_MONTH}\.? (\d{{1,2}})(?:st|nd|rd|th)?,? ((?:19|20)\d{{2}})\b", re.I)),
+    ("day_month_year", re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH},? ((?:19|20)\d{{2}})\b", re.I)),
     (
         "month_day",
-        re.compile(rf"\b(?P<on>on )?{_MONTH}\.? (\d{{1,2}})(?P<nth>st|nd|rd|th)?\b{_COUNT}", re.I),
+        re.compile(
+            rf"\b(?P<on>(?:on|is|['’]s|till|until|from|by) )?{_MONTH}\.? (\d{{1,2}})(?P<nth>st|nd|rd|th)?\b{_COUNT}",
+            re.I,
+        ),
     ),
-    ("day_next_month", re.compile(r"\bthe (\d{1,2})(?:st|nd|rd|th)? (?:of )?next month\b", re.I)),
-    ("day_of_month", re.compile(rf"\bthe (\d{{1,2}})(?:st|nd|rd|th)(?: of {_MONTH})?\b", re.I)),
 )
 
 
@@ -168,11 +222,7 @@ class DateMention:
         return f"{first} to {self.last_day:%A} {self.last_day.isoformat()}"
 
 
-#: "may" as the verb: after a pronoun or a name-like subject ("we may", "Leo may").
-_MAY_VERB = re.compile(r"\b(?:i|we|you|he|she|it|they|that|this|there|which|who)\s+$", re.I)
-
-
-def _resolve(kind: str, match: re.Match[str], today: date, past: bool, text: str = "") -> tuple[date, date] | None:
+def _resolve(kind: str, match: re.Match[str], today: date, past: bool) -> tuple[date, date] | None:
     """The days a phrase covers. ``past``: the statement is in the past tense."""
     weekday = today.weekday()
     if kind == "iso":
@@ -204,7 +254,24 @@ def _resolve(kind: str, match: re.Match[str], today: date, past: bool, text: str
     if kind == "last_week":
         monday = today - timedelta(days=weekday + 7)
         return monday, monday + timedelta(days=6)
-    if kind == "next_weekday":
+    if kind in ("weekday_day_month", "weekday_month_day", "day_month"):
+        number, month_name = (
+            (match.group(2), match.group(1)) if kind == "weekday_month_day" else (match.group(1), match.group(2))
+        )
+        if kind == "day_month":
+            month_name = match.group(4)
+            if month_name.lower() == "may" and not (match.group("nth") or match.group("of")):
+                return None  # "3 may": a count and the verb more often than a date
+        found = _in_year(today, MONTHS[month_name.lower()[:3]], int(number), past)
+        return (found, found) if found else None
+    if kind == "weekday_day_of_month":
+        number = int(match.group(1))
+        if match.group(2):
+            found = _in_year(today, MONTHS[match.group(2).lower()[:3]], number, past)
+        else:
+            found = _day_of_month(today, number, past, _named_weekday(match.group(0)))
+        return (found, found) if found else None
+    if kind in ("next_weekday", "weekday_next_week"):
         target = WEEKDAYS.index(match.group(1).lower())
         next_monday = today + timedelta(days=7 - weekday)
         day = next_monday + timedelta(days=target)
@@ -233,20 +300,9 @@ def _resolve(kind: str, match: re.Match[str], today: date, past: bool, text: str
         return exact, exact
     if kind == "month_day":
         name = match.group(2)
-        if name == "may" and not (match.group("on") or match.group("nth")) and _MAY_VERB.search(text[: match.start(2)]):
-            return None  # "we may 3 ...", "you may 2": the verb, not the month
+        if name == "may" and not (match.group("on") or match.group("nth")):
+            return None  # "I may 3 times a week ...": the verb, not the month
         found = _in_year(today, MONTHS[name.lower()[:3]], int(match.group(3)), past)
-        return (found, found) if found else None
-    if kind in ("weekday_day_month", "weekday_month_day", "day_month"):
-        # "thursday 4th june", "Sunday, June 14", "4th june": the date decides, not the weekday.
-        number, name = (
-            (match.group(2), match.group(3))
-            if kind == "weekday_day_month"
-            else (match.group(3), match.group(2))
-            if kind == "weekday_month_day"
-            else (match.group(1), match.group(2))
-        )
-        found = _in_year(today, MONTHS[name.lower()[:3]], int(number), past)
         return (found, found) if found else None
     if kind == "day_next_month":
         year, month = (today.year, today.month + 1) if today.month < 12 else (today.year + 1, 1)
@@ -260,9 +316,9 @@ def _resolve(kind: str, match: re.Match[str], today: date, past: bool, text: str
         if match.group(2):
             found = _in_year(today, MONTHS[match.group(2).lower()[:3]], number, past)
         else:
-            found = _day_of_month(today, number, past)
+            found = _day_of_month(today, number, past, _named_weekday(match.group(0)))
         return (found, found) if found else None
-    if kind in ("range_month", "range_months", "range_days"):
+    if kind in ("range_month", "range_months", "range_days", "range_days_month", "range_day_month"):
         return _range(kind, match, today, past)
     return None
 
@@ -280,10 +336,27 @@ def _in_year(today: date, month: int, number: int, past: bool) -> date | None:
     return day
 
 
-def _day_of_month(today: date, number: int, past: bool) -> date | None:
-    """The next ``number``-th of a month, today included (the last one, for the past)."""
+def _named_weekday(text: str) -> int | None:
+    """The weekday a date phrase also names ("tuesday the 3rd", "the 28th, it's a saturday")."""
+    found = re.search(_WEEKDAY, text, re.I)
+    return WEEKDAYS.index(found.group(1).lower()) if found else None
+
+
+def _day_of_month(today: date, number: int, past: bool, weekday: int | None = None) -> date | None:
+    """The next ``number``-th of a month, today included (the last one, for the past); with a
+    ``weekday`` ("friday the 20th"), the first such ``number``-th that falls on it, if one does
+    within the year, else the next ``number``-th."""
     if not 1 <= number <= 31:
         return None
+    if weekday is not None:
+        matching = _day_of_month(today, number, past)
+        for _ in range(12):
+            if matching is None or matching.weekday() == weekday:
+                break
+            step = matching - timedelta(days=1) if past else matching + timedelta(days=1)
+            matching = _day_of_month(step, number, past)
+        if matching is not None and matching.weekday() == weekday:
+            return matching
     year, month = today.year, today.month
     for _ in range(13):
         try:
@@ -321,6 +394,24 @@ def _range(kind: str, match: re.Match[str], today: date, past: bool) -> tuple[da
             return None
         if last < first:
             last = date(last.year + 1, last.month, last.day)
+    elif kind == "range_days_month":
+        month = MONTHS[match.group(4).lower()[:3]]
+        first_month = MONTHS[match.group(2).lower()[:3]] if match.group(2) else month
+        first = _in_year(today, first_month, int(match.group(1)), past)
+        if first is None:
+            return None
+        try:
+            last = date(first.year if month >= first_month else first.year + 1, month, int(match.group(3)))
+        except ValueError:
+            return None
+    elif kind == "range_day_month":
+        first = _in_year(today, MONTHS[match.group(2).lower()[:3]], int(match.group(1)), past)
+        if first is None:
+            return None
+        try:
+            last = date(first.year, first.month, int(match.group(3)))
+        except ValueError:
+            return None
     else:
         first = _day_of_month(today, int(match.group(1)), past)
         if first is None:
@@ -332,6 +423,12 @@ def _range(kind: str, match: re.Match[str], today: date, past: bool) -> tuple[da
     if last < first or (last - first).days > 366:
         return None
     return first, last
+
+
+#: Kinds whose day is behind us in a past-tense statement ("was sick on Monday", "went there on Nov 2").
+_PAST_CAPABLE = frozenset(
+    {"weekday", "month_day", "today", "day_month", "weekday_day_month", "weekday_month_day", "weekday_day_of_month"}
+)
 
 
 def past_tense(text: str) -> bool:
@@ -351,11 +448,11 @@ def find_dates(text: str, today: date, past: bool | None = None) -> list[DateMen
             start, end = match.span()
             if any(start < t_end and t_start < end for t_start, t_end in taken):
                 continue
-            days = _resolve(kind, match, today, past, text)
+            days = _resolve(kind, match, today, past)
             if days is None:
                 continue
             taken.append((start, end))
-            behind = days[1] < today or (past and kind in ("weekday", "month_day", "day_month", "today"))
+            behind = days[1] < today or (past and kind in _PAST_CAPABLE)
             found.append(DateMention(start, end, match.group(0), days[0], days[1], past=behind))
     return sorted(found, key=lambda m: m.start)
 

@@ -1,0 +1,474 @@
+"""Facts tied to time: one occasion, a range, a schedule that repeats, a yearly date.
+
+- One occasion ("the dentist is the 24th at 3:30", "Kai's going on the trip on
+  the 12th", "pizza night is tonight"): a passing fact valid until the day
+  after (formation/dates.py resolves the words against the turn's local date
+  in the family's zone). A range ("Nadia is staying March 3 to 17") is valid
+  until the day after it ends; "until the 16th" until the 17th.
+- A schedule ("every Saturday", "on Tuesdays and Thursdays", "weekday
+  afternoons", "Wednesday mornings", "mon to thu"): a durable fact with no
+  valid_until; the day it starts ("from next week") is written out without a
+  year-pinned date ("from next week (from May 18)").
+- A birthday ("Jana's birthday is on the 3rd"): a durable fact, the day named
+  without the year.
+
+The clause must say who or what it is about in its own words (a member, a
+person the conversation named, "I", "we", a thing: "the dentist appt"), or
+through a pronoun that resolves to one person; a fragment with no verb ("April
+14 at the orthopedic hospital"), a clause about "it" or "that" ("it's due
+monday", "that's enough for tonight"), one about the past ("booked it today",
+"landed this afternoon"), one with two different days, and one that only
+says when something starts ("she'll be in from the 10th") are left alone.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from typing import TYPE_CHECKING
+
+from family_memory.domain.memory import Authority, Durability, MemoryType
+from family_memory.formation.candidate import EntityHint
+from family_memory.formation.dates import MONTHS, DateMention, find_dates
+from family_memory.formation.offline.people import OPAQUE, PRONOUNS, Subject
+from family_memory.formation.offline.text import name_first_person, sentence_case, short
+
+if TYPE_CHECKING:
+    from family_memory.formation.offline.extractor import Run
+    from family_memory.formation.offline.text import Clause
+
+_DAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+_SHORT_DAY = r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)"
+_RECURRING = re.compile(
+    rf"\b(?:every|each)\s+(?:other\s+|second\s+|single\s+|other\s+|third\s+)?(?:day|night|morning|afternoon|evening|"
+    rf"week|weekend|month|year|term|time|weekday|weeknight|{_DAY}|{_SHORT_DAY})s?\b"
+    rf"|\b{_DAY}s\b|\b(?:week|school)(?:days|nights)\b|\bweekends\b|\bschool\s+(?:nights|days|mornings)\b"
+    rf"|\b(?:{_DAY}|weekday|weekend)\s+(?:mornings|afternoons|evenings|nights)\b"
+    rf"|\b(?:daily|nightly|weekly|fortnightly|monthly|yearly|annually)\b"
+    rf"|\b(?:once|twice|\d+\s+times|two\s+times|three\s+times)\s+(?:a|per)\s+(?:day|week|month|year)\b"
+    rf"|\bon\s+a\s+{_DAY}\b|\b(?:{_DAY}|{_SHORT_DAY})\s*(?:-|to|till|til|thru|through)\s*(?:{_DAY}|{_SHORT_DAY})\b"
+    rf"|\bof\s+(?:every|each|the)\s+month\b|(?<!\bin\s)\b(?:a|per)\s+(?:month|week)\b"
+    # A list of weekdays is a week's schedule: "mon wed fri", "tuesday and thursday".
+    rf"|\b(?:{_DAY}|{_SHORT_DAY})(?:\s*(?:,|and|&|/)?\s*(?:{_DAY}|{_SHORT_DAY})\b)+",
+    re.I,
+)
+#: "next week" as the occasion ("emil is at oma's monday to friday next week"), not as a start.
+_WEEK_OCCASION = re.compile(r"(?<!from\s)(?<!starting\s)(?<!as of\s)\b(?:this|next|that)\s+(?:week|weekend)\b", re.I)
+_BIRTHDAY = re.compile(
+    r"\b(?:birthday|bday|b-day|b'day)\b(?!\s+(?:party|dinner|lunch|cake|present|gift|celebration|plans?|trip|"
+    r"outing|sleepover|bbq|picnic))",
+    re.I,
+)
+_BIRTHDAY_IS = re.compile(
+    r"\b(?:birthday|bday|b-day|b'day)(?:['’]s|\s+is|\s+falls\s+on)\b|\bis\s+(?:\w+(?:['’]s|s)\s+)(?:birthday|bday)\s*$",
+    re.I,
+)
+_FROM_ONLY = re.compile(r"\b(?:from|starting|since|as of|after)\s+$", re.I)
+_UNTIL = re.compile(r"\b(?:until|till|til|through|thru|up to|by)\s+$", re.I)
+#: A verb: a clause without one is a fragment ("April 14 at mirae orthopedic hospital").
+_VERB = re.compile(
+    r"\b(?:is|are|am|was|were|be|been|has|have|had|will|'ll|’ll|going|gonna|coming|comes|come|goes|go|starts?|"
+    r"finish(?:es)?|ends?|lands?|arrives?|leaves?|visits?|visiting|staying|stays?|needs?|takes?|taking|gets?|"
+    r"plays?|playing|does|do|doing|moving|moves|flies|flying|works?|working|off|due|open|closed|booked|"
+    r"scheduled|turns?|can|can't|cannot|must|should|want|wants|picking|collecting|driving|drives|meets?|"
+    r"meeting|sees?|seeing|hosting|having|bringing|brings|running|runs|travels?|travelling|traveling|returns?|"
+    r"back|joins?|joining|minding|covering|doing)\b|['’](?:s|re|m)\b",
+    re.I,
+)
+_OPENERS = frozenset(
+    """it it's its that that's this there there's they they're what which who whoever nothing everything
+    anything something these those here here's both one except apart besides unless other for at in on
+    to with from by about after before during still also just only then now again even not no never
+    always maybe""".split()  # noqa: SIM905
+)
+#: Verbs that open a clause whose subject is in another sentence ("flies back 2nd april").
+_VERB_FIRST = frozenset(
+    """flies goes comes leaves lands arrives starts finishes ends gets has is was are were does takes plays works
+    stays visits returns moves needs need wants want practises practices heads drives picks drops sleeps eats
+    starting finishing leaving going coming landing arriving flying moving staying""".split()  # noqa: SIM905
+)
+#: A day said with "the" or "that" ("on the friday", "that Saturday") is one named before: elsewhere.
+_DEFINITE_DAY = re.compile(r"\b(?:the|that|this\s+one)\s+$", re.I)
+#: "one" standing for something said before ("the next one is the 25th", "Seo-yeon's first one").
+_ONE = re.compile(
+    r"\b(?:first|next|last|this|that|the|new|other|second)\s+one\b|^one\b|"
+    r"\b(?:take|takes|took|have|has|get|gets|need|needs|want|wants|buy|bring|brings)\s+one\b",
+    re.I,
+)
+#: An object that points elsewhere: "take it to basketball", "doing it every day", "with them".
+_OPAQUE_OBJECT = re.compile(
+    r"\b(?:take|taking|takes|do|doing|does|bring|bringing|get|getting|use|using|have|having|make|making|put|"
+    r"give|send|tell|ask|need|want|like|love|hate|see|watch|fix|book|cancel|move|moved|miss|skip|keep|leave|"
+    r"pick|drop|with|to|for|about|at|from|of|on|without)\s+(?:it|them|those|these|that)\b(?!['’]s)"
+    r"|\b(?:has|have|had|got)\s+(?:nothing|anything)\b",
+    re.I,
+)
+_MONEY = re.compile(
+    r"\b(?:salary|pay|paid|paycheck|paycheque|wages|pension|rent|mortgage|loan|social security|benefits?|allowance|"
+    r"universal credit|direct debit|standing order|bills?|subscription|emi|stipend|payment|payments)\b",
+    re.I,
+)
+#: A date phrase that names a day relative to when it was said ("next week", "tomorrow", "the 14th").
+_RELATIVE_WORD = re.compile(
+    r"^(?:(?:from|starting|on)\s+)?(?:next|this|coming|tomorrow|tmrw|tmr|2moro|tonight|tonite|today|the)\b", re.I
+)
+_UNTIL_MONTH = re.compile(
+    r"\b(?:until|till|til|through|thru)\s+(?:the\s+end\s+of\s+)?(?P<m>jan(?:uary)?|feb(?:ruary)?|march|apr(?:il)?|"
+    r"may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b(?!\.?\s*\d)",
+    re.I,
+)
+#: "saturday: emil gf, tom no lactose, maisie veggie": a list, not one claim.
+_LIST = re.compile(r"^[^:]{1,40}:\s*[^,]+(?:,\s*[^,]+){2,}$")
+_STARTS = re.compile(r"\b(?:starts?|starting|begins?|beginning|kicks? off)\s+(?:on\s+)?$", re.I)
+_PAST_TODAY = re.compile(
+    r"^(?:\w+\s+){0,3}?\w+ed\b|\b(?:i|we|he|she|they|just)\s+\w+ed\b|\b(?:went|got|came|ate|saw|took|made|"
+    r"gave|told|said|found|left|met|sent|bought|brought|thought|felt|kept|ran|won|lost|paid|sold|spent|slept|"
+    r"woke|wrote|drove|flew|fell|broke|did|had|was|were)\b",
+    re.I,
+)
+_NOT_PAST_ED = frozenset("need bed red seed feed speed shed wed".split())  # noqa: SIM905
+
+
+_NOT_ROUTINE = r"(?:last|first|next|final|this|that|same|whole|big|special|the|a|one|other|every)\b"
+#: A routine named after its day ("Friday is my errand day", "her sabbath is Saturday").
+_ROUTINE = re.compile(
+    rf"(?:\b(?:sabbath|days?\s+off|(?!{_NOT_ROUTINE})[\w-]+\s+(?:day|night))\s+(?:is|are)\s+(?:on\s+)?{_DAY}\b(?!\s+the\b)"
+    rf"|^{_DAY}\s+(?:is|are)\s+(?:my|our|his|her|their|\w+['’]s)?\s*(?:sabbath|day\s+off|"
+    rf"(?!{_NOT_ROUTINE})[\w-]+\s+(?:day|night))\b)",
+    re.I,
+)
+
+
+def is_recurring(text: str) -> bool:
+    """Whether ``text`` speaks of something that repeats ("every Saturday", "Wednesday mornings")."""
+    return (bool(_RECURRING.search(text)) and not _WEEK_OCCASION.search(text)) or bool(_ROUTINE.search(text))
+
+
+def _plans(text: str, today: date) -> list[DateMention]:
+    return [m for m in find_dates(text, today) if not m.past]
+
+
+def one_day_dates(text: str, clause: Clause) -> list[DateMention]:
+    """The days ahead ``text`` names ("on Friday", "tomorrow")."""
+    return _plans(text, clause.today)
+
+
+def _past_today(text: str, mention: DateMention) -> bool:
+    """ "Booked it today", "landed this afternoon", "Emeka called today": what already happened today."""
+    if not re.match(r"(?i:today|tonight|tonite|this\s)", mention.text):
+        return False
+    match = _PAST_TODAY.search(text)
+    if match is None:
+        return False
+    word = re.findall(r"\w+", match.group(0))[-1].lower()
+    return word not in _NOT_PAST_ED
+
+
+def _human(day: date) -> str:
+    return f"{day:%B} {day.day}"
+
+
+def _annotate(text: str, mentions: list[DateMention], *, iso: bool) -> str:
+    """``text`` with each date phrase followed by its date: "(2026-03-12)" for an occasion,
+    "(March 12)" for a schedule's start or a yearly date (no year to pin it to)."""
+    out, cursor = [], 0
+    for m in mentions:
+        out.append(text[cursor : m.end])
+        if iso:
+            named_day = f"{m.first_day:%A}".lower() in m.text.lower() and m.first_day == m.last_day
+            out.append(f" ({m.first_day.isoformat() if named_day else m.describe()})")
+        elif re.search(r"(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)", m.text):
+            pass  # "april 22": already the day, and no year to add
+        elif m.first_day == m.last_day:
+            out.append(f" ({_human(m.first_day)})")
+        else:
+            out.append(f" ({_human(m.first_day)} to {_human(m.last_day)})")
+        cursor = m.end
+    out.append(text[cursor:])
+    return "".join(out)
+
+
+def _thing_subject(core: str) -> bool:
+    """Whether the clause opens with a thing it is about ("the dentist appt is ...", "Pizza night
+    is ..."), not a pronoun, a verb or a date fragment."""
+    words = re.findall(r"[\w'’-]+", core.lower())
+    if len(words) < 3 or not _VERB.search(core):
+        return False
+    first = words[0].replace("’", "'")
+    if first in _VERB_FIRST or first.endswith("ed"):
+        return False
+    return first not in _OPENERS and first not in PRONOUNS and first not in OPAQUE
+
+
+def dated(run: Run, clause: Clause) -> bool:
+    """Propose the clause's dated fact or schedule. True when the clause names a time at all."""
+    core = clause.core
+    mentions = find_dates(core, clause.today)
+    recurring = is_recurring(core)
+    if not mentions and not recurring:
+        return False
+    if _LIST.match(core):
+        return True
+    if any(m.past for m in mentions):
+        return True  # history ("last Friday was pizza night"), not a plan with an end
+    if any(_past_today(core, m) for m in mentions):
+        return True
+    if any(_DEFINITE_DAY.search(core[: m.start]) for m in mentions) or _ONE.search(core):
+        return True  # "on the friday", "the next one is the 25th": a day or a thing named before
+    if _OPAQUE_OBJECT.search(core):
+        return True
+    who = _who(run, clause)
+    if who is None:
+        return True
+    subject, text, others = who
+    if subject is None and not _thing_subject(core):
+        return True
+    speaker = clause.turn.member_id or ""
+    text = name_first_person(text, run.people.speaker_name(speaker))[0]
+    spans = [m for m in mentions if m.first_day != m.last_day and not _starts(core, m)]
+    money = _MONEY.search(core) and any(_day_of_month_only(m) for m in mentions)
+    if money:
+        if not recurring:
+            return True  # "my salary comes in on the 25th": which month's 25th? Said monthly, it is not one day
+        text = _monthly(text)
+        _schedule(run, clause, subject, text, others)
+        return True
+    if recurring and not spans:
+        if any(_day_of_month_only(m) for m in mentions):
+            text = _monthly(text)  # "I get paid on the 28th every month"
+        _schedule(run, clause, subject, text, others)
+        return True
+    if _BIRTHDAY.search(core) and _BIRTHDAY_IS.search(core) and len(mentions) == 1:
+        _yearly(run, clause, subject, text, mentions[0], others)
+        return True
+    if len(mentions) == 1 and _STARTS.search(core[: mentions[0].start]) and _plural_thing(core[: mentions[0].start]):
+        _schedule(run, clause, subject, text, others)  # "guitar classes start on the 15th": from then on
+        return True
+    when = _the_day(core, mentions)
+    if when is None or _month_said_before(run, clause, when):
+        return True
+    _occasion(run, clause, subject, text, when, others)
+    return True
+
+
+_MONTH_NAME = re.compile(
+    r"\b(?:jan(?:uary)?|feb(?:ruary)?|march|apr(?:il)?|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|"
+    r"nov(?:ember)?|dec(?:ember)?)\b",
+    re.I,
+)
+
+
+def _month_said_before(run: Run, clause: Clause, when: DateMention) -> bool:
+    """ "the 11th" after the family named another month in this conversation ("Albufeira, 11th
+    to 18th of July"): which month's 11th is theirs to say, not the calendar's to guess."""
+    if _MONTH_NAME.search(when.text) or not re.search(r"\d", when.text):
+        return False
+    for turn in run.transcript.turns:
+        if turn.n > clause.turn.n:
+            break
+        if turn.role.value != "user":
+            continue
+        text = turn.text if turn.n < clause.turn.n else turn.text[: clause.start]
+        for m in find_dates(text, clause.today):
+            if _MONTH_NAME.search(m.text) and m.first_day.month != when.first_day.month:
+                return True
+    return False
+
+
+def _monthly(text: str) -> str:
+    """ "the 28th every month" / "the 28th" in a monthly schedule -> "the 28th of every month", the
+    form a reader (and the validator) takes for a day of every month, not one date."""
+    text = re.sub(
+        r"\b(the\s+\d{1,2}(?:st|nd|rd|th))(?:\s+(?:every|each)\s+month|\s+monthly)\b",
+        r"\1 of every month",
+        text,
+        flags=re.I,
+    )
+    return re.sub(r"\b(the\s+\d{1,2}(?:st|nd|rd|th))\b(?!\s+of\b)", r"\1 of every month", text, flags=re.I)
+
+
+def _day_of_month_only(mention: DateMention) -> bool:
+    return bool(re.fullmatch(r"(?i:(?:on\s+)?the\s+\d{1,2}(?:st|nd|rd|th))", mention.text))
+
+
+def _plural_thing(text: str) -> bool:
+    """ "guitar classes start", "swim lessons begin", "practice starts": something that goes on."""
+    return bool(
+        re.search(
+            r"\b(?:\w+s|practice|training|term|school|season|club|kindergarten|kita|nursery)\s+(?:will\s+)?"
+            r"(?:starts?|starting|begins?|beginning|kicks? off)\b",
+            text,
+            re.I,
+        )
+    )
+
+
+def _who(run: Run, clause: Clause) -> tuple[Subject | None, str, list[Subject]] | None:
+    """The clause's subject, its words with every person named ("his echo" -> "Stan's echo",
+    "with him" -> "with Sven"), and the other people it names; None when a pronoun points
+    nowhere certain."""
+    core = clause.core
+    subject: Subject | None = None
+    lead = re.match(r"(?P<date>[^,]{3,40}?),?\s+(?=[^\W\d_])", core)
+    if lead and (find_dates(lead.group("date"), clause.today) or is_recurring(lead.group("date"))):
+        # "Saturday we're taking dad to the cemetery", "Tuesdays and thursdays I play pinochle".
+        parsed = run.people.subject(core[lead.end() :], clause.turn, clause.start + lead.end())
+        if parsed is not None:
+            subject = parsed[0]
+    if subject is None:
+        parsed = run.people.subject(core, clause.turn, clause.start)
+        if parsed is not None:
+            subject = parsed[0]
+    if subject is None:
+        # In a clause about something the extractor cannot name ("hoa's moving into her own
+        # flat"), a "her" is that something's: not formed.
+        if re.search(r"\b(?:he|she|him|her|his|hers|they|them|their)\b", core, re.I):
+            return None
+        return None, core, []
+    named = run.people.name_pronouns(core, clause.turn, clause.start, subject)
+    if named is None:
+        # "i have nachhilfe every wednesday at 4 with frau keller, she's nice": the claim without
+        # the aside whose pronoun points nowhere certain.
+        main = re.split(r",\s+", core, maxsplit=1)[0]
+        if main == core or len(main.split()) < 3:
+            return None
+        if not (find_dates(main, clause.today) or is_recurring(main)):
+            return None  # "Blessing is our nanny, she comes on weekdays": the time was in the aside
+        named = run.people.name_pronouns(main, clause.turn, clause.start, subject)
+        if named is None:
+            return None
+    text, others = named
+    return subject, text, [o for o in others if o.key != subject.key]
+
+
+def _members_in(run: Run, text: str, subject: Subject | None, others: list[Subject]) -> list[str]:
+    found = [s.applies_to[0] for s in run.people.mentions(text, None) if s.applies_to and s.kind == "member"]
+    found += [s.applies_to[0] for s in others if s.applies_to]
+    if subject is not None and subject.applies_to:
+        found.insert(0, subject.applies_to[0])
+    return list(dict.fromkeys(found))
+
+
+def _hints(subject: Subject | None, others: list[Subject]) -> list[EntityHint]:
+    hints = [s.hint for s in [subject, *others] if s is not None and s.hint is not None]
+    return list({h.name: h for h in hints}.values())
+
+
+def _the_day(core: str, mentions: list[DateMention]) -> DateMention | None:
+    """The one day (or range) the clause is about; None for "from the 10th" alone or two days."""
+    ranges = [m for m in mentions if m.first_day != m.last_day]
+    if len(ranges) == 1 and len(mentions) == 1:
+        return ranges[0]
+    if len(mentions) != 1:
+        days = {(m.first_day, m.last_day) for m in mentions}
+        return mentions[0] if len(days) == 1 else None
+    when = mentions[0]
+    if _FROM_ONLY.search(core[: when.start]):
+        return None  # "she'll be in from the 10th": when it starts, not how long it lasts
+    return when
+
+
+def _occasion(
+    run: Run, clause: Clause, subject: Subject | None, text: str, when: DateMention, others: list[Subject]
+) -> None:
+    core = clause.core
+    speaker = clause.turn.member_id or ""
+    # The date phrase in the (possibly renamed) text: the same words, found again.
+    mentions = [m for m in find_dates(text, clause.today) if m.first_day == when.first_day and not m.past]
+    stated = _annotate(text, mentions[:1], iso=True) if mentions else text
+    phrase = core[when.start : when.end]
+    about_match = re.match(rf"^(?P<x>.+?)\s+(?:is|are|will be|'s)\s+(?:on\s+)?{re.escape(phrase)}$", core, re.I)
+    if about_match:
+        about = about_match.group("x")
+    else:
+        about = short((core[: when.start] + core[when.end :]).strip(" ,"), 8) or core
+    if subject is not None and subject.kind not in ("household",) and subject.display.lower() not in about.lower():
+        about = f"{subject.display}: {about}"
+    run.propose(
+        clause,
+        type=MemoryType.FACT,
+        about=short(about, 10, 100),
+        summary=sentence_case(stated),
+        body=sentence_case(f"{run.people.speaker_name(speaker)} said: {clause.quote}") + f" ({when.describe()}.)",
+        when_to_use=f"Plans for {when.describe()}",
+        durability=Durability.PASSING,
+        valid_until=when.valid_until.isoformat(),
+        applies_to=_members_in(run, core, subject, others),
+        about_member=subject.about_member if subject else None,
+        entities=_hints(subject, others),
+        authority=Authority.USER_IMPLICIT,
+        confidence=0.8,
+    )
+
+
+def _until_month(text: str, today: date) -> date | None:
+    """The day after a schedule that runs "until June" ends: the first of the next month."""
+    match = _UNTIL_MONTH.search(text)
+    if match is None:
+        return None
+    month = MONTHS[match.group("m").lower()[:3]]
+    year = today.year if month >= today.month else today.year + 1
+    return date(year + 1, 1, 1) if month == 12 else date(year, month + 1, 1)
+
+
+def _schedule(run: Run, clause: Clause, subject: Subject | None, text: str, others: list[Subject]) -> None:
+    """A repeating schedule: durable, no valid_until, its start (if any) written without a year;
+    one that runs "until June" is valid until the first of July."""
+    speaker = clause.turn.member_id or ""
+    ends = _until_month(clause.core, clause.today)
+    ahead = [
+        m
+        for m in find_dates(text, clause.today)
+        if not m.past
+        and (_starts(text, m) or _RELATIVE_WORD.match(m.text))
+        and not re.match(r"\s+of\s+every\b", text[m.end :], re.I)
+    ]
+    stated = _annotate(text, ahead, iso=False)
+    about = short(re.sub(r"^(?:i|we)\s+", "", clause.core, flags=re.I), 8)
+    if subject is not None and subject.kind not in ("household",) and subject.display.lower() not in about.lower():
+        about = f"{subject.display}: {about}"
+    run.propose(
+        clause,
+        type=MemoryType.FACT,
+        about=short(about, 10, 100),
+        summary=sentence_case(stated),
+        body=sentence_case(f"{run.people.speaker_name(speaker)} said: {clause.quote}"),
+        when_to_use=f"Planning around {short(clause.core, 8)}",
+        durability=Durability.SEASONAL if ends else Durability.DURABLE,
+        valid_until=ends.isoformat() if ends else None,
+        applies_to=_members_in(run, clause.core, subject, others),
+        about_member=subject.about_member if subject else None,
+        entities=_hints(subject, others),
+        authority=Authority.USER_IMPLICIT,
+        confidence=0.8,
+    )
+
+
+def _starts(text: str, mention: DateMention) -> bool:
+    """A date phrase in a schedule that says when it starts ("from next week", "starting April 11")."""
+    return bool(
+        re.search(r"\b(?:from|starting|starts|start|as of|beginning|begins)\s+(?:on\s+)?$", text[: mention.start], re.I)
+    )
+
+
+def _yearly(
+    run: Run, clause: Clause, subject: Subject | None, text: str, when: DateMention, others: list[Subject]
+) -> None:
+    speaker = clause.turn.member_id or ""
+    mentions = [m for m in find_dates(text, clause.today) if m.first_day == when.first_day]
+    stated = _annotate(text, mentions[:1], iso=False)
+    who = subject.display if subject is not None else short(clause.core, 4)
+    run.propose(
+        clause,
+        type=MemoryType.FACT,
+        about=f"{who}'s birthday" if subject is not None else short(clause.core, 8),
+        summary=sentence_case(stated),
+        body=sentence_case(f"{run.people.speaker_name(speaker)} said: {clause.quote}"),
+        when_to_use=f"Around {_human(when.first_day)} every year",
+        durability=Durability.DURABLE,
+        applies_to=_members_in(run, clause.core, subject, others),
+        about_member=subject.about_member if subject else None,
+        entities=_hints(subject, others),
+        authority=Authority.USER_IMPLICIT,
+        confidence=0.8,
+    )
