@@ -1,9 +1,15 @@
 """``family-memory bench retrieval`` and ``family-memory bench embedders``.
 
 retrieval: p50/p95 latency of the turn-level lookup (both searches in
-parallel, interleaving, catalog confirmation, token-capped rendering) on the
+parallel, fusion, catalog confirmation, token-capped rendering) on the
 embedded index for one family of 1,000, 5,000 and 50,000 memories, with and
-without the query embedding (MiniLM), plus each engine alone.
+without the query embedding (MiniLM), plus each engine alone and the lookup's
+own cost: the same lookup over the hits the engines gave for that message,
+replayed, so what remains is the thread hand-off, the fusion, the catalog's
+confirmation and the rendering. A peer runs in the same stretch of time: the
+seed's lookup (interleave, 20 hits a search), each timed round calling both on
+the same message in alternating order, so a machine shared with other jobs
+slows both alike and the difference between them is the change's own.
 
 The synthetic family's texts are built from a few hundred family words and a
 pool of 22,000 generated names (people, places, shops: pronounceable words of
@@ -42,7 +48,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -55,9 +61,9 @@ from family_memory.domain.ids import new_ulid
 from family_memory.domain.memory import Authority, Durability, MemoryType, Sensitivity, Status, Strength
 from family_memory.ports.catalog import CatalogRow
 from family_memory.retrieval.documents import IndexDocument
-from family_memory.retrieval.embedding import Embedder, content_hash
-from family_memory.retrieval.index import SearchFilter
-from family_memory.retrieval.lookup import TurnLookup
+from family_memory.retrieval.embedding import Embedder, Vector, content_hash
+from family_memory.retrieval.index import Hit, MemoryIndex, SearchFilter
+from family_memory.retrieval.lookup import LookupSettings, TurnLookup
 
 FAMILY = "fam-bench"
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -160,6 +166,65 @@ def percentiles(samples: Sequence[float]) -> str:
         return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
 
     return f"p50 {p(0.50):7.3f} ms   p95 {p(0.95):7.3f} ms   mean {statistics.fmean(ordered) * 1000:7.3f} ms"
+
+
+#: The seed's lookup, timed beside the current one in the same run.
+PEER = LookupSettings(fusion="interleave", semantic_lead=3, candidates_per_search=20)
+
+
+class ReplayIndex(MemoryIndex):
+    """An index that answers each search with hits recorded from a real one, so a lookup over it
+    costs only the lookup's own work. ``play`` names the message whose hits come next."""
+
+    def __init__(self, index: MemoryIndex) -> None:
+        self.index = index
+        self.dimension = index.dimension
+        self.recorded: dict[int, tuple[list[Hit], list[Hit]]] = {}
+        self.playing = 0
+
+    def record(self, key: int, family_id: str, text: str, vector: Vector, current: SearchFilter, k: int) -> None:
+        self.recorded[key] = (
+            self.index.semantic(family_id, vector, current, k),
+            self.index.keyword(family_id, text, current, k),
+        )
+
+    def play(self, key: int) -> None:
+        self.playing = key
+
+    def semantic(self, family_id: str, vector: Vector, search_filter: SearchFilter, k: int) -> list[Hit]:
+        return self.recorded[self.playing][0][:k]
+
+    def keyword(self, family_id: str, text: str, search_filter: SearchFilter, k: int) -> list[Hit]:
+        return self.recorded[self.playing][1][:k]
+
+    def upsert(self, family_id: str, documents: Sequence[IndexDocument], *, force: bool = False) -> None:
+        self.index.upsert(family_id, documents, force=force)
+
+    def delete(self, family_id: str, memory_ids: Iterable[str]) -> None:
+        self.index.delete(family_id, memory_ids)
+
+    def get(self, family_id: str, memory_ids: Iterable[str]) -> dict[str, IndexDocument]:
+        return self.index.get(family_id, memory_ids)
+
+    def documents(self, family_id: str) -> Iterator[IndexDocument]:
+        return self.index.documents(family_id)
+
+
+def paired(fns: Sequence[Callable[[int], Any]], count: int, runs: int, warmup: int = 20) -> list[list[float]]:
+    """Each of ``fns`` timed ``runs`` times on the same message indexes (0..count), in rounds that
+    call every fn once, the order rotating from round to round: the fns share the machine's load."""
+    for n in range(warmup):
+        for fn in fns:
+            fn(n % count)
+    samples: list[list[float]] = [[] for _ in fns]
+    for n in range(runs):
+        i = (warmup + n) % count
+        for j in range(len(fns)):
+            which = (n + j) % len(fns)
+            start = time.perf_counter()
+            fns[which](i)
+            samples[which].append(time.perf_counter() - start)
+    return samples
 
 
 def timed(fn: Callable[[], Any], runs: int, warmup: int = 20) -> list[float]:
@@ -309,7 +374,7 @@ def _retrieval(args: argparse.Namespace) -> int:
     embedder = MiniLMEmbedder()
     # Enough distinct messages that no size's lookups repeat one (a repeated message's
     # misspellings would come from the expansion cache).
-    messages = bench_messages(4 * (args.runs + 20) + 100)
+    messages = bench_messages(6 * (args.runs + 20) + 150)
     query_vectors = embedder.embed(messages)
     sizes = [int(s) for s in str(args.sizes).split(",") if s]
     print(f"turn-level lookup on the embedded index, one family; {args.runs} timed lookups per row")
@@ -334,37 +399,71 @@ def _measure(
     start = time.perf_counter()
     index.semantic(FAMILY, query_vectors[0], SearchFilter(), 1)  # the first search reads the family
     loaded = time.perf_counter() - start
-    lookup = TurnLookup(index, embedder, catalog, FixedClock(NOW), lambda _family: "UTC")
+    clock, zone = FixedClock(NOW), lambda _family: "UTC"
+    lookup = TurnLookup(index, embedder, catalog, clock, zone)
+    peer = TurnLookup(index, embedder, catalog, clock, zone, settings=PEER)
+    replay = ReplayIndex(index)
+    replayed = TurnLookup(replay, embedder, catalog, clock, zone)
+    k = lookup.settings.candidates_per_search
     current = SearchFilter.current(date(2026, 11, 30))
-    counter = iter(range(10**9))
+    # Each timed series has messages of its own (a repeated message's misspellings would come from
+    # the expansion cache); the peers' series are alike in kind, drawn from the same generator.
+    count = runs + 20
+    series = iter(range(0, len(messages), count))
 
-    def pick() -> int:
-        return next(counter) % len(messages)
+    def own_messages() -> list[int]:
+        first = next(series)
+        return [(first + n) % len(messages) for n in range(count)]
 
-    def without_embedding() -> None:
-        i = pick()
+    ours_ids, peer_ids, replay_ids, semantic_ids, keyword_ids, embed_ids = (own_messages() for _ in range(6))
+    for n, i in enumerate(replay_ids):
+        replay.record(n, FAMILY, messages[i], query_vectors[i], current, k)
+
+    def current_lookup(n: int) -> None:
+        i = ours_ids[n]
         lookup.lookup(FAMILY, messages[i], query_vector=query_vectors[i])
 
+    def peer_lookup(n: int) -> None:
+        i = peer_ids[n]
+        peer.lookup(FAMILY, messages[i], query_vector=query_vectors[i])
+
+    def own_work(n: int) -> None:
+        replay.play(n)
+        i = replay_ids[n]
+        replayed.lookup(FAMILY, messages[i], query_vector=query_vectors[i])
+
+    def semantic_engine(n: int) -> None:
+        index.semantic(FAMILY, query_vectors[semantic_ids[n]], current, k)
+
+    def keyword_engine(n: int) -> None:
+        index.keyword(FAMILY, messages[keyword_ids[n]], current, k)
+
+    embedded = iter(embed_ids)
+    spare = iter(range(6 * count, len(messages)))  # 150: the items count and the writes' lookups
+
     def with_embedding() -> None:
-        lookup.lookup(FAMILY, messages[pick()])
+        lookup.lookup(FAMILY, messages[next(embedded)])
 
-    def semantic_engine() -> None:
-        index.semantic(FAMILY, query_vectors[pick()], current, 20)
+    def without_embedding() -> None:
+        i = next(spare)
+        lookup.lookup(FAMILY, messages[i], query_vector=query_vectors[i])
 
-    def keyword_engine() -> None:
-        index.keyword(FAMILY, messages[pick()], current, 20)
-
-    pairs = list(zip(messages, query_vectors, strict=True))[:50]
+    pairs = [(messages[i], query_vectors[i]) for i in (next(spare) for _ in range(50))]
     items = [len(lookup.lookup(FAMILY, m, query_vector=v).items) for m, v in pairs]
     print(
         f"\n{size:,} memories, {vocabulary_size(home):,} distinct words "
         f"(built in {built:.1f}s; {statistics.fmean(items):.1f} items per lookup)"
     )
     print(f"  first search in a process (reads the family into memory): {loaded * 1000:.0f} ms")
-    print(f"  lookup, query vector given    {percentiles(timed(without_embedding, runs))}")
+    ours, seed, own, semantic, keyword = paired(
+        [current_lookup, peer_lookup, own_work, semantic_engine, keyword_engine], count, runs
+    )
+    print(f"  lookup, query vector given    {percentiles(ours)}   (rrf, {k} hits a search)")
+    print(f"  peer: the seed's lookup       {percentiles(seed)}   (interleave, {PEER.candidates_per_search} a search)")
+    print(f"  the lookup's own work         {percentiles(own)}   (engines' hits replayed)")
+    print(f"  semantic engine alone (k={k})  {percentiles(semantic)}")
+    print(f"  keyword engine alone (k={k})   {percentiles(keyword)}")
     print(f"  lookup, embedding the query   {percentiles(timed(with_embedding, runs))}")
-    print(f"  semantic engine alone (k=20)  {percentiles(timed(semantic_engine, runs))}")
-    print(f"  keyword engine alone (k=20)   {percentiles(timed(keyword_engine, runs))}")
 
     # A lookup, then one memory written (a new one, with new words), then the next
     # lookup; 40 times, so both lookups are measured in the same stretch of time.
