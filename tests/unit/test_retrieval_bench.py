@@ -3,13 +3,14 @@ measured over the engines' hits replayed (docs/benchmarks.md)."""
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 import pytest
 
 from factories import FAMILY
 from family_memory.adapters.local.embedded_index import EmbeddedIndex
-from family_memory.app.benchmarks.retrieval import PEER, ReplayIndex, _measure, bench_messages, paired
+from family_memory.app.benchmarks.retrieval import PEER, ReplayIndex, _fusion, _measure, bench_messages, paired
 from family_memory.retrieval.index import Hit, SearchFilter
 from retrieval_helpers import hashed
 
@@ -56,4 +57,15 @@ def test_the_bench_prints_the_lookup_its_peer_its_own_work_and_each_engine(
         "keyword engine alone (k=25)",
         "first lookup after a write",
     ):
+        assert row in out, row
+
+
+def test_the_fusion_comparison_ranks_with_the_lookups_own_rule(capsys: pytest.CaptureFixture[str]) -> None:
+    # One small family through the harness's supplied mode: the replica of the current settings
+    # (fused from the two engines' lists) is what TurnLookup.ranked returns, question by question.
+    args = argparse.Namespace(data=None, family=["eval-nakamura"])
+    assert _fusion(args) == 0
+    out = capsys.readouterr().out
+    assert "TurnLookup.ranked and its replica disagreed on 0 questions" in out
+    for row in ("baseline: bm25_turns", "seed: interleave 3, 20 a search, matches only", "rrf k=60", "oracle"):
         assert row in out, row

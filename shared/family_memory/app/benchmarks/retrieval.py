@@ -34,6 +34,16 @@ another process wrote it.
 embedders: the comparison behind docs/embedder-comparison.md: retrieval
 quality on the labelled set (semantic alone and the full hybrid lookup),
 speed, and install size, for MiniLM and the hashed n-gram fallback.
+
+fusion: the comparison behind docs/retrieval.md's choice of fusion. The
+harness's supplied mode runs once (``evaluation.runner``, unchanged); then, for
+every labelled question, both engines are asked once for their whole eligible
+lists, and each method ranks from those lists (a depth of d is the first d of
+each, what an engine asked for d hits returns), confirmed by the catalog's
+verdict on each memory, scored with the harness's own evidence recall. The
+row of the lookup's current settings is also computed by ``TurnLookup.ranked``
+itself, and the two must agree. The embedder is the runtime's
+(``FAMILY_MEMORY_EMBEDDER=hashed`` for the fallback).
 """
 
 from __future__ import annotations
@@ -589,6 +599,154 @@ def _embedders(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- the fusion comparison --------------------------------------------------------
+
+REPLICA = "current settings, from the two lists"
+#: A method: both engines' hits and the relevance floor in, memory ids best first out.
+Ranker = Callable[[list[Hit], list[Hit], float], list[str]]
+
+
+def combsum_max(semantic: Sequence[Hit], keyword: Sequence[Hit], weight: float) -> list[str]:
+    """CombSUM over max-normalised scores (each list's scores divided by its top score), the
+    semantic half weighted ``weight``: the score-normalised combination the comparison tries."""
+    combined: dict[str, float] = {}
+    for hits, w in ((semantic, weight), (keyword, 1.0 - weight)):
+        top = max((h.score for h in hits), default=0.0)
+        for h in hits:
+            combined[h.memory_id] = combined.get(h.memory_id, 0.0) + (w * h.score / top if top > 0 else 0.0)
+    first = {
+        m: n for n, m in enumerate(dict.fromkeys([*(h.memory_id for h in semantic), *(h.memory_id for h in keyword)]))
+    }
+    return sorted(combined, key=lambda m: (-combined[m], first[m]))
+
+
+def _fusion(args: argparse.Namespace) -> int:
+    from family_memory.app.bootstrap import retrieval_for
+    from family_memory.app.commands.evaluate import default_data
+    from family_memory.domain.family import Surface
+    from family_memory.domain.refs import MemoryRef
+    from family_memory.domain.tokens import count_tokens
+    from family_memory.evaluation.dataset import load_set
+    from family_memory.evaluation.recall import RecallTotals, evidence_recall
+    from family_memory.evaluation.runner import FamilyRunner, Mode, eval_runtime, questions
+    from family_memory.retrieval.age import age_in_words
+    from family_memory.retrieval.lookup import interleave, line_for, reciprocal_rank_fusion
+
+    families = load_set(args.data or default_data())
+    if args.family:
+        families = [f for f in families if f.id in set(args.family)]
+    print("\n".join(machine()))
+    with eval_runtime() as (runtime, clock):
+        runner = FamilyRunner(runtime, clock, Mode.SUPPLIED, lambda _line: None)
+        runs = []
+        retrieval = retrieval_for(runtime)
+        lookup, index, embedder = retrieval.lookup, retrieval.index, retrieval.embedder
+        floor = embedder.relevance_floor
+        default = lookup.settings
+        print(f"supplied mode, {len(families)} families; embedder {embedder.model_id}, relevance floor {floor}")
+
+        def tiered(fuse: Callable[[list[Hit], list[Hit]], list[str]], depth: int, tail: bool = True) -> Ranker:
+            """The matches (keyword hits, semantic hits at or above the floor) fused, then the
+            rest of the semantic list nearest first (``TurnLookup.ranked``'s rule)."""
+
+            def rank(semantic: list[Hit], keyword: list[Hit], floor: float) -> list[str]:
+                semantic, keyword = semantic[:depth], keyword[:depth]
+                head = fuse([h for h in semantic if h.score >= floor], keyword)
+                if not head or not tail:
+                    return head
+                seen = set(head)
+                return head + [h.memory_id for h in semantic if h.score < floor and h.memory_id not in seen]
+
+            return rank
+
+        def ids(f: Callable[[list[str], list[str]], list[str]]) -> Callable[[list[Hit], list[Hit]], list[str]]:
+            return lambda a, b: f([h.memory_id for h in a], [h.memory_id for h in b])
+
+        depth = default.candidates_per_search
+        methods: dict[str, Ranker] = {
+            "seed: interleave 3, 20 a search, matches only": tiered(ids(lambda a, b: interleave(a, b, 3)), 20, False),
+            "semantic only (+ below floor)": tiered(lambda a, b: [h.memory_id for h in a], depth),
+            "keyword only": tiered(lambda a, b: [h.memory_id for h in b], depth, False),
+            **{
+                f"interleave {lead} (+ below floor)": tiered(ids(lambda a, b, lead=lead: interleave(a, b, lead)), depth)
+                for lead in (0, 1, 3, 5)
+            },
+            **{
+                f"rrf k={k} (+ below floor)": tiered(ids(lambda a, b, k=k: reciprocal_rank_fusion(a, b, k)), depth)
+                for k in (1, 10, 60)
+            },
+            "rrf k=60, matches only": tiered(ids(lambda a, b: reciprocal_rank_fusion(a, b, 60)), depth, False),
+            **{
+                f"rrf k=60, {d} a search (+ below floor)": tiered(ids(lambda a, b: reciprocal_rank_fusion(a, b, 60)), d)
+                for d in (10, 20, 40)
+            },
+            **{
+                f"combsum max-normalised, semantic {w} (+ below floor)": tiered(
+                    lambda a, b, w=w: combsum_max(a, b, w), depth
+                )
+                for w in (0.3, 0.5, 0.7)
+            },
+        }
+        methods[REPLICA] = tiered(ids(default.fuse), depth)
+        totals = {name: RecallTotals() for name in (*methods, "TurnLookup.ranked (current settings)", "oracle")}
+        by_family: dict[str, dict[str, RecallTotals]] = {name: {} for name in totals}
+        disagreements = 0
+        for family in families:
+            # Each family is ranked at its own end, as the harness ranks it (the clock is there now).
+            run = runner.run(family)
+            runs.append(run)
+            fid = run.family.spec.family_id
+            search_filter, today, zone = lookup.eligibility(fid, Surface.CHAT)
+            rows = runtime.catalog.get_rows(fid, list(run.memories))
+            eligible = {m for m, row in rows.items() if lookup.why_not_current(row, today, Surface.CHAT) is None}
+            now = clock.now()
+            cost = {
+                m: count_tokens(line_for(row, str(MemoryRef(fid, m)), age_in_words(row.formed_at, now, zone), zone)) + 1
+                for m, row in rows.items()
+            }
+            cited = {m: view.cited() for m, view in run.memories.items()}
+            for _, text, places in questions(run.family):
+                gold = {(p.session, p.turn) for p in places}
+                vector = embedder.embed_one(text)
+                semantic = index.semantic(fid, vector, search_filter, 200)
+                keyword = index.keyword(fid, text, search_filter, 200)
+                orders = {name: rank(semantic, keyword, floor) for name, rank in methods.items()}
+                confirmed, _, _ = lookup.ranked(fid, text, Surface.CHAT, query_vector=vector)
+                orders["TurnLookup.ranked (current settings)"] = [row.id for row, _ in confirmed]
+                replica = [m for m in orders[REPLICA] if m in eligible]
+                if replica != orders["TurnLookup.ranked (current settings)"]:
+                    disagreements += 1
+                left, oracle = set(gold), []
+                pool = [m for m in eligible if cited[m] & gold]
+                while pool:  # the best any ranking could do: most gold turns per token first
+                    best = max(pool, key=lambda m: (len(cited[m] & left) / cost[m], m))
+                    if not cited[best] & left:
+                        break
+                    oracle.append(best)
+                    left -= cited[best]
+                    pool.remove(best)
+                orders["oracle"] = oracle
+                for name, order in orders.items():
+                    kept = [m for m in order if m in eligible]
+                    for bucket in (totals[name], by_family[name].setdefault(fid, RecallTotals())):
+                        bucket.add([cited[m] for m in kept], [cost[m] for m in kept], gold)
+        baselines = evidence_recall(runs, embedder)
+    cuts = ("R@1", "R@5", "R@10", "R@20", "R@300tok", "R@2000tok")
+    print(f"{'method':<58}" + "".join(f"{c:>10}" for c in cuts) + "   R@10 per family (worst / best)")
+    for name in ("bm25_turns", "vector_summaries"):
+        print(f"{'baseline: ' + name:<58}" + "".join(f"{baselines[name][c]:>10.3f}" for c in cuts))
+    for name, total in totals.items():
+        means = total.means()
+        spread = [t.means()["R@10"] for t in by_family[name].values()]
+        print(f"{name:<58}" + "".join(f"{means[c]:>10.3f}" for c in cuts) + f"   {min(spread):.3f} / {max(spread):.3f}")
+    print(
+        f"questions: {int(baselines['hybrid']['questions'])}; the harness's own hybrid row: "
+        + ", ".join(f"{c} {baselines['hybrid'][c]:.3f}" for c in cuts)
+    )
+    print(f"TurnLookup.ranked and its replica disagreed on {disagreements} questions")
+    return 1 if disagreements else 0
+
+
 def register(bench_subparsers: Any) -> None:
     parser = bench_subparsers.add_parser("retrieval", help="turn-level lookup latency at 1k, 5k and 50k memories")
     parser.add_argument("--sizes", default="1000,5000,50000", help="family sizes, comma-separated")
@@ -596,6 +754,12 @@ def register(bench_subparsers: Any) -> None:
     parser.set_defaults(run=_retrieval)
     embedders = bench_subparsers.add_parser("embedders", help="offline embedders: quality, speed, install size")
     embedders.set_defaults(run=_embedders)
+    fusion = bench_subparsers.add_parser(
+        "fusion", help="fusion methods on the harness's evidence recall (supplied mode, ~1 min)"
+    )
+    fusion.add_argument("--data", type=Path, help="the labelled set (default: the repository's eval/)")
+    fusion.add_argument("--family", action="append", help="only this family id (repeatable)")
+    fusion.set_defaults(run=_fusion)
 
 
 __all__ = ["register", "sys"]
