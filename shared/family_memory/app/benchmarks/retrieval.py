@@ -667,26 +667,18 @@ def _fusion(args: argparse.Namespace) -> int:
             "seed: interleave 3, 20 a search, matches only": tiered(ids(lambda a, b: interleave(a, b, 3)), 20, False),
             "semantic only (+ below floor)": tiered(lambda a, b: [h.memory_id for h in a], depth),
             "keyword only": tiered(lambda a, b: [h.memory_id for h in b], depth, False),
-            **{
-                f"interleave {lead} (+ below floor)": tiered(ids(lambda a, b, lead=lead: interleave(a, b, lead)), depth)
-                for lead in (0, 1, 3, 5)
-            },
-            **{
-                f"rrf k={k} (+ below floor)": tiered(ids(lambda a, b, k=k: reciprocal_rank_fusion(a, b, k)), depth)
-                for k in (1, 10, 60)
-            },
-            "rrf k=60, matches only": tiered(ids(lambda a, b: reciprocal_rank_fusion(a, b, 60)), depth, False),
-            **{
-                f"rrf k=60, {d} a search (+ below floor)": tiered(ids(lambda a, b: reciprocal_rank_fusion(a, b, 60)), d)
-                for d in (10, 20, 40)
-            },
-            **{
-                f"combsum max-normalised, semantic {w} (+ below floor)": tiered(
-                    lambda a, b, w=w: combsum_max(a, b, w), depth
-                )
-                for w in (0.3, 0.5, 0.7)
-            },
         }
+        for lead in (0, 1, 3, 5):
+            methods[f"interleave {lead} (+ below floor)"] = tiered(ids(functools.partial(interleave, lead=lead)), depth)
+        for k in (1, 10, 60):
+            methods[f"rrf k={k} (+ below floor)"] = tiered(ids(functools.partial(reciprocal_rank_fusion, k=k)), depth)
+        methods["rrf k=60, matches only"] = tiered(ids(reciprocal_rank_fusion), depth, False)
+        for d in (10, 20, 40):
+            methods[f"rrf k=60, {d} a search (+ below floor)"] = tiered(ids(reciprocal_rank_fusion), d)
+        for w in (0.3, 0.5, 0.7):
+            methods[f"combsum max-normalised, semantic {w} (+ below floor)"] = tiered(
+                functools.partial(combsum_max, weight=w), depth
+            )
         methods[REPLICA] = tiered(ids(default.fuse), depth)
         totals = {name: RecallTotals() for name in (*methods, "TurnLookup.ranked (current settings)", "oracle")}
         by_family: dict[str, dict[str, RecallTotals]] = {name: {} for name in totals}
