@@ -83,6 +83,8 @@ TOOLS = "shared/family_memory/retrieval/tools.py"
 API_SESSIONS = "shared/family_memory/app/routes/sessions.py"
 API_AGENT = "shared/family_memory/app/routes/agent.py"
 MCP = "shared/family_memory/app/mcp_server.py"
+EVAL_REPORT = "shared/family_memory/evaluation/report.py"
+EVAL_CLI = "shared/family_memory/app/commands/evaluate.py"
 EXTRACTOR = "shared/family_memory/adapters/aws/bedrock_extractor.py"
 
 T_STORE = "tests/contract/test_store_contract.py"
@@ -587,10 +589,10 @@ MUTATIONS: list[Mutation] = [
         [
             (
                 VALIDATION,
-                "        verdict = check_support(claim, turns, said_on, context=context, session_text=self._session_text)\n"
-                "        if verdict.supported:",
-                "        verdict = check_support(claim, turns, said_on, context=context, "
-                "session_text=self._session_text)\n        if True:",
+                "            claim, turns, said_on, context=context, session_text=self._session_text, "
+                "family_text=family_text\n        )\n        if verdict.supported:",
+                "            claim, turns, said_on, context=context, session_text=self._session_text, "
+                "family_text=family_text\n        )\n        if True:",
             )
         ],
         ["tests/unit/test_calibration_sets.py", "tests/unit/test_candidate_validation.py"],
@@ -1210,6 +1212,48 @@ MUTATIONS: list[Mutation] = [
         "7: the MCP server offers no tool on the household surface",
         [(MCP, "offers_tools = surface is not Surface.HOUSEHOLD", "offers_tools = True")],
         [T_MCP],
+    ),
+    m(
+        "10.must-know-rules-dropped",
+        "10: the hard constraints and directives a message touches reach the agent on that turn",
+        [(LOOKUP, "        chosen = must_know(message, current, names, speaker)\n", "        chosen = []\n")],
+        ["tests/integration/test_must_know.py"],
+    ),
+    m(
+        "10.must-know-household-shows-private-rule",
+        "10: on the household surface a private rule is announced, never shown",
+        [
+            (
+                LOOKUP,
+                "            shared = [m.row for m in chosen if m.row.sensitivity is Sensitivity.NORMAL]",
+                "            shared = [m.row for m in chosen]",
+            )
+        ],
+        ["tests/integration/test_must_know.py"],
+    ),
+    m(
+        "11.ratchet-forgives-a-missed-target",
+        "11: a target once met stays enforced (CI fails when it is missed)",
+        [(EVAL_REPORT, "            elif not figure.met:", "            elif False:")],
+        ["tests/unit/test_eval_harness.py"],
+    ),
+    m(
+        "11.missing-ratchet-enforces-nothing",
+        "11: CI cannot pass by losing the ratchet file",
+        [(EVAL_CLI, "    if args.ratchet and not args.write_ratchet and not args.ratchet.exists():", "    if False:")],
+        ["tests/unit/test_eval_harness.py"],
+    ),
+    m(
+        "3.restatement-adds-a-second-memory",
+        "3: a restatement reinforces and never loses detail",
+        [
+            (
+                DECISIONS,
+                "        if value in (Value.SAME, Value.LESS) and not proposal.marks_change:",
+                "        if False:",
+            )
+        ],
+        ["tests/unit/test_reconcile_decisions.py"],
     ),
 ]
 

@@ -402,3 +402,26 @@ def test_a_real_run_follows_the_timeline_on_the_clock_port(monkeypatch: pytest.M
     assert rows["learned_back"].value == 0
     assert rows["dated"].value == 1.0
     assert textwrap.dedent(run.brief_texts[Surface.CHAT]).count("peanut") == 0  # health stays out of the brief
+
+
+def test_a_missing_ratchet_file_is_an_error_not_a_pass(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A ratchet that is not there would enforce nothing, and CI would pass whatever the figures.
+    from family_memory.app.cli import main
+
+    code = main(["--home", str(tmp_path / "home"), "eval", "--check-data", "--ratchet", str(tmp_path / "none.json")])
+    assert code == 2
+    assert "no such ratchet file" in capsys.readouterr().err
+
+
+def test_a_fact_learned_after_a_forget_counts_in_its_labelled_end_state(tmp_path: Path) -> None:
+    # A dated fact about the forgotten subject that has expired by the end was learned all the same.
+    data = _raw()
+    nani = next(f for f in data["facts"] if f["id"] == "nani-visit")
+    nani["after_forget_of"] = "veer-karate"
+    family = load_family(_write(tmp_path, data))
+    visit = _view(
+        "Nani visits April 10 to 14.", cites="t01#turn=4", status=Status.EXPIRED, valid_until=date(2026, 4, 15)
+    )
+    assert _counts(_run(family, visit))["after_forget_learned"] == [1, 2]  # nani (expired) yes, veer-chess absent
+    active = _view("Nani visits April 10 to 14.", cites="t01#turn=4", valid_until=date(2026, 4, 15))
+    assert _counts(_run(family, active))["after_forget_learned"] == [0, 2]  # labelled expired, still active

@@ -138,3 +138,35 @@ def test_a_range_is_valid_until_the_day_after_it_ends() -> None:
 def test_counts_after_a_month_name_are_still_not_dates() -> None:
     assert find_dates("march 5 miles on saturday", JAN_31)[0].text.lower() == "on saturday"
     assert find_dates("we run 3 to 5 times a week", JAN_31) == []
+
+
+def test_a_day_before_its_month_is_a_date() -> None:
+    may = date(2026, 5, 20)
+    assert only("idris has a school trip on the 4th of june", may)[0] == date(2026, 6, 4)
+    assert only("science olympiad on 7th feb", may)[0] == date(2027, 2, 7)
+    assert only("kabir's party is 18 april", date(2026, 3, 1))[0] == date(2026, 4, 18)
+
+
+def test_a_weekday_written_with_a_date_does_not_move_it() -> None:
+    # "thursday 4th june" is June 4, not the next Thursday (May 21).
+    may = date(2026, 5, 20)
+    assert only("the zoo trip is thursday 4th june", may) == (date(2026, 6, 4), date(2026, 6, 4), date(2026, 6, 5))
+    assert only("football party on Sunday, June 14", may)[0] == date(2026, 6, 14)
+
+
+def test_lower_case_may_is_the_month_unless_it_follows_a_pronoun() -> None:
+    assert only("maddie's spring concert is may 28 at 6:30", date(2026, 5, 1))[0] == date(2026, 5, 28)
+    assert find_dates("we may 2 of them", date(2026, 5, 1)) == []
+
+
+def test_a_tense_can_be_imposed() -> None:
+    # "we got a flat april 4 to 11": "got" reads as the past, but the flat is a plan.
+    march = date(2026, 3, 1)
+    assert find_dates("we got a flat april 4 to 11", march)[0].first_day == date(2025, 4, 4)
+    assert find_dates("we got a flat april 4 to 11", march, past=False)[0].first_day == date(2026, 4, 4)
+
+
+def test_a_day_of_next_month() -> None:
+    april = date(2026, 4, 2)
+    assert only("It's booked for the 12th next month at Vaiola", april)[0] == date(2026, 5, 12)
+    assert only("the 3rd of next month", date(2026, 12, 20))[0] == date(2027, 1, 3)

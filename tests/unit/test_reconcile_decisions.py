@@ -271,7 +271,19 @@ TABLE: list[tuple[str, Proposal, list[Known], DecisionKind, Memory | None]] = [
         AUSTIN,
     ),
     (
-        "a same-slot value of a hard constraint with no mark of change is added beside it, linked: add beside",
+        "another value in a hard constraint's slot with no mark of change is added beside it, linked: add beside",
+        proposal(
+            type=MemoryType.CONSTRAINT,
+            about="Pepper's medication",
+            summary="Pepper needs her pills at 9.",
+            authority=Authority.USER_EXPLICIT,
+        ),
+        [known(HARD_PILLS)],
+        DecisionKind.ADD,
+        HARD_PILLS,
+    ),
+    (
+        "every value of a hard constraint and more replaces it with the fuller claim: supersede",
         proposal(
             type=MemoryType.CONSTRAINT,
             about="Pepper's medication",
@@ -279,8 +291,15 @@ TABLE: list[tuple[str, Proposal, list[Known], DecisionKind, Memory | None]] = [
             authority=Authority.USER_EXPLICIT,
         ),
         [known(HARD_PILLS)],
-        DecisionKind.ADD,
+        DecisionKind.SUPERSEDE,
         HARD_PILLS,
+    ),
+    (
+        "a hard constraint said again in other words, with less detail, reinforces it: reinforce",
+        allergy("peanuts", summary="Maya can't have peanuts, they make her lips swell."),
+        [known(PEANUTS.evolve(summary="Maya is severely allergic to peanuts and tree nuts."))],
+        DecisionKind.REINFORCE,
+        PEANUTS.evolve(summary="Maya is severely allergic to peanuts and tree nuts."),
     ),
     (
         "a stale correction of a hard constraint is still added beside it, never dropped: add beside",

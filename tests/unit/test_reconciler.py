@@ -370,7 +370,7 @@ def test_an_unmarked_new_value_of_a_hard_constraint_is_kept_beside_it_and_linked
     first = form(d, [("user", "lucia", "Our dog Pepper needs his pills at 8.")])
     old_id = next(o.memory_id for o in first.outcomes if o.memory_id and "pills" in stored(local, o.memory_id).summary)
     # Nothing says the value changed: it may be a second value, so both stay and the family is asked.
-    report = form(d, [("user", "lucia", "Pepper needs his pills at 8 and 8pm.")], session_id="sess-2", day=1)
+    report = form(d, [("user", "lucia", "Pepper needs his pills at 9.")], session_id="sess-2", day=1)
     [outcome] = report.outcomes
     assert outcome.kind is OutcomeKind.ADDED and old_id in outcome.detail
     old, new = stored(local, old_id), stored(local, outcome.memory_id)
@@ -381,7 +381,7 @@ def test_an_unmarked_new_value_of_a_hard_constraint_is_kept_beside_it_and_linked
     conflict = next(r for r in parse_ledger(local.store.read(FAMILY, evidence_path(old.id)).data) if r.model_extra)
     assert conflict.model_extra == {
         "stance": "conflicts",
-        "claim": "Pepper needs his pills at 8 and 8pm.",
+        "claim": "Pepper needs his pills at 9.",
         "authority": "user_explicit",
         "memory": new.id,
     }
@@ -389,7 +389,7 @@ def test_an_unmarked_new_value_of_a_hard_constraint_is_kept_beside_it_and_linked
     assert from_old.relation == "possibly replaced by" and from_old.other.id == new.id
     [from_new] = open_conflicts(local.store, FAMILY, new)
     assert from_new.relation == "possibly replaces" and from_new.other.id == old.id
-    again = form(d, [("user", "lucia", "Pepper needs his pills at 8 and 8pm.")], session_id="sess-2", day=1)
+    again = form(d, [("user", "lucia", "Pepper needs his pills at 9.")], session_id="sess-2", day=1)
     assert [o.kind for o in again.outcomes] == [OutcomeKind.NOOP] and not again.changed  # replay: no second link
 
 
@@ -411,7 +411,7 @@ def test_the_familys_explicit_correction_of_a_hard_constraint_replaces_it_and_is
 def test_the_conflict_closes_when_the_family_forgets_one_of_the_two(local: Adapters) -> None:
     d = deps(local)
     form(d, [("user", "lucia", "Our dog Pepper needs his pills at 8.")])
-    report = form(d, [("user", "lucia", "Pepper needs his pills at 8 and 8pm.")], session_id="sess-2", day=1)
+    report = form(d, [("user", "lucia", "Pepper needs his pills at 9.")], session_id="sess-2", day=1)
     new = stored(local, report.outcomes[0].memory_id)
     old_id = new.extra_fields["possibly_replaces"]
     forget_memory(d.writer, FAMILY, old_id, "lucia")

@@ -78,3 +78,14 @@ def test_tonight_is_the_local_date_of_the_turn_in_any_zone(instant: datetime, zo
     [m] = find_dates("tonight", local)
     assert m.first_day == local
     assert abs((local - at.date()).days) <= 1  # at most a day from UTC's date, either way
+
+
+def test_a_day_of_next_month_is_resolved_not_refused() -> None:
+    out = absolutise("Sione's knee operation is booked for the 12th next month at Vaiola.", date(2026, 4, 2))
+    assert out.unresolved == ()
+    assert "the 12th next month (Tuesday 2026-05-12)" in out.summary
+
+
+def test_a_monthly_day_is_a_schedule_not_a_date() -> None:
+    for text in ("The loan debits on the 28th of each month.", "Pay comes in on the 25th every month."):
+        assert absolutise(text, date(2026, 2, 10)).summary == text

@@ -340,6 +340,14 @@ def _duplicates(ctx: Context) -> None:
     ctx.out.add("duplicates_worst_family", clusters, len(active))
 
 
+_END_STATUS = {
+    FactFinal.ACTIVE: Status.ACTIVE,
+    FactFinal.EXPIRED: Status.EXPIRED,
+    FactFinal.SUPERSEDED: Status.SUPERSEDED,
+    FactFinal.RETRACTED: Status.RETRACTED,
+}
+
+
 def _forgetting(ctx: Context) -> None:
     """Forgotten facts stay forgotten; a different fact about the same subject is still learned."""
     family, out = ctx.family, ctx.out
@@ -359,7 +367,8 @@ def _forgetting(ctx: Context) -> None:
             out.misses.append(f"forgotten {fact_id} came back: {back[0].memory.summary}")
     for fact in family.spec.facts:
         if fact.after_forget_of is not None:
-            ok = bool(ctx.matching(fact, [Status.ACTIVE]))
+            # Learned, and in its labelled end state: a dated fact that has since expired counts.
+            ok = bool(ctx.matching(fact, [_END_STATUS.get(fact.final, Status.ACTIVE)]))
             out.add("after_forget_learned", int(ok), 1)
             if not ok:
                 out.misses.append(f"a different fact about a forgotten subject was not learned: {fact.id}")
@@ -456,7 +465,7 @@ def _task_queries(ctx: Context) -> None:
 
 def _dated(ctx: Context) -> None:
     """Dated facts: a memory with the labelled valid_until, active or expired as labelled."""
-    expected = {FactFinal.ACTIVE: Status.ACTIVE, FactFinal.EXPIRED: Status.EXPIRED}
+    expected = {f: _END_STATUS[f] for f in (FactFinal.ACTIVE, FactFinal.EXPIRED)}
     for fact in ctx.family.spec.facts:
         if fact.valid_until is None or fact.final not in expected:
             continue

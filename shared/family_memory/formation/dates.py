@@ -12,16 +12,17 @@ memory's ``valid_until`` is the day *after* the last day it is about:
 - "next Friday": the Friday of next calendar week (weeks start on Monday).
 - "this weekend": Saturday and Sunday of this week (Sunday alone on a Sunday).
 - "next week": Monday to Sunday of next week.
-- "December 5" / "Dec 5th" / "the 5th of December": that date this year, or next year
-  once it has passed; "December 5, 2026" / "5 December 2026": that very date.
+- "December 5" / "Dec 5th" / "the 5th of December" / "5th Dec" / "Thursday 4th June":
+  that date this year, or next year once it has passed (a weekday written with a date
+  does not move it); "December 5, 2026" / "5 December 2026": that very date.
 - "the 14th" (a day of the month alone): the next 14th, today included, so said on
-  the 20th it is next month's.
+  the 20th it is next month's; "the 12th next month": next month's 12th.
 - a range, "March 3 to 17", "feb 20 to march 2", "from the 3rd to the 17th", "April
   10-14": one mention covering every day from the first to the last.
 - the abbreviations people type: "tmrw", "tmr", "2moro", "tonite", "2nite".
   A month name needs a day after it that is a day, not a count: "May 3" is a
   date, "may 3 times a week" is not (nor "March 5 miles"); the lower-case
-  "may" counts only as "on may 3" or "may 3rd", since it is usually the verb.
+  "may" after a pronoun ("we may 2 ...") is the verb.
 - an ISO date (2026-12-05) as written.
 
 The past is not the future. "yesterday", "last Friday" (the most recent
@@ -82,6 +83,19 @@ _PAST_TENSE = re.compile(
 # Order matters: longer phrases first so "the day after tomorrow" is not read as "tomorrow".
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("iso", re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")),
+    # A day written before its month goes first: "sunday 14th june 2 till 4" is June 14, not June 2-4.
+    (
+        "weekday_day_month",
+        re.compile(
+            rf"\b{_WEEKDAY},? (?:the )?(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH}\b(?!,? (?:19|20)\d{{2}})", re.I
+        ),
+    ),
+    (
+        "weekday_month_day",
+        re.compile(rf"\b{_WEEKDAY},? {_MONTH}\.? (\d{{1,2}})(?:st|nd|rd|th)?\b(?!,? (?:19|20)\d{{2}}){_COUNT}", re.I),
+    ),
+    ("day_month_year", re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH},? ((?:19|20)\d{{2}})\b", re.I)),
+    ("day_month", re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH}\b", re.I)),
     (
         "range_month",
         re.compile(
@@ -121,11 +135,11 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("last_week", re.compile(r"\blast week\b", re.I)),
     ("next_week", re.compile(r"\bnext week\b", re.I)),
     ("month_day_year", re.compile(rf"\b{_MONTH}\.? (\d{{1,2}})(?:st|nd|rd|th)?,? ((?:19|20)\d{{2}})\b", re.I)),
-    ("day_month_year", re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH},? ((?:19|20)\d{{2}})\b", re.I)),
     (
         "month_day",
         re.compile(rf"\b(?P<on>on )?{_MONTH}\.? (\d{{1,2}})(?P<nth>st|nd|rd|th)?\b{_COUNT}", re.I),
     ),
+    ("day_next_month", re.compile(r"\bthe (\d{1,2})(?:st|nd|rd|th)? (?:of )?next month\b", re.I)),
     ("day_of_month", re.compile(rf"\bthe (\d{{1,2}})(?:st|nd|rd|th)(?: of {_MONTH})?\b", re.I)),
 )
 
@@ -154,7 +168,11 @@ class DateMention:
         return f"{first} to {self.last_day:%A} {self.last_day.isoformat()}"
 
 
-def _resolve(kind: str, match: re.Match[str], today: date, past: bool) -> tuple[date, date] | None:
+#: "may" as the verb: after a pronoun or a name-like subject ("we may", "Leo may").
+_MAY_VERB = re.compile(r"\b(?:i|we|you|he|she|it|they|that|this|there|which|who)\s+$", re.I)
+
+
+def _resolve(kind: str, match: re.Match[str], today: date, past: bool, text: str = "") -> tuple[date, date] | None:
     """The days a phrase covers. ``past``: the statement is in the past tense."""
     weekday = today.weekday()
     if kind == "iso":
@@ -215,10 +233,28 @@ def _resolve(kind: str, match: re.Match[str], today: date, past: bool) -> tuple[
         return exact, exact
     if kind == "month_day":
         name = match.group(2)
-        if name == "may" and not (match.group("on") or match.group("nth")):
-            return None  # "I may 3 times a week ...": the verb, not the month
+        if name == "may" and not (match.group("on") or match.group("nth")) and _MAY_VERB.search(text[: match.start(2)]):
+            return None  # "we may 3 ...", "you may 2": the verb, not the month
         found = _in_year(today, MONTHS[name.lower()[:3]], int(match.group(3)), past)
         return (found, found) if found else None
+    if kind in ("weekday_day_month", "weekday_month_day", "day_month"):
+        # "thursday 4th june", "Sunday, June 14", "4th june": the date decides, not the weekday.
+        number, name = (
+            (match.group(2), match.group(3))
+            if kind == "weekday_day_month"
+            else (match.group(3), match.group(2))
+            if kind == "weekday_month_day"
+            else (match.group(1), match.group(2))
+        )
+        found = _in_year(today, MONTHS[name.lower()[:3]], int(number), past)
+        return (found, found) if found else None
+    if kind == "day_next_month":
+        year, month = (today.year, today.month + 1) if today.month < 12 else (today.year + 1, 1)
+        try:
+            day = date(year, month, int(match.group(1)))
+        except ValueError:
+            return None
+        return day, day
     if kind == "day_of_month":
         number = int(match.group(1))
         if match.group(2):
@@ -303,22 +339,23 @@ def past_tense(text: str) -> bool:
     return _PAST_TENSE.search(text) is not None
 
 
-def find_dates(text: str, today: date) -> list[DateMention]:
+def find_dates(text: str, today: date, past: bool | None = None) -> list[DateMention]:
     """Every date phrase in ``text`` (non-overlapping, in order), resolved against ``today``.
-    ``text`` is one statement: its tense decides whether a bare weekday is behind or ahead."""
+    ``text`` is one statement: its tense decides whether a bare weekday is behind or ahead
+    (``past`` given: read it in that tense)."""
     found: list[DateMention] = []
     taken: list[tuple[int, int]] = []
-    past = past_tense(text)
+    past = past_tense(text) if past is None else past
     for kind, pattern in _PATTERNS:
         for match in pattern.finditer(text):
             start, end = match.span()
             if any(start < t_end and t_start < end for t_start, t_end in taken):
                 continue
-            days = _resolve(kind, match, today, past)
+            days = _resolve(kind, match, today, past, text)
             if days is None:
                 continue
             taken.append((start, end))
-            behind = days[1] < today or (past and kind in ("weekday", "month_day", "today"))
+            behind = days[1] < today or (past and kind in ("weekday", "month_day", "day_month", "today"))
             found.append(DateMention(start, end, match.group(0), days[0], days[1], past=behind))
     return sorted(found, key=lambda m: m.start)
 

@@ -241,6 +241,54 @@ def conflict(proposal: Proposal, memory: Memory) -> Conflict | None:
     return None
 
 
+#: Words that carry a claim's value: what someone eats or must avoid, conditions, medicines, days.
+_VALUE_WORDS = re.compile(
+    r"\b(?:peanuts?|nuts?|tree nuts?|almonds?|cashews?|walnuts?|hazelnuts?|pistachios?|shellfish|shrimp|prawns?|"
+    r"crab|lobster|fish|eggs?|milk|dairy|lactose|cheese|gluten|wheat|soy|soya|sesame|kiwi|strawberr(?:y|ies)|"
+    r"bananas?|tomato(?:es)?|chocolate|pork|beef|chicken|lamb|meat|red meat|sugar|caffeine|grapefruit|alcohol|"
+    r"vegetarian|vegan|pescatarian|halal|kosher|jain|coeliac|celiac|diabet\w*|asthma|epilepsy|eczema|penicillin|"
+    r"ibuprofen|aspirin|insulin|monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekends?|weekdays?)s?\b",
+    re.I,
+)
+
+
+def value_words(text: str) -> set[str]:
+    """The value words of a claim and its numbers ("peanuts", "thursday", "8pm")."""
+    folded = text.lower()
+    words = {m.group(0).rstrip("s") for m in _VALUE_WORDS.finditer(folded)}
+    return words | _numbers(text)
+
+
+class Value(StrEnum):
+    SAME = "same"  # the same values, in other words
+    LESS = "less"  # some of the values on file, none new
+    MORE = "more"  # every value on file and more
+    OTHER = "other"  # a value swapped for another
+
+
+def compare_values(proposal: Proposal, memory: Memory) -> Value:
+    """How a claim of a memory's slot compares with it, by their value words and numbers
+    ("can't have shrimp" has LESS than "allergic to shellfish, including shrimp"; "peanuts and
+    eggs" MORE than "peanuts"; "peanuts" -> "eggs", "Thursday" -> "Friday", "at 8" -> "at 9" OTHER).
+    With no value words on either side, the words decide: the same words are SAME, fewer of
+    them LESS, anything else OTHER."""
+    ours, theirs = value_words(proposal.summary), value_words(memory.summary)
+    if ours or theirs:
+        if ours == theirs:
+            return Value.SAME
+        if ours and ours < theirs:
+            return Value.LESS
+        if theirs and ours > theirs:
+            return Value.MORE
+        return Value.OTHER
+    a, b = stance_free_words(proposal.summary), stance_free_words(memory.summary)
+    if a and a == b:
+        return Value.SAME
+    if a and a < b:
+        return Value.LESS
+    return Value.OTHER  # a word swapped ("Lucy" for "Lu") or added: the older rules decide
+
+
 def protected(memory: Memory) -> bool:
     """A hard constraint (an allergy, a medication): only the family's explicit word replaces it."""
     return memory.type is MemoryType.CONSTRAINT and memory.strength is Strength.HARD
@@ -282,6 +330,16 @@ def decide(proposal: Proposal, known: Sequence[Known]) -> Decision:
         if why is None:
             continue
         older = proposal.stated_at < m.last_reinforced_at
+        value = compare_values(proposal, m) if why is Conflict.SLOT and same_people(proposal, m) else None
+        if value in (Value.SAME, Value.LESS) and not proposal.marks_change:
+            # The same slot and value in other words ("Viliami is allergic to peanuts, so no trail mix"
+            # after "... peanuts, his face swells"), or with less: more evidence, never a second memory,
+            # and the text on file keeps its detail.
+            return Decision(DecisionKind.REINFORCE, m, f"restates memory {m.id} in other words (same slot and value)")
+        if value is Value.MORE and not older and AUTHORITY_RANK[proposal.authority] >= AUTHORITY_RANK[m.authority]:
+            # Every value on file and more ("peanuts and eggs" after "peanuts"): the richer claim replaces
+            # it, losing nothing; a hard constraint is listed to the family as a correction.
+            return Decision(DecisionKind.SUPERSEDE, m, f"replaces memory {m.id} with a fuller statement of it")
         if protected(m) and why is Conflict.SLOT and (older or not proposal.marks_change):
             beside = beside or m  # maybe a second value, not a correction: both stay, linked
             continue

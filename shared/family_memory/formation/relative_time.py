@@ -50,8 +50,14 @@ def _dated_nearby(text: str, mention: DateMention) -> bool:
 
 def absolutise(summary: str, said_on: date) -> Absolutised:
     """``summary`` with each relative day phrase followed by its date in parentheses."""
-    unresolved = tuple(m.group(0) for m in _VAGUE.finditer(summary))
-    mentions = [m for m in find_dates(summary, said_on) if _relative(m, summary) and not _dated_nearby(summary, m)]
+    found = find_dates(summary, said_on)
+    # "next month" names no day, "the 12th next month" does.
+    unresolved = tuple(
+        m.group(0)
+        for m in _VAGUE.finditer(summary)
+        if not any(d.start <= m.start() and m.end() <= d.end for d in found)
+    )
+    mentions = [m for m in found if _relative(m, summary) and not _dated_nearby(summary, m)]
     if not mentions:
         return Absolutised(summary, (), unresolved)
     out, cursor, resolved = [], 0, []
@@ -81,9 +87,11 @@ def _relative(mention: DateMention, text: str) -> bool:
     ("tonight", "next Friday", "on the 14th"), not an absolute date or a schedule."""
     if _ABSOLUTE.search(mention.text):
         return False
-    if _DAY_WORDS.match(mention.text):
+    if _DAY_WORDS.match(mention.text) or mention.text.lower().endswith("next month"):
         return True
     if mention.text.lower().startswith("the ") and re.match(r"the \d", mention.text.lower()):
         after = text[mention.end : mention.end + 12].lower()
-        return bool(_DAY_OF_MONTH_USE.search(text[: mention.start])) and not re.match(r"\s*(?:of every|floor)", after)
+        return bool(_DAY_OF_MONTH_USE.search(text[: mention.start])) and not re.match(
+            r"\s*(?:of (?:every|each|the month)|(?:every|each|a) month|monthly|floor)", after
+        )
     return False

@@ -285,7 +285,7 @@ GENERIC = frozenset(
     only just new same other own well good fine available early late around about approximately per
     including within during before after until since from at on in so because therefore thus due there here
     really very quite a an the house household's family's is are was were be been being will would should
-    can could may must shall am called named name names""".split()  # noqa: SIM905
+    can could may must shall am called named name names medicine medication""".split()  # noqa: SIM905
 )
 
 #: Words that generalise or quantify: a summary may use them only if the turns do (or, for
@@ -299,8 +299,29 @@ _RECURRING = re.compile(
     r"evenings|always|usually|morning and night)\b",
     re.I,
 )
+#: A schedule's words: "every" may restate them ("monday wednesday friday 6 to 7:30", "in the morning").
+_SCHEDULE_WORD = re.compile(
+    r"\b(?:mon|tues?|weds?|thu|thurs?|fri|sat|sun)(?:day)?s?\b|\b(?:in the )?(?:morning|evening|night|afternoon)\b",
+    re.I,
+)
 #: Values a wrong word in would harm: foods and allergens, conditions, medicines, parts of a car.
 #: A summary may name one only if the turns do, whatever it drops.
+#: What a diet or a condition means by definition: "vegan" says no meat, dairy, eggs or honey,
+#: so a summary that spells it out says no more than the family did.
+IMPLIED: dict[str, tuple[str, ...]] = {
+    word: tuple(meaning.split())
+    for words, meaning in (
+        ("vegan", "meat dairy milk cheese butter eggs egg honey fish animal products"),
+        ("vegetarian veggie veg", "meat fish chicken beef pork"),
+        ("pescatarian", "meat"),
+        ("coeliac celiac", "gluten wheat gluten-free"),
+        ("halal", "pork alcohol gelatine gelatin"),
+        ("kosher", "pork shellfish"),
+        ("jain", "onion garlic root vegetables meat eggs"),
+        ("lactose", "dairy milk"),
+    )
+    for word in words.split()
+}
 VALUES = frozenset(
     """peanut peanuts nut nuts almond almonds cashew cashews walnut walnuts hazelnut hazelnuts pistachio pecan
     shellfish shrimp prawn prawns crab lobster fish egg eggs milk dairy lactose cheese gluten wheat soy soya
@@ -386,7 +407,7 @@ _DECLINE = re.compile(
 _CORRECTION = re.compile(
     r"(?P<before>[^,;!?—–]{1,60}?)\s*[,.—–-]*\s*(?:sorry|no wait|wait no|wait|i mean|oops i mean|oops|ugh no|"
     r"ah no|no no|no sorry|actually no|actually|scratch that|correction|or rather|no(?=,? \d))\b[,.—–\s-]*"
-    r"(?P<after>[^,;!?]{1,60})",
+    r"(?P<after>(?:[^,;!?.]|\.(?=\d)|(?<=mr|ms|dr|st)\.|(?<=mrs)\.){1,60})",
     re.I,
 )
 _EPISODE = re.compile(
@@ -492,10 +513,22 @@ def _held(word: str, pool: Sequence[str]) -> bool:
     )
 
 
+_SPOKEN_HOUR = re.compile(
+    r"\b(quarter to|quarter past|half past|half) (one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b"
+)
+_GRAND = re.compile(r"\b(\d+(?:\.\d+)?) ?(?:grand|thousand)\b")
+
+
 def _numbers(text: str) -> set[float]:
-    """Numbers and times a text states, normalised: "quarter to 8" is 7.75, "half 4" 4.5, "5:30" 5.5."""
+    """Numbers and times a text states, normalised: "quarter to 8" is 7.75, "half 4" and "half
+    four" 4.5, "5:30" 5.5, "9 grand" 9000."""
     found: set[float] = set()
     lowered = normalise_for_match(text)
+    # "half four", "quarter to eight": the hour as a digit; "9 grand": 9000.
+    lowered = _SPOKEN_HOUR.sub(lambda m: f"{m.group(1)} {_NUMBER_WORDS[m.group(2)]}", lowered)
+    for match in _GRAND.finditer(lowered):
+        with contextlib.suppress(ValueError):
+            found.add(float(match.group(1)) * 1000)
     for match in _TIME_WORDS.finditer(lowered):
         phrase = match.group(0)
         if match.group(1):
@@ -584,12 +617,18 @@ _CALENDAR_WORD = re.compile(
 _NUMERIC_DATE = re.compile(r"\b(\d{1,2})/(\d{1,2})(?:/(\d{2,4}))?\b")
 
 
+_MONTH_NAME = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b", re.I)
+
+
 def _said_days(text: str, day: date) -> set[date]:
     """Every day a turn's date words name, read as said on ``day``: typed forms expanded
     ("next thurs"), and "4/14" read both ways (month first and day first)."""
     expanded = _CALENDAR_WORD.sub(lambda m: ABBREVIATIONS.get(m.group(1).lower(), m.group(1)), text)
     days: set[date] = set()
-    for mention in find_dates(expanded, day):
+    # A named month in both tenses: "we got a flat april 4 to 11" is a plan though "got" is
+    # past, and the check asks only whether the turn's words can mean the summary's day.
+    named = [m for m in find_dates(expanded, day, past=True) if _MONTH_NAME.search(m.text)]
+    for mention in [*find_dates(expanded, day, past=False), *named]:
         d = mention.first_day
         while d <= mention.last_day:
             days.add(d)
@@ -666,6 +705,10 @@ def _points_back(text: str) -> bool:
     return bool(re.search(r"\b(?:same|that one|the one|there|the (?:earlier|later|other) one)\b", text, re.I))
 
 
+#: "same time", "same place as before": the family takes up a value stated before, whoever stated it.
+_SAME = re.compile(r"\bsame (?:time|place|day|days|as before|as usual|as last)\b", re.I)
+
+
 def _lenders(turns: Sequence[SpokenTurn], quoted: Sequence[SpokenTurn], statement: bool) -> list[SpokenTurn]:
     """The other cited turns whose words may support the summary."""
     primary = " ".join(t.text for t in quoted)
@@ -682,6 +725,7 @@ def _lenders(turns: Sequence[SpokenTurn], quoted: Sequence[SpokenTurn], statemen
             (turn.role == "user" and (points or answers))
             or (turn.role == "tool" and (points or takes_up))
             or (turn.role == "assistant" and (takes_up or (answers and not _DECLINE.search(primary)) or not statement))
+            or (turn.role == "assistant" and bool(_SAME.search(primary)))
         ):
             lenders.append(turn)
     return lenders
@@ -694,11 +738,17 @@ def check_support(
     *,
     context: Sequence[SpokenTurn] = (),
     session_text: str = "",
+    family_text: str = "",
 ) -> Support:
     """Whether ``turns`` support ``claim.summary`` (``Support.problems`` says why not).
     ``context``: the few turns before the cited ones, whose words count when the quoted turn
     points back at them ("his training moves to tues and thurs"); ``session_text``: the whole
-    conversation, where a person the summary names by name may have been named first."""
+    conversation, where a person the summary names by name may have been named first;
+    ``family_text``: what the family wrote before the cited turns (and their context), where
+    the name of a place, a shop or a medicine the summary gives ("Westpac", "Boba Bay",
+    "Ventolin") may have been said first. Not the turns next to the quote: a name from the
+    neighbouring statement is how two claims get merged ("violin with Coach Ren" when Coach
+    Ren teaches swimming)."""
     result = Support()
     problems = result.problems
     quoted = [t for t in turns if t.quoted] or list(turns[-1:])
@@ -717,6 +767,7 @@ def check_support(
     source_text = "\n".join(t.text for t in sources)
     writers = {n for t in turns for n in t.writer_names}
     pool = _tokens(source_text) + [w for n in writers for w in _tokens(n)]
+    pool += [w for t in set(pool) for w in IMPLIED.get(t, ())]
 
     problems += _speech_problems(claim, primary)
     problems += _polarity_problems(claim.summary, sources)
@@ -741,7 +792,9 @@ def check_support(
     # Words of substance: each new word of the summary must stand for a word of the turns it drops.
     names = set(claim.names) | set(claim.known_names) | writers
     name_words = {w for name in names for w in _tokens(name)}
+    known_words = frozenset(w for name in claim.known_names for w in _tokens(name))
     summary_tokens = _tokens(cut)
+    family_pool = _tokens(family_text)
     new = [
         w
         for w in dict.fromkeys(_content(summary_tokens))
@@ -750,13 +803,19 @@ def check_support(
         and w not in FILLER
         and w not in {"am", "pm"}
         and not _held(w, pool)
-        and not (w in name_words and _referred(w, quoted, lenders, session_text))
+        and not (w in name_words and _referred(w, quoted, lenders, session_text, known_words))
+        and not (w in name_words and _completes_a_name(w, names, pool))
+        and not (_capitalised(w, claim.summary) and w not in _CALENDAR and _held(w, family_pool))
+        and not (w in PLACE_NOUNS and _names_a_held_place(w, claim.summary, pool))
     ]
     proper = [w for w in new if _capitalised(w, claim.summary) and w not in name_words and w not in _CALENDAR]
     quantifiers = [
         w
         for w in dict.fromkeys(summary_tokens)
-        if w in QUANTIFIERS and not _held(w, pool) and not (w == "every" and _RECURRING.search(source_text))
+        if w in QUANTIFIERS
+        and not _held(w, pool)
+        and not (w in ("every", "each") and (_RECURRING.search(source_text) or _SCHEDULE_WORD.search(source_text)))
+        and not (w == "each" and _MONTH_DAY_SAID.search(source_text) and _EACH_MONTH.search(claim.summary))
     ]
     values = [w for w in new if w in VALUES]
     said_by_family = " ".join(t.text for t in sources if t.role == "user")
@@ -782,6 +841,44 @@ def check_support(
     return result
 
 
+#: What makes an "if" a supposition whatever the summary says: a modal of maybes.
+_SUPPOSING = re.compile(r"\b(?:would|wouldn't|'d|might|could|may|maybe)\b", re.I)
+
+
+#: Day words, which say when and not what: "if it rains saturday" is not kept by "on Saturday".
+_DAY_WORD = re.compile(
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?|today|tomorrow|tonight|weekends?|morning|afternoon|evening|"
+    r"next|week|month|year"
+)
+
+
+def _hedged(lead: str, quote: str, summary: str) -> bool:
+    """Whether the quote, or the sentence leading to it, speaks of a possibility the summary
+    states as fact ("we might get a dog"; "if it rains saturday the party moves inside" ->
+    "the party is inside"). An "if" or "unless" whose condition the summary keeps is a
+    rule's condition, not a possibility ("if ur ever doin food for her no gluten" -> "any
+    food for her must be gluten-free")."""
+    if _SUMMARY_HEDGE.search(summary):
+        return False
+    summary_tokens = _tokens(summary)
+    keeps_a_condition = bool(re.search(r"\b(?:when|whenever|any ?time|in case)\b", summary, re.I))
+    for text in (lead, quote):
+        for match in _HEDGE.finditer(text):
+            if match.group(0).lower() not in ("if", "unless") or _SUPPOSING.search(lead + " " + quote):
+                return True
+            condition = _CLAUSE.split(text[match.end() :], maxsplit=1)[0]
+            words = [
+                w
+                for w in _content(_tokens(condition))
+                if w not in GENERIC and w not in FILLER and not _DAY_WORD.fullmatch(w)
+            ]
+            if keeps_a_condition and not _SUPPOSING.search(lead + " " + quote):
+                continue
+            if not words or sum(_held(w, summary_tokens) for w in words) < 0.5 * len(words):
+                return True
+    return False
+
+
 def _speech_problems(claim: Claim, primary: str) -> list[str]:
     """The quote sits in a question, a possibility, a report of someone else's words, a value the
     speaker took back, or one occasion the summary turns into a habit."""
@@ -791,7 +888,7 @@ def _speech_problems(claim: Claim, primary: str) -> list[str]:
             problems.append("the quote is a question, not a statement")
         lead = sentence[:start]
         quote_text = " ".join(claim.quotes)
-        if (_HEDGE.search(lead) or _HEDGE.search(quote_text)) and not _SUMMARY_HEDGE.search(claim.summary):
+        if _hedged(lead, quote_text, claim.summary):
             problems.append("the turn speaks of a possibility; the summary states it as fact")
         if _REPORTED.search(sentence):
             problems.append("the turn reports what someone else said or allowed")
@@ -804,18 +901,160 @@ def _speech_problems(claim: Claim, primary: str) -> list[str]:
     return list(dict.fromkeys(problems))
 
 
+#: "... and" that starts a new statement ("i'm not a morning person and the phone wakes ida").
+_NEW_SUBJECT = re.compile(
+    r"\s(?:and|or)\s(?=(?:the|i|i'm|we|we're|he|she|they|it|my|our|his|her|their|[a-z]+'s)\b)", re.I
+)
+#: A negation that governs a list ("no dairy, eggs or honey"; "nothing with nuts, sesame").
+_LIST_NEGATION = re.compile(r"\b(?:no|nothing|never any|without|not any|none of)\b", re.I)
+_CLAUSE_PARTS = re.compile(r"(,)|[;:!?]+|\.(?!\d)|\s[—–-]\s|\b(?:but|while|whereas|so|because|though|although)\b", re.I)
+#: Negations whose scope is the noun phrase after them; "or" keeps it going, "and" ends it.
+_DETERMINER_NEGATORS = frozenset({"no", "nothing", "none", "nobody"})
+#: A whole sentence's polarity turned by its ending ("... and the answer is no").
+_ANSWER_NO = re.compile(r"\b(?:the answer (?:is|was) no|(?:i|we) said no)\b", re.I)
+#: Verbs that turn down what follows them, beside the negators ("cut back on sugar").
+_TURNING_DOWN = re.compile(
+    r"\b(?:cut(?:ting)? (?:back|down) on|avoids?|avoiding|skips?|skipping|stays? away from)\b", re.I
+)
+#: Where the noun phrase a "no" governs ends ("no dairy for vy": Vy is not negated).
+_NOUN_PHRASE_END = re.compile(
+    r"\b(?:and|for|at|in|on|with|to|from|during|after|before|when|until|by|near|around|is|are|was|were)\b"
+)
+#: A piece that goes on with the one before it ("cut back on sugar, including pan dulce").
+_EXTENDS = re.compile(r"^\W*(?:including|incl|even|especially|like|such as|e\.g\.|apart from|except)\b", re.I)
+_SUBJECT_WORDS = frozenset({"i", "we", "you", "the", "my", "our", "his", "her", "their"})
+
+#: (a clause, the polarity of each of its content words: True under a negation, False not,
+#: None when it cannot be told).
+Polar = tuple[str, dict[str, bool | None]]
+
+
+def _word_polarity(clause: str, inherited: bool) -> dict[str, bool | None]:
+    """Each content word of ``clause`` and whether a negation governs it: a verb's negation
+    ("doesn't", "never", "hates", "cut back on") everything after it, a determiner's ("no",
+    "nothing") its noun phrase (up to "and", "for", "at", ...); "... is out", "off limits" the whole clause;
+    a double negation ("won't sleep without her night light") nothing. ``inherited``: a list
+    item negated by the negation before it ("no dairy, eggs or honey")."""
+    folded = normalise_for_match(clause).replace("’", "'")
+    whole: bool | None = None
+    if _DOUBLE.search(folded):
+        whole = False
+    elif _OUT.search(folded):
+        whole = True
+    negations: list[tuple[int, int, bool]] = []  # (start, end, a determiner's)
+    if whole is None:
+        for m in _NEGATORS.finditer(folded):
+            negations.append((m.start(), m.end(), m.group(0).lower() in _DETERMINER_NEGATORS))
+        for m in _TURNING_DOWN.finditer(folded):
+            negations.append((m.start(), m.end(), False))
+        for m in re.finditer(r"[a-z]+", folded):
+            if m.group(0) in _NT_WORDS:
+                negations.append((m.start(), m.end(), False))
+    polarity: dict[str, bool | None] = {}
+    for m in _TOKEN.finditer(folded):
+        token = m.group(0).lower()
+        if token in STOPWORDS or token in FILLER or token in GENERIC or _NEGATORS.fullmatch(token):
+            continue
+        if whole is not None:
+            state = whole
+        else:
+            state = inherited or any(
+                end <= m.start() and not (determiner and _NOUN_PHRASE_END.search(folded[end : m.start()]))
+                for _, end, determiner in negations
+            )
+        # A word said both ways in one clause counts as said plainly.
+        polarity[token] = state if token not in polarity else bool(polarity[token]) and state
+    return polarity
+
+
+def _polar_clauses(text: str) -> list[Polar]:
+    """The statements of ``text`` with the polarity of their words: its clauses, a clause's
+    "and" + new subject a statement of its own, and the items of a list after "no" negated
+    with it ("no dairy, eggs or honey": "eggs or honey" is negated too). An item after a
+    verb's negation ("doesn't use Klarna, credit cards or anything with interest") may be
+    negated or not ("doesn't eat fish, likes chicken or beef"): unknown."""
+    out: list[Polar] = []
+    for sentence in re.split(r"(?<=[.!?])\s+|\n+", text):
+        unknown = bool(_ANSWER_NO.search(sentence))
+        pieces: list[tuple[str, bool]] = []  # (piece, came after a comma)
+        last, comma = 0, False
+        for m in _CLAUSE_PARTS.finditer(sentence):
+            pieces.append((sentence[last : m.start()], comma))
+            comma = m.group(1) is not None
+            last = m.end()
+        pieces.append((sentence[last:], comma))
+        listing: bool | None = False  # the previous piece ends in a negated list (None: a verb's)
+        for piece, after_comma in pieces:
+            parts = [p.strip() for p in _NEW_SUBJECT.split(piece) if p and p.strip()]
+            if not parts:
+                continue
+            for i, part in enumerate(parts):
+                words = _tokens(part)
+                first_raw = part.lstrip()[:1]
+                continues = (
+                    i == 0
+                    and after_comma
+                    and listing is not False
+                    and bool(words)
+                    and (re.search(r"\b(?:or|nor|and)\b", part, re.I) is not None or bool(_EXTENDS.search(part)))
+                    and words[0].split("'")[0] not in _SUBJECT_PRONOUNS | _SUBJECT_WORDS
+                    and not first_raw.isupper()
+                )
+                inherited: bool | None = (True if listing else None) if continues else None
+                polarity = _word_polarity(part, bool(inherited))
+                if continues and inherited is None:
+                    polarity = {w: (None if state is False else state) for w, state in polarity.items()}
+                if unknown:
+                    polarity = dict.fromkeys(polarity, None)
+                out.append((part, polarity))
+            tail = parts[-1]
+            has_content = any(
+                w not in STOPWORDS and w not in FILLER and w not in GENERIC and not _NEGATORS.fullmatch(w)
+                for w in _tokens(tail)
+            )
+            if _LIST_NEGATION.search(tail) and has_content:
+                listing = True
+            elif has_content and any(v for v in out[-1][1].values()):
+                listing = None
+            else:
+                listing = False
+    return out
+
+
+#: The kind-of-place word of a name ("Vaiola Hospital", "Flinders Medical Centre", "Elm Street"):
+#: free beside a name the turns hold ("at vaiola", "at flinders").
+PLACE_NOUNS = frozenset(
+    """hospital centre center medical clinic surgery street st road rd avenue ave lane airport station school
+    primary secondary elementary academy kindergarten nursery college university pharmacy bank library park
+    church mosque temple stadium leisure sports club""".split()  # noqa: SIM905
+)
+_MONTH_DAY_SAID = re.compile(r"\b(?:the|on) \d{1,2}(?:st|nd|rd|th)\b", re.I)
+_EACH_MONTH = re.compile(r"\b(?:of )?each month\b", re.I)
+
+
+def _names_a_held_place(word: str, summary: str, pool: Sequence[str]) -> bool:
+    """Whether ``word`` is the place-kind word of a capitalised name whose other words the
+    turns hold ("Vaiola Hospital" from "at vaiola")."""
+    for run in re.finditer(r"(?:[A-Z][\w'’.-]*\s+)*[A-Z][\w'’.-]*", summary):
+        words = [normalise_for_match(w).strip(".") for w in run.group(0).split()]
+        if word in words and any(w != word and w not in PLACE_NOUNS and _held(w, pool) for w in words):
+            return True
+    return False
+
+
 def _polarity_problems(summary: str, sources: Sequence[SpokenTurn]) -> list[str]:
     """A summary clause that restates one source clause nearly word for word, with the
-    polarity turned ("doesn't drink" -> "enjoys a drink", "may not use" -> "may use").
+    polarity of its words turned ("doesn't drink" -> "enjoys a drink", "may not use" -> "may
+    use"): at least half of the words they share are negated in one and not the other.
     Clauses that only share some words with several source clauses are not compared: their
     polarity cannot be read off words alone."""
-    source_clauses = [c for t in sources for c in _clauses(t.text)]
-    for clause in _clauses(summary):
+    source_clauses = [c for t in sources for c in _polar_clauses(t.text)]
+    for clause, ours_polarity in _polar_clauses(summary):
         ours = [w for w in dict.fromkeys(_content(_tokens(clause))) if w not in GENERIC]
         if len(ours) < 2:
             continue
         scored = sorted(
-            ((sum(_held(w, _tokens(c)) for w in ours), c) for c in source_clauses), key=lambda pair: -pair[0]
+            ((sum(_held(w, _tokens(c)) for w in ours), c, p) for c, p in source_clauses), key=lambda t: -t[0]
         )
         if not scored or scored[0][0] < max(2, 0.6 * len(ours)):
             continue
@@ -824,13 +1063,20 @@ def _polarity_problems(summary: str, sources: Sequence[SpokenTurn]) -> list[str]
             continue  # the clause says more than the summary restates ("our dog pepper hates baths")
         if len(scored) > 1 and scored[1][0] == scored[0][0]:
             continue
-        match = scored[0][1]
-        if _negated(clause) != _negated(match):
-            return [
-                "the summary says the opposite of the turn"
-                if not _negated(clause)
-                else "the summary negates what the turn says"
-            ]
+        theirs_polarity = scored[0][2]
+        compared = flipped = 0
+        turned_negative = False
+        for word, state in ours_polarity.items():
+            match = next((w for w in theirs_polarity if _alike(word, w)), None)
+            if match is None or state is None or theirs_polarity[match] is None:
+                continue
+            compared += 1
+            if state != theirs_polarity[match]:
+                flipped += 1
+                turned_negative = bool(state)
+        if compared and flipped * 2 >= compared:
+            said = "the summary negates what the turn says" if turned_negative else "the summary says the opposite"
+            return [said if turned_negative else f"{said} of the turn"]
     return []
 
 
@@ -849,15 +1095,49 @@ _QUESTION_START = re.compile(
 )
 
 
+def _kind(word: str) -> str:
+    """What sort of value a word is, so a correction pairs like with like."""
+    if word[0].isdigit():
+        return "number"
+    if word in _WEEKDAY_NAMES:
+        return "weekday"
+    if word in _MONTH_NAMES:
+        return "month"
+    return "word"
+
+
+_WEEKDAY_NAMES = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())  # noqa: SIM905
+_MONTH_NAMES = frozenset(
+    "january february march april may june july august september october november december".split()  # noqa: SIM905
+)
+
+
+_PAST_MARK = re.compile(r"\b(?:was|were|used to|last year|before|previously|old one)\b", re.I)
+
+
 def _retracted(text: str) -> list[tuple[str, str]]:
-    """(the value the speaker took back, the value they gave instead) for each self-correction."""
+    """(the value the speaker took back, the value they gave instead) for each self-correction.
+    Values pair by kind ("tuesday the 10th of march, no wait, it's wednesday the 11th": the
+    10th and tuesday are taken back, not March), and a word the speaker says again after the
+    correction ("... the allergist is dr mercer") was not taken back."""
     out = []
     for match in _CORRECTION.finditer(text):
         before = [w for w in _tokens(match.group("before")) if w not in STOPWORDS and w not in FILLER]
         after = [w for w in _tokens(match.group("after")) if w not in STOPWORDS and w not in FILLER]
-        took_back = [w for w in before if not _held(w, after)]
+        rest = text[match.end() :]
+        # Said again after the correction, in the present ("the 21st is ji-ho's party"), it was not
+        # taken back; said of the past ("cohen was last year"), it was.
+        later = [] if _PAST_MARK.search(rest) else _tokens(rest)
+        took_back = [w for w in before if not _held(w, after) and not _held(w, later)]
         instead = [w for w in after if not _held(w, before) and w not in {"mr", "mrs", "ms", "dr", "got", "moved"}]
-        if took_back and instead:
+        pairs = [
+            (next(b for b in reversed(took_back) if _kind(b) == _kind(i)), i)
+            for i in instead
+            if any(_kind(b) == _kind(i) for b in took_back)
+        ]
+        if pairs:
+            out.extend(dict.fromkeys(pairs))
+        elif took_back and instead and all(_kind(i) == "word" for i in instead):
             out.append((took_back[-1], instead[0]))
     return out
 
@@ -870,7 +1150,23 @@ def _generalises(summary: str) -> bool:
     return not (_PAST_VERB.search(summary) or re.search(anchored, summary, re.I))
 
 
-def _referred(word: str, quoted: Sequence[SpokenTurn], lenders: Sequence[SpokenTurn], session_text: str) -> bool:
+def _completes_a_name(word: str, names: Iterable[str], pool: Sequence[str]) -> bool:
+    """Whether ``word`` is part of a name the family knows whose other words the turns hold
+    ("Tío Rafa" from "rafa", "Oma Gisela" from "oma")."""
+    for name in names:
+        words = _tokens(name)
+        if word in words and any(w != word and w not in STOPWORDS and _held(w, pool) for w in words):
+            return True
+    return False
+
+
+def _referred(
+    word: str,
+    quoted: Sequence[SpokenTurn],
+    lenders: Sequence[SpokenTurn],
+    session_text: str,
+    known: frozenset[str] = frozenset(),
+) -> bool:
     """A person's name the cited turns do not spell but stand for: the writer of a quoted turn
     that speaks in the first person ("I", "we"), or someone named earlier in the conversation
     whom the quoted turn points at with a pronoun or a relation ("she's allergic to kiwi too")."""
@@ -879,8 +1175,9 @@ def _referred(word: str, quoted: Sequence[SpokenTurn], lenders: Sequence[SpokenT
             r"\b(?:i|i'm|im|me|my|mine|we|we're|us|our|ours)\b", normalise_for_match(turn.text).replace("’", "'")
         ):
             return True
-    if not re.search(rf"(?<!\w){re.escape(word)}(?!\w)", normalise_for_match(session_text)):
-        return False
+    named_here = re.search(rf"(?<!\w){re.escape(word)}(?!\w)", normalise_for_match(session_text))
+    if session_text and not named_here and word not in known:
+        return False  # neither named in this conversation nor a person the family's directory knows
     text = normalise_for_match(" ".join(t.text for t in [*quoted, *lenders])).replace("’", "'")
     return bool(
         re.search(

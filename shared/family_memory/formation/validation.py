@@ -309,7 +309,13 @@ class _Check:
             for n in range(max(1, earliest - CONTEXT_TURNS), earliest)
             if (t := self.transcript.turn(n)) is not None
         ]
-        verdict = check_support(claim, turns, said_on, context=context, session_text=self._session_text)
+        # What the family said before the cited turns: where a place or a shop was named first.
+        family_text = "\n".join(
+            t.text for t in self.transcript.turns if t.role is Role.USER and t.n < earliest - CONTEXT_TURNS
+        )
+        verdict = check_support(
+            claim, turns, said_on, context=context, session_text=self._session_text, family_text=family_text
+        )
         if verdict.supported:
             return []
         return [

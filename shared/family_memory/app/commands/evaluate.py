@@ -68,6 +68,11 @@ def _eval(args: argparse.Namespace) -> int:
     from family_memory.evaluation.dataset import load_set
     from family_memory.evaluation.report import check_ratchet, details, read_ratchet, render, to_json, write_ratchet
 
+    if args.write_ratchet and not args.ratchet:
+        raise InvalidInputError("--write-ratchet needs --ratchet FILE")
+    if args.ratchet and not args.write_ratchet and not args.ratchet.exists():
+        # A ratchet that is not there would enforce nothing: CI would pass whatever the figures.
+        raise InvalidInputError(f"{args.ratchet}: no such ratchet file (create it with --write-ratchet)")
     data = args.data or default_data()
     families = load_set(data)
     if args.family:
@@ -84,8 +89,6 @@ def _eval(args: argparse.Namespace) -> int:
     )
     if args.check_data:
         return 0
-    if args.write_ratchet and not args.ratchet:
-        raise InvalidInputError("--write-ratchet needs --ratchet FILE")
     modes = ["offline", "supplied"] if args.mode == "both" else [args.mode]
     settings = load_settings()
     reports = [_run_mode(families, mode, settings.extractor, args) for mode in modes]

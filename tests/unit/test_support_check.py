@@ -1,0 +1,165 @@
+"""The support check on single cases: each behaviour the calibration set measures in bulk, pinned
+here so a change that breaks one says which (formation/support.py)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from family_memory.formation.support import Claim, SpokenTurn, check_support
+
+
+def verdict(
+    summary: str, turn: str, quote: str | None = None, said_on: date = date(2026, 5, 20), writer: str = "Karim"
+) -> list[str]:
+    claim = Claim(summary=summary, quotes=(quote or turn,))
+    return check_support(claim, [SpokenTurn("user", turn, (writer,), quoted=True)], said_on).problems
+
+
+@pytest.mark.parametrize(
+    ("summary", "turn"),
+    [
+        # A negation governs the whole list after it, in the turn and in the summary.
+        (
+            "Nadia is strictly vegan, so no dairy, eggs or honey for her.",
+            "nadia's vegan, like strict. so no dairy no eggs no honey",
+        ),
+        (
+            "Rosalie is allergic to egg; no scrambled eggs, mayo or anything where egg is barely cooked.",
+            "Rosalie is allergic to egg. but no scrambled eggs, no mayo, nothing where it's barely cooked",
+        ),
+        (
+            "The family doesn't use Klarna, credit cards or anything with interest.",
+            "we don't do klarna or credit cards or anything with interest",
+        ),
+        # "... and" + a new subject is a statement of its own: "not" does not reach across it.
+        ("The phone buzzing wakes Ida.", "i'm not a morning person and the phone buzzing wakes ida"),
+    ],
+)
+def test_polarity_is_read_per_statement_and_across_a_negated_list(summary: str, turn: str) -> None:
+    assert verdict(summary, turn) == []
+
+
+@pytest.mark.parametrize(
+    ("summary", "turn"),
+    [
+        ("Pepper loves baths.", "pepper doesn't love baths"),
+        ("Leo eats fish.", "leo doesn't eat fish, loves chicken"),
+        (
+            "The family uses Klarna or credit cards or anything with interest.",
+            "we don't do klarna or credit cards or anything with interest",
+        ),
+    ],
+)
+def test_a_turned_polarity_is_still_refused(summary: str, turn: str) -> None:
+    assert any("opposite" in p or "negates" in p for p in verdict(summary, turn)), verdict(summary, turn)
+
+
+def test_the_condition_of_a_rule_is_not_a_possibility() -> None:
+    turn = "shes coeliac so if ur ever doin food for her no gluten, like proper"
+    assert verdict("Aoife is coeliac, so any food for her must be gluten-free.", turn) == []
+    akua = "my sister akua grabs the boys from school if I'm stuck at work"
+    assert (
+        verdict("Kwame's sister Akua collects the boys from school when Kwame is held up.", akua, writer="Kwame") == []
+    )
+
+
+@pytest.mark.parametrize(
+    ("summary", "turn", "quote"),
+    [
+        # The condition is dropped: the consequent alone is not what was said.
+        (
+            "The party on Saturday is inside at the salón.",
+            "if it rains saturday the party moves inside to the salón",
+            "the party moves inside to the salón",
+        ),
+        (
+            "Sasha has her learner's permit.",
+            "if sasha passes her test next month she'll get her learner's permit",
+            "she'll get her learner's permit",
+        ),
+        # A supposition, whatever the summary keeps of it.
+        ("The family will get a dog when they move.", "if we moved we might get a dog", None),
+    ],
+)
+def test_a_supposition_is_not_a_fact(summary: str, turn: str, quote: str | None) -> None:
+    assert any("possibility" in p for p in verdict(summary, turn, quote)), verdict(summary, turn, quote)
+
+
+def test_a_date_written_with_its_weekday_or_day_first_is_that_date() -> None:
+    turn = "idris has a school trip to twycross zoo on thursday 4th june"
+    assert verdict("Idris has a school trip to Twycross Zoo on Thursday, June 4, 2026.", turn) == []
+    assert (
+        verdict(
+            "Maddie's spring concert is on May 28, 2026.",
+            "maddie's spring concert is may 28 at hertel",
+            said_on=date(2026, 5, 1),
+        )
+        == []
+    )
+    wrong = verdict("Idris has a school trip to Twycross Zoo on June 5, 2026.", turn)
+    assert any("date" in p for p in wrong), wrong
+
+
+def test_a_named_month_in_a_past_tense_sentence_may_still_be_a_plan() -> None:
+    turn = "we got a ferienwohnung in binz april 4 to 11"
+    assert (
+        verdict("The family has a holiday flat in Binz from April 4 to April 11, 2026.", turn, said_on=date(2026, 3, 1))
+        == []
+    )
+    # A day of the month alone is still read forward: October 14 had passed on October 20.
+    late = verdict(
+        "Sofía's school play is on October 14, 2026.", "sofía's school play is on the 14th", said_on=date(2026, 10, 20)
+    )
+    assert any("date" in p for p in late), late
+
+
+def test_spoken_times_and_amounts_are_numbers() -> None:
+    assert verdict("Dinner is at 6:30 pm most nights.", "dinner is at half six most nights") == []
+    assert verdict("The family has saved about £9,000 for a car.", "we've saved about 9 grand for a car") == []
+    wrong = verdict("Dinner is at 7:30 pm most nights.", "dinner is at half six most nights")
+    assert any("7.5" in p or "7:30" in p or "say" in p for p in wrong), wrong
+
+
+def test_a_name_the_family_said_earlier_in_the_session_may_be_used() -> None:
+    claim = Claim(summary="They pay Westpac $3,100 a month now.", quotes=("we pay $3,100 a month now",))
+    turn = [SpokenTurn("user", "we pay $3,100 a month now", ("Linh",), quoted=True)]
+    assert check_support(claim, turn, date(2026, 5, 20)).problems  # Westpac is said nowhere
+    earlier = "our mortgage is with westpac"
+    assert check_support(claim, turn, date(2026, 5, 20), family_text=earlier).problems == []
+
+
+def test_a_correction_takes_back_the_value_of_its_kind_only() -> None:
+    turn = "do-hyun has his belt test on saturday the 21st, no sorry, the 28th. the 21st is ji-ho's party"
+    assert verdict("Do-hyun's belt test is on Saturday, March 28, 2026.", turn, said_on=date(2026, 3, 10)) == []
+    assert (
+        verdict(
+            "Ji-ho's party is on March 21, 2026.", turn, quote="the 21st is ji-ho's party", said_on=date(2026, 3, 10)
+        )
+        == []
+    )
+    said = "her allergist is dr sheppard, no sorry, sheppard is her pediatrician, the allergist is dr mercer"
+    assert verdict("Dr. Mercer is her allergist.", said, quote="the allergist is dr mercer") == []
+    # Said again only of the past, the old value is still taken back.
+    cohen = "noah's teacher is mr. cohen, oops I mean mr. katz, cohen was last year"
+    assert any(
+        "took back" in p for p in verdict("Noah's teacher is Mr. Cohen.", cohen, quote="noah's teacher is mr. cohen")
+    )
+
+
+def test_each_restates_a_recurrence_and_a_place_word_completes_a_held_name() -> None:
+    assert verdict("She eats every 3 hours, about 90 ml each time.", "she eats every 3 hours roughly, about 90ml") == []
+    assert verdict("Ana is a nurse at Vaiola Hospital.", "ana's a nurse at vaiola", writer="Sione") == []
+    # A place word beside nothing the turns hold is still new.
+    assert verdict("Ana is a nurse at Tupou Hospital.", "ana's a nurse at vaiola", writer="Sione")
+
+
+def test_a_known_name_may_be_given_in_full() -> None:
+    claim = Claim(
+        summary="Tío Rafa is still the backup.", quotes=("rafa is still the backup",), known_names=("Tío Rafa",)
+    )
+    turn = [SpokenTurn("user", "rafa is still the backup", ("Marisol",), quoted=True)]
+    assert check_support(claim, turn, date(2026, 6, 1)).problems == []
+    stranger = Claim(summary="Tío Pepe is still the backup.", quotes=("rafa is still the backup",))
+    assert check_support(stranger, turn, date(2026, 6, 1)).problems
