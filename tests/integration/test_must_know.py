@@ -63,6 +63,14 @@ DRIVING = fact(
     strength=Strength.HARD,
     sensitivity=Sensitivity.MINORS,
 )
+PENICILLIN = fact(
+    "Layla is allergic to penicillin.",
+    "Layla's penicillin allergy",
+    applies_to=[MOM],
+    type=MemoryType.CONSTRAINT,
+    strength=Strength.HARD,
+    sensitivity=Sensitivity.HEALTH,
+)
 POTLUCK = fact("The school potluck is on Friday evening in the gym.", "School potluck")
 CHESS = fact("Noor plays chess on Wednesdays.", "Noor's chess", applies_to=[NOOR])
 
@@ -78,7 +86,7 @@ def runtime(tmp_path: Path) -> Runtime:
             members=[Member(id="layla", name="Layla Haddad"), Member(id="ciaran", name="Ciarán Haddad")],
         ),
     )
-    change = change_set(*(add(m) for m in (SESAME, VEGETARIAN, CHECK, DRIVING, POTLUCK, CHESS)))
+    change = change_set(*(add(m) for m in (SESAME, VEGETARIAN, CHECK, DRIVING, PENICILLIN, POTLUCK, CHESS)))
     rt.writer.apply(
         change.model_copy(
             update={
@@ -135,3 +143,31 @@ def test_a_shared_thread_learns_a_private_rule_exists_never_whose_or_what(runtim
 def test_rules_have_their_own_budget_beside_the_candidates(runtime: Runtime) -> None:
     result = retrieval_of(runtime).lookup.lookup(FAMILY, "what should we bring to the potluck?", max_items=1)
     assert [i.via for i in result.items].count("rule") == 2 and len(result.items) == 3
+
+
+def test_a_name_is_never_an_article_or_a_title() -> None:
+    from family_memory.retrieval.must_know import names_of, people_named
+
+    names = names_of([("e1", ["The Okafor family"]), ("e2", ["Dr. Oh"]), ("e3", ["Noor Haddad"])])
+    assert "the" not in names and "dr" not in names and "dr." not in names
+    # "the shopping list" names nobody, so every food rule concerns everyone.
+    assert people_named("make the shopping list for next week", names) == set()
+    assert people_named("noor's lunch", names) == {"e3"}
+
+
+def test_a_meal_with_a_named_guest_is_shared_every_food_rule_bears_on_it(runtime: Runtime) -> None:
+    # Dad is coming: the meal is for the household too, so Noor's allergy counts as much as his diet.
+    found = rules(runtime, "plan the dinner for when dad's here")
+    assert set(found) == {SESAME.id, VEGETARIAN.id}
+    assert found[0] == VEGETARIAN.id  # the person the message names first
+
+
+def test_a_doctors_visit_surfaces_the_medical_rules_of_the_person_it_is_for(runtime: Runtime) -> None:
+    found = rules(runtime, "I've a chest infection, can you book the GP and tell me what to mention", member="layla")
+    assert PENICILLIN.id in found and SESAME.id not in found
+
+
+def test_a_rule_line_says_it_is_a_standing_rule_and_carries_its_reference(runtime: Runtime) -> None:
+    result = retrieval_of(runtime).lookup.lookup(FAMILY, "what should we bring to the potluck?")
+    line = next(i.line for i in result.items if i.row.id == SESAME.id)
+    assert "(standing rule)" in line and f"memory://{FAMILY}/{SESAME.id}" in line and "remembered" not in line

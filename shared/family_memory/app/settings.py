@@ -36,8 +36,8 @@ class Settings(BaseModel):
     opensearch_index: str = Field(default="family-memories", pattern=r"^[a-z][a-z0-9_-]{0,254}$")
     lookup_max_items: int = Field(default=5, ge=0, le=20)
     lookup_max_tokens: int = Field(default=350, ge=0, le=2000)
-    lookup_rule_items: int = Field(default=5, ge=0, le=20)
-    lookup_rule_tokens: int = Field(default=300, ge=0, le=2000)
+    lookup_rule_items: int = Field(default=8, ge=0, le=20)
+    lookup_rule_tokens: int = Field(default=400, ge=0, le=2000)
     extractor: Literal["offline", "bedrock"] = Field(
         default="offline", description="formation: the offline rule-based extractor, or Bedrock"
     )

@@ -1120,7 +1120,7 @@ def _retracted(text: str) -> list[tuple[str, str]]:
     Values pair by kind ("tuesday the 10th of march, no wait, it's wednesday the 11th": the
     10th and tuesday are taken back, not March), and a word the speaker says again after the
     correction ("... the allergist is dr mercer") was not taken back."""
-    out = []
+    out: list[tuple[str, str]] = []
     for match in _CORRECTION.finditer(text):
         before = [w for w in _tokens(match.group("before")) if w not in STOPWORDS and w not in FILLER]
         after = [w for w in _tokens(match.group("after")) if w not in STOPWORDS and w not in FILLER]

@@ -68,8 +68,8 @@ log = logging.getLogger(__name__)
 
 DEFAULT_MAX_ITEMS = 5
 DEFAULT_MAX_TOKENS = 350
-DEFAULT_RULE_ITEMS = 5
-DEFAULT_RULE_TOKENS = 300
+DEFAULT_RULE_ITEMS = 8
+DEFAULT_RULE_TOKENS = 400
 MAX_ITEMS_LIMIT = 20
 MAX_TOKENS_LIMIT = 2000
 MAX_QUERY_CHARS = 2000
@@ -206,11 +206,13 @@ class FamilyZones:
         return zone
 
 
-def line_for(row: CatalogRow, ref: str, age: str, zone: str = "UTC") -> str:
+def line_for(row: CatalogRow, ref: str, age: str, zone: str = "UTC", *, rule: bool = False) -> str:
     """One lookup line: the summary as a literal, when it was said (its age and its absolute
     local date, so "when did..." is answerable from the line), the last day a dated fact holds,
-    the sensitivity, the reference."""
-    when = f"remembered {age}, said {local_date(row.formed_at, zone).isoformat()}"
+    the sensitivity, the reference. A must-know rule's line says it is a standing rule instead
+    of when it was said (it holds now; the reference opens its history): the rules a task
+    touches are many in some families, and each must fit."""
+    when = "standing rule" if rule else f"remembered {age}, said {local_date(row.formed_at, zone).isoformat()}"
     if row.valid_until is not None:
         when += f"; through {(row.valid_until - timedelta(days=1)).isoformat()}"
     marker = ""
@@ -412,7 +414,7 @@ class TurnLookup:
         zone: str,
     ) -> list[LookupItem]:
         """As many of ``rows`` as fit ``max_items`` and ``max_tokens`` (each line and the newline
-        joining it counted), in order."""
+        joining it counted), in order; a line too long for what is left is skipped, not the rest."""
         items: list[LookupItem] = []
         used = 0
         for row, via in rows:
@@ -420,10 +422,10 @@ class TurnLookup:
                 break
             ref = str(MemoryRef(family_id, row.id))
             age = age_in_words(row.formed_at, now, zone)
-            line = line_for(row, ref, age, zone)
+            line = line_for(row, ref, age, zone, rule=via == "rule")
             cost = count_tokens(line) + 1
             if used + cost > max_tokens:
-                break
+                continue  # a shorter one further down may still fit
             used += cost
             items.append(LookupItem(row, ref, age, line, via))
         return items

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from family_memory.domain.memory import MemoryType, Strength
 from family_memory.domain.text import normalise_for_match
-from family_memory.formation.text_similarity import content_tokens
+from family_memory.formation.text_similarity import STOPWORDS, content_tokens
 from family_memory.ports.catalog import CatalogRow
 
 #: Memory types that carry rules.
@@ -44,7 +44,8 @@ _TASKS: dict[str, re.Pattern[str]] = {
         r"grocer(?:y|ies)|shopping|shop|supermarket|pack(?:ed)?|lunchbox|tiffin|sweets|candy|chocolate|pizza|"
         r"sandwich(?:es)?|drink|drinks|coffee|juice|iftar|feast|buffet|catering|bake sale|birthday|cater|"
         r"ingredients?|dish|dishes|bring|make for|order in|sleepover|playdate|halloween|christmas|eid|diwali|"
-        r"thanksgiving|easter|cafe|café|ice cream|fruit|sweet|breakfast)\b",
+        r"thanksgiving|easter|cafe|café|ice cream|fruit|sweet|breakfast|abendbrot|sabzi|jollof|roast|feed|"
+        r"(?:book|reserve|get) (?:us )?a table|day trip|train|flight|road trip|sleeping over|sleep over|hosting)\b",
         re.I,
     ),
     "booking": re.compile(
@@ -55,7 +56,8 @@ _TASKS: dict[str, re.Pattern[str]] = {
     ),
     "driving": re.compile(
         r"\b(?:drive|driving|drives|pick (?:\w+ )?up|pickup|pick-up|drop (?:\w+ )?off|drop-off|ride|rides|lift|"
-        r"car|van|school run|collect|taxi|uber|carpool|motorway|trip|outing|take (?:him|her|them) to)\b",
+        r"car|van|school run|collect|taxi|uber|lyft|ola|cab|auto|rickshaw|grab|bolt|carpool|motorway|trip|outing|"
+        r"take (?:him|her|them|\w+) to)\b",
         re.I,
     ),
     "messaging": re.compile(
@@ -65,9 +67,25 @@ _TASKS: dict[str, re.Pattern[str]] = {
     ),
     "care": re.compile(
         r"\b(?:sitter|babysit\w*|nanny|childcare|watch (?:the )?kids|look after|mind (?:the )?kids|sleepover|"
-        r"leave (?:him|her|them))\b",
+        r"sleeping over|sleep over|leave (?:him|her|them)|need to know|staying with|stays with|camp|school trip)\b",
         re.I,
     ),
+    "medical": re.compile(
+        r"\b(?:gp|doctor|doctors|dr|dentist|appointment|prescription|pharmacy|chemist|hospital|clinic|infection|"
+        r"sick|ill|unwell|fever|medicine|medicines|meds|medication|antibiotics?|vaccin\w*|jab|check-?up|a&e|er|"
+        r"urgent care|surgery|operation|pain|painkillers?|ibuprofen|paracetamol|tylenol|advil)\b",
+        re.I,
+    ),
+}
+#: The rules each kind of task must respect: whoever looks after a child needs their food and
+#: medical rules too.
+_TASK_TOPICS: dict[str, frozenset[str]] = {
+    "food": frozenset({"food"}),
+    "booking": frozenset({"booking"}),
+    "driving": frozenset({"driving"}),
+    "messaging": frozenset({"messaging"}),
+    "care": frozenset({"care", "food", "medical"}),
+    "medical": frozenset({"medical"}),
 }
 _RULE_TOPICS: dict[str, re.Pattern[str]] = {
     "food": re.compile(
@@ -75,7 +93,11 @@ _RULE_TOPICS: dict[str, re.Pattern[str]] = {
         r"dairy|lactose|milk|nuts?|peanuts?|tree nuts?|eggs?|shellfish|fish|sesame|soy|wheat|diabet\w*|sugar|"
         r"sugary|diet|dietary|eat|eats|eating|food|meat|pork|beef|chicken|caffeine|spicy|salt|salty|sodium|"
         r"potassium|fast|fasting|ramadan|onion|garlic|grapefruit|kiwi|alcohol|drink|drinks|caffeine|cholesterol|"
-        r"snack|snacks|sweets|dessert|meal|meals|cook|cooking|kitchen|intoleran\w*|gelatine|gelatin|renal|kidney)\b",
+        r"snack|snacks|sweets|dessert|meal|meals|cook|cooking|kitchen|intoleran\w*|gelatine|gelatin|renal|kidney|"
+        r"seafood|prawns?|shrimp|crab|lobster|clams?|octopus|squid|mussels?|oysters?|crayfish|feke|mayo|mayonnaise|"
+        r"honey|butter|cheese|cream|yoghurt|yogurt|oats|bread|rice|noodles|jaggery|gud|stevia|juice|fruit|"
+        r"vegetables?|veg|onions?|mushrooms?|tomato(?:es)?|strawberr(?:y|ies)|banana|mango|pineapple|citrus|"
+        r"oranges?|pomelo|lamb|mutton|bacon|ham|sausages?|lard|spice|chilli|chili|packaged|maggi|tiffin|lunchbox)\b",
         re.I,
     ),
     "booking": re.compile(
@@ -97,6 +119,12 @@ _RULE_TOPICS: dict[str, re.Pattern[str]] = {
     "care": re.compile(
         r"\b(?:sitter|babysit\w*|nanny|childcare|leave (?:her|him|them)|alone|met|stranger|look after|mind)\b", re.I
     ),
+    "medical": re.compile(
+        r"\b(?:allerg\w*|anaphyla\w*|epipen|penicillin|antibiotics?|ibuprofen|aspirin|paracetamol|medication|"
+        r"medicine|meds|inhaler|asthma|diabet\w*|insulin|sickle|epilep\w*|seizures?|heart|blood pressure|"
+        r"condition|doctor|surgery|operation|pregnan\w*|crisis|crises)\b",
+        re.I,
+    ),
 }
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|me|my|mine)\b", re.I)
 _EVERYONE = re.compile(
@@ -110,7 +138,7 @@ _EVERYONE = re.compile(
 class MustKnow:
     row: CatalogRow
     why: str  # "food rule for Noor", "shares 'grapefruit'"
-    rank: tuple[int, int, int]
+    rank: tuple[int, ...]
 
 
 def tasks_of(message: str) -> set[str]:
@@ -118,17 +146,35 @@ def tasks_of(message: str) -> set[str]:
     return {task for task, pattern in _TASKS.items() if pattern.search(message)}
 
 
+#: Allergies that are not to a food: "allergic to penicillin" is no food rule.
+_NOT_FOOD = re.compile(
+    r"\b(?:penicillin|amoxicillin|antibiotics?|sulfa|ibuprofen|aspirin|latex|pollen|hay ?fever|cats?|dogs?|"
+    r"dust|mites|bees?|wasps?|stings?|plasters?|nickel|perfume|grass)\b",
+    re.I,
+)
+_ALLERGY_WORD = re.compile(r"^(?:allerg\w*|anaphyla\w*|epipen)$", re.I)
+
+
 def rule_topics(row: CatalogRow) -> set[str]:
     text = " ".join((row.about, row.summary, row.when_to_use))
-    return {topic for topic, pattern in _RULE_TOPICS.items() if pattern.search(text)}
+    topics = {topic for topic, pattern in _RULE_TOPICS.items() if pattern.search(text)}
+    food_words = {m.group(0) for m in _RULE_TOPICS["food"].finditer(text)}
+    if food_words and all(_ALLERGY_WORD.match(w) for w in food_words) and _NOT_FOOD.search(text):
+        topics.discard("food")
+    return topics
 
 
-def people_named(message: str, names: dict[str, frozenset[str]]) -> set[str]:
-    """Entity ids of the people (and pets) a message names, by any name the family uses for them."""
-    folded = normalise_for_match(message)
+#: After a name, what makes the food theirs alone: "noor's lunch", "rosie's daycare snacks".
+_WHOSE_FOOD = r"'s (?:\w+ ){0,2}(?:lunch|lunches|lunchbox|snacks?|tiffin|breakfast|food|meals?|bottle|formula)\b"
+
+
+def people_named(message: str, names: dict[str, frozenset[str]], after: str = r"(?:'s)?") -> set[str]:
+    """Entity ids of the people (and pets) a message names, by any name the family uses for them
+    (``after``: what must follow the name)."""
+    folded = normalise_for_match(message).replace("’", "'")
     found: set[str] = set()
     for name, entity_ids in names.items():
-        if len(name) > 1 and re.search(rf"(?<!\w){re.escape(name)}(?:'s)?(?!\w)", folded):
+        if len(name) > 1 and re.search(rf"(?<!\w){re.escape(name)}{after}(?!\w)", folded):
             found |= entity_ids
     return found
 
@@ -147,6 +193,8 @@ def must_know(
     tasks = tasks_of(message)
     named = people_named(message, names) | (speaker if _FIRST_PERSON.search(message) else frozenset())
     everyone = not named or bool(_EVERYONE.search(message))
+    eaters = people_named(message, names, _WHOSE_FOOD)
+    shared_meal = "food" in tasks and not (eaters and eaters >= named)
     name_words = {w for name in names for w in content_tokens(name)}
     message_words = set(content_tokens(message)) - name_words  # a name alone ties nothing to a rule
     found: list[MustKnow] = []
@@ -155,20 +203,31 @@ def must_know(
             continue
         for_named = bool(set(row.applies_to) & named)
         household = not row.applies_to or row.type is MemoryType.DIRECTIVE
-        involved = for_named or household or everyone
         topics = rule_topics(row)
+        # A meal is shared: whoever eats it, every food rule of the household bears on it, unless
+        # the message says whose food it is ("Noor's lunch").
+        involved = for_named or household or everyone or (shared_meal and "food" in topics)
         shared = sorted(
             (message_words & set(content_tokens(" ".join((row.about, row.summary, row.when_to_use))))) - _WEAK
         )
         why = ""
-        if involved and tasks & topics:
-            task = sorted(tasks & topics)[0]
+        governed = {task for task in tasks if _TASK_TOPICS[task] & topics}
+        if involved and governed:
+            task = sorted(governed)[0]
             why = f"{task} rule" + (" for someone the message names" if for_named else "")
         elif shared and (for_named or household or not named):
             why = f"shares {', '.join(shared[:3])!r}"
         if not why:
             continue
-        rank = (0 if for_named else 1, 0 if row.strength is Strength.HARD else 1, place)
+        # The people the message names first; then the rules the task governs (not those that only
+        # share a word), hard before soft, a constraint (an allergy) before a house rule.
+        rank = (
+            0 if for_named else 1,
+            0 if governed and involved else 1,
+            0 if row.strength is Strength.HARD else 1,
+            0 if row.type is MemoryType.CONSTRAINT else 1,
+            place,
+        )
         found.append(MustKnow(row, why, rank))
     return sorted(found, key=lambda m: m.rank)
 
@@ -183,6 +242,9 @@ _WEAK = frozenset(
 )
 
 
+_TITLES = frozenset({"mr", "mrs", "ms", "miss", "dr", "dr.", "mr.", "mrs.", "ms.", "prof"})
+
+
 def names_of(entities: Sequence[tuple[str, Sequence[str]]]) -> dict[str, frozenset[str]]:
     """``{comparison form of a name: entity ids}`` from (entity id, names) pairs (first names too)."""
     out: dict[str, set[str]] = {}
@@ -190,7 +252,8 @@ def names_of(entities: Sequence[tuple[str, Sequence[str]]]) -> dict[str, frozens
         for name in names:
             folded = normalise_for_match(name)
             for form in {folded, folded.split()[0] if folded.split() else ""}:
-                if len(form) > 1:
+                # "The Okafors" is not called "the", nor "Dr. Oh" "dr".
+                if len(form) > 1 and form not in STOPWORDS and form not in _TITLES:
                     out.setdefault(form, set()).add(entity_id)
     return {name: frozenset(ids) for name, ids in out.items()}
 
