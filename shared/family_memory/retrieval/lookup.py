@@ -91,7 +91,8 @@ WITHHELD_NOTE = (
 #: How the two hit lists become one: reciprocal-rank fusion (the default) or the seed's interleave.
 FUSIONS = ("rrf", "interleave")
 #: RRF's constant (Cormack, Clarke and Buttcher 2009); not tuned here: every k from 1 to 60 ranks
-#: within 0.003 of it at every cut-off of the harness's evidence recall (docs/retrieval.md).
+#: within 0.007 of it at every cut-off of the harness's evidence recall, with either offline
+#: embedder (docs/retrieval.md, ``family-memory bench fusion``).
 DEFAULT_RRF_K = 60
 
 
