@@ -88,7 +88,7 @@ def test_a_recorded_tool_call_becomes_validated_candidates(client: Any) -> None:
         doc = document(ex)
     assert doc.extractor.kind is ExtractorKind.BEDROCK and doc.extractor.model_id == MODEL
     # The model's own summary line (it names Maya's allergy) is never used: only the shareable claims are.
-    assert doc.summary == "Lucía talked about: Pizza night."
+    assert doc.summary == "Lucía planned: Pizza night is on Friday 2026-11-27."
     assert doc.usage == {"inputTokens": 1874, "outputTokens": 412, "totalTokens": 2286}
     verdicts = {e.index: (e.accepted, [r.rule for r in e.reasons]) for e in doc.candidates}
     # The hard rule quoted from a tool turn never passes; the candidate without evidence is a schema rejection.

@@ -26,9 +26,9 @@ from family_memory.app.settings import load_settings
 from family_memory.brief.model import parse_brief
 from family_memory.domain.changes import Action, ChangeSet, MemoryWrite
 from family_memory.domain.clock import local_date
-from family_memory.domain.family import FamilySettings
+from family_memory.domain.family import FamilySettings, Member
 from family_memory.domain.ids import new_ulid
-from family_memory.domain.layout import BRIEF, LOG, candidates_path
+from family_memory.domain.layout import BRIEF, LOG, candidates_path, session_path
 from family_memory.domain.memory import Authority, Memory, MemoryType
 from family_memory.families import save_family
 from family_memory.lifecycle.dream import dream_family
@@ -195,8 +195,10 @@ def compile_record(key: str) -> dict[str, Any]:
 
 def test_compile_dreams_each_family_in_a_batch_once_and_notes_conversations(cloud: Cloud) -> None:
     rt = cloud.runtime()
-    save_family(rt.store, FamilySettings(family_id="fam-rivera", time_zone=LA))
+    save_family(rt.store, FamilySettings(family_id="fam-rivera", time_zone=LA, members=[Member(id="lu", name="Lu")]))
     sets = [add(rt, "fam-rivera", directive(summary=f"Rule {i}.")) for i in range(3)]
+    transcript = {"family_id": "fam-rivera", "session_id": "sess-7", "turns": [{"role": "user", "member_id": "lu"}]}
+    rt.store.put("fam-rivera", session_path("sess-7"), json.dumps(transcript).encode())
     rt.store.put(
         "fam-rivera",
         candidates_path("sess-7"),
@@ -220,7 +222,8 @@ def test_compile_dreams_each_family_in_a_batch_once_and_notes_conversations(clou
     assert result == {"batchItemFailures": [{"itemIdentifier": garbage["messageId"]}]}
     brief = parse_brief(rt.store.read("fam-rivera", BRIEF).data)
     assert sorted(line.text for line in brief.directives) == ["Rule 0.", "Rule 1.", "Rule 2."]
-    assert [line.text for line in brief.last_conversation] == ["Talked about the rules."]
+    assert [line.text for line in brief.served("lu").last_conversation] == ["Talked about the rules."]
+    assert brief.served(None).last_conversation == ()  # a request naming no member gets none
     log = rt.store.read("fam-rivera", LOG).data.decode()
     assert all(f"/changes/{cs.id}.json" in log for cs in sets) and log.count("**Brief**") == 1
 

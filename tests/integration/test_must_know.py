@@ -171,3 +171,17 @@ def test_a_rule_line_says_it_is_a_standing_rule_and_carries_its_reference(runtim
     result = retrieval_of(runtime).lookup.lookup(FAMILY, "what should we bring to the potluck?")
     line = next(i.line for i in result.items if i.row.id == SESAME.id)
     assert "(standing rule)" in line and f"memory://{FAMILY}/{SESAME.id}" in line and "remembered" not in line
+
+
+def test_a_meal_brings_what_someone_will_not_eat_after_the_rules(tmp_path: Path) -> None:
+    rt = local_runtime(tmp_path, FixedClock(NOW), embedder="hashed")
+    save_family(rt.store, FamilySettings(family_id=FAMILY, time_zone="UTC", members=[Member(id="layla", name="Layla")]))
+    hates = fact("Noor hates mushrooms.", "Noor and mushrooms", applies_to=[NOOR], type=MemoryType.PREFERENCE)
+    loves = fact("Noor loves chess.", "Noor and chess", applies_to=[NOOR], type=MemoryType.PREFERENCE)
+    change = change_set(add(SESAME), add(hates), add(loves))
+    rt.writer.apply(change.model_copy(update={"entities": [person(NOOR, "Noor")]}))
+    rt.drain()
+    found = [
+        i.row.id for i in retrieval_of(rt).lookup.lookup(FAMILY, "plan a dinner for all of us").items if i.via == "rule"
+    ]
+    assert found == [SESAME.id, hates.id]

@@ -89,7 +89,7 @@ def compiled_brief(runtime: Runtime) -> str:
 def test_answers_that_live_only_in_memories_are_found_for_each_question(runtime: Runtime) -> None:
     ids = seed_household(runtime)
     brief = compiled_brief(runtime)
-    assert "Soccer coach: 1 memory" in brief  # the brief knows the topics...
+    assert "Soccer coach (1 memory)" in brief  # the brief knows the topics...
     for question, key in QUESTIONS.items():
         assert f"memory://{FAMILY}/{ids[key]}" not in brief, key  # ...not the answers
         assert HOUSEHOLD_FACTS[key][0] not in brief, key

@@ -77,6 +77,8 @@ COMPILE = "shared/family_memory/brief/compile.py"
 RENDER = "shared/family_memory/brief/render.py"
 LOAD = "shared/family_memory/brief/load.py"
 PATCH = "shared/family_memory/brief/patch.py"
+BRIEF_MODEL = "shared/family_memory/brief/model.py"
+SENSITIVITY = "shared/family_memory/formation/sensitivity.py"
 APP_LIFECYCLE = "shared/family_memory/app/lifecycle.py"
 LOOKUP = "shared/family_memory/retrieval/lookup.py"
 TOOLS = "shared/family_memory/retrieval/tools.py"
@@ -104,6 +106,8 @@ T_COMPILE = "tests/unit/test_brief_compile.py"
 T_PROPS = "tests/unit/test_brief_properties.py"
 T_PROPS_FULL = f"{T_PROPS}::test_five_thousand_long_unicode_memories_fill_every_budget_without_exceeding_it"
 T_LOADPATCH = "tests/unit/test_brief_load_patch.py"
+T_MEMBERS = "tests/unit/test_brief_members.py"
+T_TAGGER = "tests/unit/test_sensitivity_tagger.py"
 T_LOOKUP = "tests/integration/test_turn_lookup.py"
 T_API = "tests/unit/test_api_routes.py"
 T_CLIENT = "tests/unit/test_client.py"
@@ -920,6 +924,67 @@ MUTATIONS: list[Mutation] = [
         "6/9: a patched brief never carries a memory that became sensitive",
         [(PATCH, "if new is None or not briefable(new):", "if new is None:")],
         [T_LOADPATCH],
+    ),
+    m(
+        "6.last-conversation-of-another-member",
+        "6: the last-conversation section is the served member's own (never another member's private session)",
+        [
+            (
+                BRIEF_MODEL,
+                "own = self.conversations.get(member_id) if member_id and surface is Surface.CHAT else None",
+                "own = max(self.conversations.values(), key=lambda c: c.session_id, default=None) "
+                "if member_id and surface is Surface.CHAT else None",
+            )
+        ],
+        [T_MEMBERS],
+    ),
+    m(
+        "6.last-conversation-on-the-household-surface",
+        "6: none on the household surface",
+        [
+            (
+                BRIEF_MODEL,
+                "own = self.conversations.get(member_id) if member_id and surface is Surface.CHAT else None",
+                "own = self.conversations.get(member_id) if member_id else None",
+            )
+        ],
+        [T_MEMBERS, T_COMPILE],
+    ),
+    m(
+        "6.last-conversation-is-the-familys-newest",
+        "6: a member's last conversation is the newest session they took part in, not the family's newest",
+        [(COMPILE, "for member_id in set(conversation.members) & members:", "for member_id in members:")],
+        [T_MEMBERS],
+    ),
+    m(
+        "6.last-conversation-repeats-forgotten-words",
+        "6/9: the last conversation never repeats the words of a forgotten or withheld claim",
+        [(COMPILE, "    return holds_any(text, summaries)", "    return False")],
+        [T_COMPILE, T_MEMBERS],
+    ),
+    m(
+        "6.cap-measures-no-members-brief",
+        "6: hard cap of 2,000 tokens on every member's brief",
+        [(RENDER, "for view in brief.views(surface))", "for view in [brief])")],
+        [T_INV],
+    ),
+    m(
+        "6.tagger-ignores-evidence",
+        "6: sensitive memories are excluded (the tagger still reads the claim's evidence: recall)",
+        [
+            (
+                SENSITIVITY,
+                'evidence = " ".join(normalise_for_match(t) for t in texts[WHEN_TO_USE_AT + 1 :])',
+                'evidence = ""',
+            )
+        ],
+        [T_TAGGER],
+    ),
+    m(
+        "6.tagger-household-wide-for-any-claim",
+        "6: sensitive memories are excluded (a claim about some of the children is minors)",
+        [(SENSITIVITY, "    if household_wide(family, applies_to):", "    if applies_to:")],
+        [T_TAGGER],
     ),
     # --- 7. The agent reads; it never writes ---------------------------------------------------
     m(

@@ -54,6 +54,21 @@ def ids(lines: tuple[BriefLine, ...]) -> list[str | None]:
     return [line.memory_id for line in lines]
 
 
+def talk(summary: str, session_id: str = "sess-9", when: datetime = NOW, **kw: object) -> LastConversation:
+    """A session Lucía took part in."""
+    return LastConversation(session_id, when, summary, members=("lucia",), **kw)  # type: ignore[arg-type]
+
+
+def lucias(brief: Brief) -> list[str]:
+    """The last-conversation lines Lucía is served in her own chat."""
+    return [line.text for line in brief.served("lucia").last_conversation]
+
+
+def topic_count(text: str) -> int:
+    """``Soccer (3 memories)`` -> 3."""
+    return int(text.rsplit("(", 1)[1].split()[0])
+
+
 def directive(**kw: object) -> object:
     values: dict[str, object] = {"type": MemoryType.DIRECTIVE, "authority": Authority.USER_EXPLICIT}
     values.update(kw)
@@ -102,7 +117,7 @@ def test_directives_hold_instructions_constraints_explicit_and_pinned_memories_o
     inferred = memory(type=MemoryType.FACT, authority=Authority.INFERRED, summary="Maybe has a cat.")
     brief = compile_brief([instruction, constraint, explicit_fact, pinned, passing, inferred], SETTINGS)
     assert set(ids(brief.directives)) == {m.id for m in (instruction, constraint, explicit_fact, pinned)}  # type: ignore[attr-defined]
-    assert sum(int(line.text.split(": ")[-1].split()[0]) for line in brief.topics) == 6
+    assert sum(topic_count(line.text) for line in brief.topics) == 6
 
 
 def test_directives_are_ordered_pinned_then_hard_rules_then_explicit_instructions_then_statements_then_inferences() -> (
@@ -145,9 +160,8 @@ def test_topic_index_counts_memories_per_subject_and_per_entity() -> None:
     ]
     brief = compile_brief(memories, SETTINGS, [maya])
     assert [line.text for line in brief.topics] == [
-        "Soccer: 3 memories",
-        "Maya (daughter): 2 memories",
-        "Dentist: 1 memory",
+        "Maya (daughter): Dentist, Soccer (2 memories)",  # her topics, not her name, and not counted twice
+        "Soccer (2 memories)",
     ]
 
 
@@ -184,9 +198,8 @@ def test_the_topic_index_counts_each_subject_once_whether_a_memory_names_it_or_a
     ]
     brief = compile_brief(memories, SETTINGS, [pepper, rosa])
     assert [line.text for line in brief.topics] == [
-        "Pepper (dog): 4 memories",
-        "Baths (Pepper): 1 memory",
-        "Rosa (grandmother): 1 memory",
+        "Pepper (dog): likes and dislikes, Baths, relationships (4 memories)",  # "Pepper" and "Our dog" name it
+        "Rosa (grandmother): relationships (1 memory)",
     ]
 
 
@@ -199,7 +212,7 @@ def test_a_name_two_entities_share_stays_a_subject_of_its_own() -> None:
         memory(about="Pepper", summary="Pepper came by."),  # which Pepper? not guessed
     ]
     topics = [line.text for line in compile_brief(memories, SETTINGS, [pepper, other]).topics]
-    assert "Pepper: 1 memory" in topics and "Pepper (neighbour): 1 memory" in topics
+    assert "Pepper (1 memory)" in topics and "Pepper (neighbour): garden (1 memory)" in topics
 
 
 def test_identity_keeps_the_memory_line_and_drops_the_bare_entity_line_that_says_the_same() -> None:
@@ -259,13 +272,13 @@ def test_an_entity_line_returns_when_the_budget_cuts_the_memory_line_that_said_i
 
 
 def test_last_conversation_is_a_short_summary_and_the_household_variant_leaves_it_out() -> None:
-    talk = LastConversation("sess-9", NOW, "Planned the party.\nLu will call the bakery.")
-    brief = compile_brief([], SETTINGS, last_conversation=talk)
-    assert [line.text for line in brief.last_conversation] == ["Planned the party. Lu will call the bakery."]
-    chat, household = render_brief(brief, Surface.CHAT), render_brief(brief, Surface.HOUSEHOLD)
+    brief = compile_brief([], SETTINGS, conversations=[talk("Planned the party.\nLu will call the bakery.")])
+    assert lucias(brief) == ["Planned the party. Lu will call the bakery."]
+    chat = render_brief(brief.served("lucia"), Surface.CHAT)
+    household = render_brief(brief.served("lucia", Surface.HOUSEHOLD), Surface.HOUSEHOLD)
     assert "Lu will call the bakery" in chat
     assert "bakery" not in household and "Last conversation" not in household
-    assert compile_brief([], SETTINGS, last_conversation=LastConversation("s", NOW, "  ")).last_conversation == ()
+    assert lucias(compile_brief([], SETTINGS, conversations=[talk("  ")])) == []
 
 
 # --- people: only what a briefable memory says --------------------------------------
@@ -316,7 +329,7 @@ def test_a_relationship_only_a_sensitive_memory_states_is_not_shown_beside_a_bri
     brief = compile_brief([therapy, office], ANA, [jones])
     text = render_brief(brief)
     assert "Dr. Jones (person)" in [line.text for line in brief.identity]
-    assert "Dr. Jones (person): 1 memory" in [line.text for line in brief.topics]
+    assert "Dr. Jones: office (1 memory)" in [line.text for line in brief.topics]
     assert "therapist" not in text and "depression" not in text
 
 
@@ -374,16 +387,27 @@ def test_names_matches_whole_words_case_and_space_insensitively(text: str, phras
 
 def test_a_last_conversation_naming_a_forgotten_memory_is_left_out_until_the_next_session() -> None:
     piano = memory(about="Leo's piano lessons", summary="Leo has piano on Tuesdays.")
-    talk = LastConversation("sess-9", NOW, "Moved Leo's piano lessons to Thursday.")
-    assert [line.text for line in compile_brief([piano], SETTINGS, last_conversation=talk).last_conversation] == [
-        talk.summary
-    ]
+    moved = talk("Moved Leo's piano lessons to Thursday.")
+    assert lucias(compile_brief([piano], SETTINGS, conversations=[moved])) == [moved.summary]
     forgotten = piano.evolve(status=Status.RETRACTED, revision=2)
-    assert compile_brief([forgotten], SETTINGS, last_conversation=talk).last_conversation == ()
-    later = LastConversation("sess-10", NOW + timedelta(days=1), "Planned the bake sale.")
-    assert [line.text for line in compile_brief([forgotten], SETTINGS, last_conversation=later).last_conversation] == [
-        later.summary
-    ]
+    assert lucias(compile_brief([forgotten], SETTINGS, conversations=[moved])) == []
+    later = talk("Planned the bake sale.", "sess-10", NOW + timedelta(days=1))
+    assert lucias(compile_brief([forgotten], SETTINGS, conversations=[moved, later])) == [later.summary]
+
+
+def test_a_last_conversation_repeating_a_forgotten_memorys_words_is_left_out() -> None:
+    # The line names the claim by its summary, not its about: the words themselves are checked.
+    thai = memory(about="Food (the family)", summary="The family loves Thai food.")
+    said = talk("Lucía mentioned: the family loves Thai food; asked: never book flights before 7am.")
+    assert lucias(compile_brief([thai], SETTINGS, conversations=[said])) == [said.summary]
+    assert (
+        lucias(compile_brief([thai.evolve(status=Status.RETRACTED, revision=2)], SETTINGS, conversations=[said])) == []
+    )
+    # A different memory of the same subject forgotten: the session's own claim of it goes too.
+    other = memory(about="Thai place", summary="Lucía likes the Thai place on 5th.", status=Status.RETRACTED)
+    claimed = talk(said.summary, claims=(("Thai place", "The family loves Thai food."),))
+    assert lucias(compile_brief([other], SETTINGS, conversations=[claimed])) == []
+    assert lucias(compile_brief([other], SETTINGS, conversations=[said])) == [said.summary]
 
 
 def test_a_last_conversation_naming_a_forgotten_topic_or_person_is_left_out() -> None:
@@ -395,15 +419,18 @@ def test_a_last_conversation_naming_a_forgotten_topic_or_person_is_left_out() ->
         id=new_ulid(), scope=SuppressionScope.TOPIC, topic="Piano", created_at=NOW, created_by="human:lucia"
     )
     for summary, rule in (("Mayita has a cold.", by_person), ("Booked the piano tuner.", by_topic)):
-        talk = LastConversation("sess-9", NOW, summary)
-        assert compile_brief([], SETTINGS, [maya], talk, [rule]).last_conversation == ()
+        assert lucias(compile_brief([], SETTINGS, [maya], [talk(summary)], [rule])) == []
         lifted = rule.model_copy(update={"active": False})
-        assert compile_brief([], SETTINGS, [maya], talk, [lifted]).last_conversation != ()
+        assert lucias(compile_brief([], SETTINGS, [maya], [talk(summary)], [lifted])) == [summary]
 
 
 def test_a_last_conversation_naming_what_its_session_withheld_is_left_out() -> None:
-    talk = LastConversation("sess-9", NOW, "Talked about Ana's therapy schedule.", withheld=("Ana's therapy",))
-    assert compile_brief([], SETTINGS, last_conversation=talk).last_conversation == ()
+    named = talk("Talked about Ana's therapy schedule.", withheld=("Ana's therapy",))
+    assert lucias(compile_brief([], SETTINGS, conversations=[named])) == []
+    repeated = talk(
+        "Lucía mentioned: Ana sees Dr. Jones on Mondays.", withheld_claims=("Ana sees Dr. Jones on Mondays.",)
+    )
+    assert lucias(compile_brief([], SETTINGS, conversations=[repeated])) == []
 
 
 # --- only active, never sensitive --------------------------------------------------
@@ -475,12 +502,13 @@ def test_same_memories_in_any_order_compile_to_the_same_bytes() -> None:
         )
         for i in range(300)
     ]
-    talk = LastConversation("sess-1", NOW, "Talked about school.")
-    first = serialise_brief(compile_brief(memories, SETTINGS, entities, talk))
+    talks = [talk("Talked about school.", "sess-1"), talk("Older.", "sess-0", NOW - timedelta(days=1))]
+    first = serialise_brief(compile_brief(memories, SETTINGS, entities, talks))
     for _ in range(5):
         rng.shuffle(memories)
         rng.shuffle(entities)
-        assert serialise_brief(compile_brief(memories, SETTINGS, entities, talk)) == first
+        rng.shuffle(talks)
+        assert serialise_brief(compile_brief(memories, SETTINGS, entities, talks)) == first
 
 
 def test_two_differing_copies_of_one_revision_compile_the_same_in_either_order() -> None:
@@ -500,7 +528,8 @@ def test_the_brief_has_no_timestamps_or_counters() -> None:
     assert data == serialise_brief(compile_brief([formed_later], SETTINGS))
     assert not re.search(rb"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}", data)
     assert set(json.loads(data)) == {
-        "type", "schema", "family_id", "time_zone", "identity", "directives", "topics", "last_conversation"
+        "type", "schema", "family_id", "time_zone", "identity", "directives", "topics", "last_conversation",
+        "conversations",
     }  # fmt: skip
     assert b'"valid_until": "2026-12-01"' in data  # the memory's own date, for the loader
 
@@ -573,3 +602,33 @@ def test_an_empty_brief_still_renders_every_section() -> None:
         render_line(BriefLine(text="x", hard=True, valid_until=date(2026, 1, 2)))
         == '- "x" (hard rule; until 2026-01-02)\n'
     )
+
+
+def test_topic_lines_name_what_a_person_would_look_up_not_the_persons_name() -> None:
+    noor = person("Noor Haddad", "daughter")
+    lu = person("Lucía Rivera", member_id="lucia")
+    maya = person("Maya Rivera", member_id="maya")
+    memories = [
+        memory(about="Noor's school", summary="Noor is in year 4.", applies_to=[noor.id]),
+        memory(about="Noor's violin", summary="Noor plays violin, our daughter.", applies_to=[noor.id]),
+        memory(about="Violin (Noor)", summary="Noor practises violin at 6.", applies_to=[noor.id]),
+        memory(about="Noor", summary="Noor is eight.", type=MemoryType.IDENTITY, applies_to=[noor.id]),
+        memory(about="Noor and Sam's carpool", summary="Noor and Sam share a carpool.", applies_to=[noor.id]),
+        memory(about="Dinner time", summary="Everyone eats at 6:30.", applies_to=[lu.id, maya.id]),
+        memory(about="Lucía's yoga", summary="Lu does yoga on Saturdays.", applies_to=[lu.id]),
+    ]
+    topics = [line.text for line in compile_brief(memories, SETTINGS, [noor, lu, maya]).topics]
+    assert topics == [
+        "Noor Haddad (daughter): Violin, Noor and Sam's carpool, school, who they are (5 memories)",
+        "Lucía Rivera: yoga (1 memory)",
+        "The whole household: Dinner time (1 memory)",  # once, not under each member
+    ]
+    assert not any(line.split(":")[1].strip().startswith("Noor") and "carpool" not in line for line in topics)
+
+
+def test_a_topic_line_keeps_its_count_when_its_topics_outgrow_it() -> None:
+    pepper, _ = pepper_and_rosa()
+    memories = [memory(about=f"Pepper's trick number {i}", applies_to=[pepper.id]) for i in range(30)]
+    [line] = compile_brief(memories, SETTINGS, [pepper]).topics
+    assert len(line.text) <= LINE_CHAR_CAP and line.text.endswith(", … (30 memories)")
+    assert line.text.startswith("Pepper (pet): trick number 0, trick number 1,")  # no memory says "dog"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, date, datetime
 from pathlib import Path
 
@@ -21,13 +22,19 @@ from family_memory.domain.clock import FixedClock
 from family_memory.domain.entity import Entity, EntityKind
 from family_memory.domain.family import FamilySettings, Member
 from family_memory.domain.ids import new_ulid
-from family_memory.domain.layout import BRIEF
+from family_memory.domain.layout import BRIEF, candidates_path
 from family_memory.domain.memory import Authority, Memory, MemoryType, Sensitivity, Status, Strength
 from family_memory.domain.suppression import Suppression, SuppressionScope
 from family_memory.families import save_family
 from family_memory.writes.protocol import FamilyWriter
 
 LA = FamilySettings(family_id=FAMILY, time_zone="America/Los_Angeles")
+
+
+def candidates_file(talk: LastConversation) -> bytes:
+    """A candidates file holding ``talk``'s summary (and nothing else)."""
+    doc = {"session_id": talk.session_id, "started_at": talk.started_at.strftime("%Y-%m-%dT%H:%M:%SZ")}
+    return json.dumps({**doc, "summary": talk.summary, "candidates": []}).encode()
 
 
 def directive(**kw: object) -> Memory:
@@ -63,12 +70,19 @@ class World:
                 )
             )
         self.settings, self.entities, self.talk = settings, list(entities), talk
+        if talk is not None:  # the member's session, as formation left it, for the patcher to read again
+            self.store.put(FAMILY, candidates_path(talk.session_id), candidates_file(talk))
         self.store.put(FAMILY, BRIEF, serialise_brief(self.compiled()))
 
     def compiled(self) -> Brief:
         """What a recompile would write now."""
         rows = list(self.catalog.all_rows(FAMILY))
-        return compile_brief(rows, self.settings, self.entities, self.talk, read_suppressions(self.store, FAMILY))
+        talks = [self.talk] if self.talk else []
+        return compile_brief(rows, self.settings, self.entities, talks, read_suppressions(self.store, FAMILY))
+
+    def conversation(self, member_id: str = "lucia") -> list[str]:
+        """The last-conversation lines ``member_id`` is served."""
+        return [line.text for line in self.brief().served(member_id).last_conversation]
 
     def brief(self) -> Brief:
         return parse_brief(self.store.read(FAMILY, BRIEF).data)
@@ -257,11 +271,11 @@ def test_forget_drops_the_memorys_topic_count_at_once(tmp_path: Path, clock: Fix
     soccer = [memory(about="Soccer", summary=f"Soccer fact {i}.") for i in range(2)]
     piano = memory(about="Piano", summary="Leo has piano on Tuesdays.")
     world = World(tmp_path, clock, [*soccer, piano], settings=RIVERAS)
-    assert topics(world) == ["Soccer: 2 memories", "Piano: 1 memory"]
+    assert topics(world) == ["Soccer (2 memories)", "Piano (1 memory)"]
     forget_memory(world.writer, FAMILY, soccer[0].id, "lucia")
-    assert topics(world) == ["Piano: 1 memory", "Soccer: 1 memory"]  # equal counts: by name
+    assert topics(world) == ["Piano (1 memory)", "Soccer (1 memory)"]  # equal counts: by name
     forget_memory(world.writer, FAMILY, piano.id, "lucia")
-    assert topics(world) == ["Soccer: 1 memory"]
+    assert topics(world) == ["Soccer (1 memory)"]
     assert world.brief() == world.compiled()  # the patch is what a recompile would write
 
 
@@ -273,11 +287,11 @@ def test_forgetting_everything_about_a_person_removes_their_lines_at_once(tmp_pa
     ]
     world = World(tmp_path, clock, [*about_maya, memory(about="Pizza night")], [maya], settings=RIVERAS)
     assert "Maya (daughter); also called my daughter, Sofia" in world.texts(Section.IDENTITY)
-    assert "Maya (daughter): 2 memories" in topics(world)
+    assert "Maya (daughter): likes and dislikes, soccer (2 memories)" in topics(world)
     forget_group(world.writer, FAMILY, GroupSelector(entity="Maya"), "lucia", expected_count=2)
     text = render_brief(world.brief())
     assert "Maya" not in text and "daughter" not in text and "Sofia" not in text
-    assert topics(world) == ["Pizza night: 1 memory"]
+    assert topics(world) == ["Pizza night (1 memory)"]
     assert world.brief() == world.compiled()
 
 
@@ -290,7 +304,7 @@ def test_forgetting_the_memory_that_stated_a_relationship_hides_it_at_once(tmp_p
     world = World(tmp_path, clock, [stated, visits], [rosa], settings=RIVERAS)
     assert "Rosa (grandmother); also called Abuela" in world.texts(Section.IDENTITY)
     forget_memory(world.writer, FAMILY, stated.id, "lucia")
-    assert "Rosa (person)" in world.texts(Section.IDENTITY) and "Rosa (person): 1 memory" in topics(world)
+    assert "Rosa (person)" in world.texts(Section.IDENTITY) and "Rosa: Sunday visits (1 memory)" in topics(world)
     assert "grandmother" not in render_brief(world.brief()) and "Abuela" not in render_brief(world.brief())
 
 
@@ -304,7 +318,7 @@ def test_forgetting_the_memory_that_said_an_entitys_line_brings_the_line_back_at
     visits = memory(about="Sunday visits", summary="Rosa, their grandmother, visits on Sundays.", applies_to=[rosa.id])
     world = World(tmp_path, clock, [said, visits], [rosa], settings=RIVERAS)
     assert world.texts(Section.IDENTITY) == ["Lucía Rivera (adult)", "Rosa is the kids' grandmother."]
-    assert topics(world) == ["Rosa (grandmother): 2 memories", "Sunday visits: 1 memory"]
+    assert topics(world) == ["Rosa (grandmother): relationships, Sunday visits (2 memories)"]
     forget_memory(world.writer, FAMILY, said.id, "lucia")
     assert world.texts(Section.IDENTITY) == ["Lucía Rivera (adult)", "Rosa (grandmother)"]
     assert world.brief() == world.compiled()
@@ -323,31 +337,32 @@ def test_a_supersede_by_formation_keeps_the_topic_count_and_replaces_the_line(
             actor="process:reconcile",
         )
     )
-    assert world.texts() == [new.summary] and topics(world) == ["Team chat: 1 memory"]
+    assert world.texts() == [new.summary] and topics(world) == ["Team chat (1 memory)"]
 
 
 def test_forget_drops_a_last_conversation_that_names_it_at_once(tmp_path: Path, clock: FixedClock) -> None:
     piano = memory(about="Leo's piano lessons", summary="Leo has piano on Tuesdays.")
     pizza = memory(about="Pizza night")
-    talk = LastConversation("sess-9", NOW, "Moved Leo's piano lessons to Thursday.")
+    talk = LastConversation("sess-9", NOW, "Moved Leo's piano lessons to Thursday.", members=("lucia",))
     world = World(tmp_path, clock, [piano, pizza], talk=talk, settings=RIVERAS)
-    assert world.texts(Section.LAST_CONVERSATION) == [talk.summary]
+    assert world.conversation() == [talk.summary]
     forget_memory(world.writer, FAMILY, pizza.id, "lucia")
-    assert world.texts(Section.LAST_CONVERSATION) == [talk.summary]  # it does not name pizza night
+    assert world.conversation() == [talk.summary]  # it does not name pizza night
     forget_memory(world.writer, FAMILY, piano.id, "lucia")
-    assert world.texts(Section.LAST_CONVERSATION) == []
+    assert world.conversation() == []
     assert world.brief() == world.compiled()  # and a recompile keeps it out
 
 
 def test_a_forget_rule_for_a_person_drops_a_last_conversation_naming_them(tmp_path: Path, clock: FixedClock) -> None:
     maya = person("Maya", None, "Mayita")
-    talk = LastConversation("sess-9", NOW, "Mayita has a cold; Lu will call school.")
+    talk = LastConversation("sess-9", NOW, "Mayita has a cold; Lu will call school.", members=("lucia",))
     world = World(tmp_path, clock, [memory(about="Pizza night")], [maya], talk=talk, settings=RIVERAS)
+    assert world.conversation() == [talk.summary]
     rule = Suppression(
         id=new_ulid(), scope=SuppressionScope.ENTITY, entity_id=maya.id, created_at=NOW, created_by="human:lucia"
     )
     world.writer.apply(change_set(suppressions=[rule], actor="human:lucia"))  # a group with no memory left
-    assert world.texts(Section.LAST_CONVERSATION) == []
+    assert world.conversation() == []
     assert world.brief() == world.compiled()
 
 

@@ -124,8 +124,17 @@ def families(draw: st.DrawFn) -> FamilySettings:
     return FamilySettings(family_id=FAMILY, members=members)
 
 
-CONVERSATIONS = st.none() | st.builds(
-    LastConversation, session_id=st.just("sess-1"), started_at=st.just(BASE), summary=st.text(LINE_TEXT, max_size=400)
+# Sessions of members m0 and m1 (the families above have up to 50 members): each member's newest is theirs.
+CONVERSATIONS = st.lists(
+    st.builds(
+        LastConversation,
+        session_id=st.sampled_from(["sess-1", "sess-2", "sess-3", "sess-4"]),
+        started_at=st.sampled_from([BASE, BASE + timedelta(hours=1)]),
+        summary=st.text(LINE_TEXT, max_size=400),
+        members=st.sampled_from([("m0",), ("m1",), ("m0", "m1"), ()]),
+    ),
+    max_size=4,
+    unique_by=lambda c: c.session_id,
 )
 
 _LINE = re.compile(r'^- ("(?:[^"\\]|\\.)*")(?: \(([^()]*)\))?$')
@@ -134,11 +143,13 @@ _LINE = re.compile(r'^- ("(?:[^"\\]|\\.)*")(?: \(([^()]*)\))?$')
 def check_brief(brief: Brief, memories_in: list[Memory]) -> None:
     assert brief_tokens(brief, Surface.CHAT) <= BRIEF_TOKEN_CAP
     assert brief_tokens(brief, Surface.HOUSEHOLD) <= BRIEF_TOKEN_CAP
-    for section in SECTION_ORDER:
-        assert section_tokens(brief, section) <= SECTION_BUDGETS[section]
-        for line in brief.lines(section):
-            assert 0 < len(line.text) <= LINE_CHAR_CAP
-            assert line_tokens(line) <= LINE_TOKEN_CAP
+    for view in brief.views():  # what each member is served, and a request naming no member
+        assert brief_tokens(view, Surface.CHAT) <= BRIEF_TOKEN_CAP
+        for section in SECTION_ORDER:
+            assert section_tokens(view, section) <= SECTION_BUDGETS[section]
+            for line in view.lines(section):
+                assert 0 < len(line.text) <= LINE_CHAR_CAP
+                assert line_tokens(line) <= LINE_TOKEN_CAP
     # Sensitive or inactive memories never appear.
     allowed = {m.id for m in memories_in if briefable(m)}
     assert brief.memory_ids() <= allowed
@@ -151,32 +162,34 @@ def check_brief(brief: Brief, memories_in: list[Memory]) -> None:
     kept = [line.memory_id for line in brief.directives]
     assert kept == ordered[: len(kept)]
     # Every line is one quoted JSON string that decodes to its text; the block cannot be closed early.
-    block = render_brief(brief)
-    assert block.count(OPEN_TAG) == 1 and block.count(CLOSE_TAG) == 1
-    texts_out = []
-    for out in block.splitlines()[1:-1]:
-        if out.startswith("## ") or out == "- (none)":
-            continue
-        match = _LINE.match(out)
-        assert match is not None, out
-        texts_out.append(json.loads(match.group(1)))
-    assert texts_out == [line.text for section in SECTION_ORDER for line in brief.lines(section)]
+    for view in brief.views():
+        block = render_brief(view)
+        assert block.count(OPEN_TAG) == 1 and block.count(CLOSE_TAG) == 1
+        texts_out = []
+        for out in block.splitlines()[1:-1]:
+            if out.startswith("## ") or out == "- (none)":
+                continue
+            match = _LINE.match(out)
+            assert match is not None, out
+            texts_out.append(json.loads(match.group(1)))
+        assert texts_out == [line.text for section in SECTION_ORDER for line in view.lines(section)]
 
 
 def check_stable(
-    memories_in: list[Memory], family: FamilySettings, conversation: LastConversation | None, seed: int
+    memories_in: list[Memory], family: FamilySettings, conversations: list[LastConversation], seed: int
 ) -> None:
-    brief = compile_brief(memories_in, family, (), conversation)
+    brief = compile_brief(memories_in, family, (), conversations)
     check_brief(brief, memories_in)
-    shuffled = list(memories_in)
+    shuffled, talks = list(memories_in), list(conversations)
     random.Random(seed).shuffle(shuffled)
-    assert serialise_brief(compile_brief(shuffled, family, (), conversation)) == serialise_brief(brief)
+    random.Random(seed).shuffle(talks)
+    assert serialise_brief(compile_brief(shuffled, family, (), talks)) == serialise_brief(brief)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(memories_in=SMALL_SETS, family=families(), conversation=CONVERSATIONS, seed=st.integers(0, 2**16))
 def test_brief_of_any_small_memory_set_stays_within_budgets_and_is_byte_stable(
-    memories_in: list[Memory], family: FamilySettings, conversation: LastConversation | None, seed: int
+    memories_in: list[Memory], family: FamilySettings, conversation: list[LastConversation], seed: int
 ) -> None:
     check_stable(memories_in, family, conversation, seed)
 
@@ -184,7 +197,7 @@ def test_brief_of_any_small_memory_set_stays_within_budgets_and_is_byte_stable(
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(memories_in=LARGE_SETS, family=families(), conversation=CONVERSATIONS, seed=st.integers(0, 2**16))
 def test_brief_of_thousands_of_memories_stays_within_budgets_and_is_byte_stable(
-    memories_in: list[Memory], family: FamilySettings, conversation: LastConversation | None, seed: int
+    memories_in: list[Memory], family: FamilySettings, conversation: list[LastConversation], seed: int
 ) -> None:
     check_stable(memories_in, family, conversation, seed)
 
@@ -192,9 +205,11 @@ def test_brief_of_thousands_of_memories_stays_within_budgets_and_is_byte_stable(
 def test_five_thousand_long_unicode_memories_fill_every_budget_without_exceeding_it() -> None:
     memories_in = bulk_memories(seed=3, count=5000, long_texts=True)
     family = FamilySettings(family_id=FAMILY, members=[Member(id=f"m{i}", name="𓀀" * 120) for i in range(50)])
-    brief = compile_brief(memories_in, family, (), LastConversation("s", BASE, "🦖" * 400))
+    talks = [LastConversation(f"s{i}", BASE, "🦖" * 400, members=(f"m{i}",)) for i in range(50)]
+    brief = compile_brief(memories_in, family, (), talks)
     check_brief(brief, memories_in)
     assert brief.directives and brief.identity and brief.topics
+    assert all(brief.served(f"m{i}").last_conversation for i in range(50))
 
 
 WHITESPACE_AND_QUOTES = "".join(chr(c) for c in range(0x3001) if chr(c).isspace()) + "\u2018\u2019\u201c\u201d\ufb01Ａ"

@@ -184,13 +184,13 @@ def dish(n: int, **overrides: Any) -> dict[str, Any]:
 
 def test_the_session_cap_keeps_statements_before_inferences() -> None:
     inference = dish(13, authority="inferred", confidence=0.95)
-    entries = validate_proposals(DISHES, family(), [inference, *(dish(n) for n in range(1, 13))], Limits())
+    entries = validate_proposals(DISHES, family(), [inference, *(dish(n) for n in range(1, 13))], Limits(max_new=12))
     assert [r.rule for r in entries[0].reasons] == ["session_cap"]
     assert all(e.accepted for e in entries[1:]), [e.reasons for e in entries[1:]]
 
 
 def test_under_the_cap_everything_valid_is_accepted() -> None:
-    entries = validate_proposals(DISHES, family(), [dish(n) for n in range(1, 13)], Limits())
+    entries = validate_proposals(DISHES, family(), [dish(n) for n in range(1, 13)], Limits(max_new=12))
     assert all(e.accepted for e in entries)
     assert not verdicts(candidate(), limits=Limits(max_new=0))[0].accepted
 

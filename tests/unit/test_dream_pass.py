@@ -11,6 +11,7 @@ import pytest
 
 from conftest import Adapters
 from factories import FAMILY, OTHER_FAMILY, change_set, memory, update
+from family_memory.adapters.local.directory_store import DirectoryStore
 from family_memory.app.bootstrap import Runtime, build_local
 from family_memory.app.lifecycle import dream_one, lifecycle_of
 from family_memory.app.settings import load_settings
@@ -19,7 +20,7 @@ from family_memory.card.operations import forget_memory
 from family_memory.domain.changes import Action, ChangeRecord, ChangeSet, MemoryWrite
 from family_memory.domain.clock import FixedClock
 from family_memory.domain.family import FamilySettings, Member
-from family_memory.domain.layout import BRIEF, CHANGES, INDEX, LOG, candidates_path
+from family_memory.domain.layout import BRIEF, CHANGES, INDEX, LOG, candidates_path, session_path
 from family_memory.domain.memory import Authority, Durability, Memory, MemoryType, Status
 from family_memory.domain.okf import check_bundle, parse_json, parse_memory, serialise_json, serialise_memory
 from family_memory.families import save_family
@@ -58,11 +59,22 @@ def add_all(rt: Runtime, *memories: Memory, **kw: object) -> ChangeSet:
     return cs
 
 
-def brief_texts(rt: Runtime) -> list[str]:
-    brief = parse_brief(rt.store.read(FAMILY, BRIEF).data)
+def brief_texts(rt: Runtime, member_id: str = "lu") -> list[str]:
+    """The identity, directives and last-conversation lines ``member_id`` is served."""
+    brief = parse_brief(rt.store.read(FAMILY, BRIEF).data).served(member_id)
     return [
         line.text for section in ("identity", "directives", "last_conversation") for line in getattr(brief, section)
     ]
+
+
+def put_candidates(rt: Runtime, session_id: str, data: bytes, *members: str) -> None:
+    """A candidates file, and the session's transcript with a turn by each of ``members``
+    (Lu by default), written beside the runtime so that no formation event starts."""
+    spoke = members or ("lu",)
+    turns = [{"n": n, "role": "user", "member_id": m, "text": "hi"} for n, m in enumerate(spoke, start=1)]
+    transcript = {"family_id": FAMILY, "session_id": session_id, "turns": turns}
+    DirectoryStore(rt.settings.home).put(FAMILY, session_path(session_id), json.dumps(transcript).encode())
+    rt.store.put(FAMILY, candidates_path(session_id), data)
 
 
 # --- the pass ------------------------------------------------------------------------
@@ -164,8 +176,8 @@ def candidates(session_id: str, started_at: str, summary: str) -> bytes:
 
 
 def test_last_conversation_is_the_newest_session_by_start_time(runtime: Runtime) -> None:
-    runtime.store.put(FAMILY, candidates_path("sess-b"), candidates("sess-b", "2026-11-16T18:00:00Z", "Newest."))
-    runtime.store.put(FAMILY, candidates_path("sess-a"), candidates("sess-a", "2026-11-15T18:00:00Z", "Older."))
+    put_candidates(runtime, "sess-b", candidates("sess-b", "2026-11-16T18:00:00Z", "Newest."))
+    put_candidates(runtime, "sess-a", candidates("sess-a", "2026-11-15T18:00:00Z", "Older."))
     runtime.store.put(FAMILY, candidates_path("sess-bad"), b"{not json")
     runtime.drain()  # candidates events only move the ledger pointer: no compile
     assert not runtime.store.exists(FAMILY, BRIEF)
@@ -176,8 +188,8 @@ def test_last_conversation_is_the_newest_session_by_start_time(runtime: Runtime)
 
 def test_last_conversation_is_found_by_scanning_when_the_ledger_has_no_pointer(runtime: Runtime) -> None:
     lifecycle = lifecycle_of(runtime)
-    runtime.store.put(FAMILY, candidates_path("sess-a"), candidates("sess-a", "2026-11-15T18:00:00Z", "Older."))
-    runtime.store.put(FAMILY, candidates_path("sess-b"), candidates("sess-b", "2026-11-16T18:00:00Z", "Newest."))
+    put_candidates(runtime, "sess-a", candidates("sess-a", "2026-11-15T18:00:00Z", "Older."))
+    put_candidates(runtime, "sess-b", candidates("sess-b", "2026-11-16T18:00:00Z", "Newest."))
     # Not drained: the ledger never heard of either session (as after losing the ledger).
     assert lifecycle.ledger.get(FAMILY) is None
     dream_family(lifecycle.deps, FAMILY, now=EVENING_16TH)
@@ -197,9 +209,7 @@ def test_a_summary_reaches_the_brief_when_its_change_event_was_handled_first(run
     cs = add_all(runtime, directive(summary="Call before booking."))
     runtime.drain()
     assert "Planned the week." not in brief_texts(runtime)
-    runtime.store.put(
-        FAMILY, candidates_path("sess-n"), reconciled("sess-n", "2026-11-16T18:00:00Z", "Planned the week.", [cs.id])
-    )
+    put_candidates(runtime, "sess-n", reconciled("sess-n", "2026-11-16T18:00:00Z", "Planned the week.", [cs.id]))
     runtime.drain()
     assert brief_texts(runtime)[-1] == "Planned the week."
 
@@ -269,10 +279,10 @@ def formation_output(session_id: str, summary: str, *, health: str = "", suppres
 def test_the_last_conversation_never_names_what_its_session_withheld(
     runtime: Runtime, summary: str, kw: dict[str, str]
 ) -> None:
-    runtime.store.put(FAMILY, candidates_path("sess-a"), formation_output("sess-a", summary, **kw))
+    put_candidates(runtime, "sess-a", formation_output("sess-a", summary, **kw))
     dream_family(lifecycle_of(runtime).deps, FAMILY, now=EVENING_16TH)
-    assert parse_brief(runtime.store.read(FAMILY, BRIEF).data).last_conversation == ()
-    runtime.store.put(FAMILY, candidates_path("sess-b"), formation_output("sess-b", "Planned the bake sale."))
+    assert parse_brief(runtime.store.read(FAMILY, BRIEF).data).served("lu").last_conversation == ()
+    put_candidates(runtime, "sess-b", formation_output("sess-b", "Planned the bake sale."))
     runtime.drain()  # the next session's candidates move the ledger's pointer
     dream_family(lifecycle_of(runtime).deps, FAMILY, now=EVENING_16TH + timedelta(hours=1))
     assert brief_texts(runtime)[-1] == "Planned the bake sale."
@@ -281,14 +291,14 @@ def test_the_last_conversation_never_names_what_its_session_withheld(
 def test_a_recompile_leaves_out_a_last_conversation_naming_a_forgotten_memory(runtime: Runtime) -> None:
     piano = directive(about="Leo's piano lessons", summary="Leo has piano on Tuesdays.")
     add_all(runtime, piano)
-    runtime.store.put(FAMILY, candidates_path("sess-a"), formation_output("sess-a", "Moved Leo's piano lessons."))
+    put_candidates(runtime, "sess-a", formation_output("sess-a", "Moved Leo's piano lessons."))
     dream_family(lifecycle_of(runtime).deps, FAMILY, now=EVENING_16TH)
     assert brief_texts(runtime)[-1] == "Moved Leo's piano lessons."
     unpatched = runtime.store.read(FAMILY, BRIEF).data
     forget_memory(runtime.writer, FAMILY, piano.id, "lu")
     runtime.store.put(FAMILY, BRIEF, unpatched)  # as if the patch had failed: the recompile is the backstop
     dream_family(lifecycle_of(runtime).deps, FAMILY, now=EVENING_16TH, sweep=False)
-    assert parse_brief(runtime.store.read(FAMILY, BRIEF).data).last_conversation == ()
+    assert parse_brief(runtime.store.read(FAMILY, BRIEF).data).served("lu").last_conversation == ()
 
 
 # --- triggers on the local runtime ---------------------------------------------------------
@@ -339,7 +349,7 @@ def test_one_batch_of_triggers_dreams_a_family_once(runtime: Runtime) -> None:
 def test_a_session_that_changed_nothing_causes_no_compile(runtime: Runtime) -> None:
     result = runtime.writer.apply(change_set())
     assert not result.applied
-    runtime.store.put(FAMILY, candidates_path("sess-1"), candidates("sess-1", "2026-11-16T18:00:00Z", "Chat."))
+    put_candidates(runtime, "sess-1", candidates("sess-1", "2026-11-16T18:00:00Z", "Chat."))
     runtime.drain()
     assert not runtime.store.exists(FAMILY, BRIEF)
     assert list(runtime.store.list(FAMILY, CHANGES)) == []

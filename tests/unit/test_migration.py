@@ -280,10 +280,10 @@ def test_the_archive_is_never_rewritten(d: FormationDeps) -> None:
 def test_the_brief_keeps_the_real_last_conversation(d: FormationDeps) -> None:
     dream = dream_of(d)
     dream(FAMILY)
-    before = parse_brief(d.store.read(FAMILY, BRIEF).data).last_conversation
-    assert before and "talked about" in before[0].text
+    before = parse_brief(d.store.read(FAMILY, BRIEF).data).served("lucia").last_conversation
+    assert before and before[0].text.startswith("Lucía asked: ")
     run(d, "explicit-memories.md", dream=dream)  # entries dated 2026-11-15, after the October session
-    assert parse_brief(d.store.read(FAMILY, BRIEF).data).last_conversation == before
+    assert parse_brief(d.store.read(FAMILY, BRIEF).data).served("lucia").last_conversation == before
 
 
 def test_replaying_with_re_extract_keeps_the_migrated_candidates(d: FormationDeps) -> None:

@@ -96,6 +96,9 @@ HARD_PILLS = thai(
 AUSTIN = thai(type=MemoryType.FACT, about="Where the family lives", summary="The family lives in Austin.")
 
 
+VEGETARIAN_SINCE = PEANUTS.evolve(about="Maya's diet", summary="Maya has been vegetarian since January 2026.")
+
+
 def about_maya(**overrides: Any) -> Proposal:
     return proposal(applies_to=(MAYA,), names=MAYA_NAMES, **overrides)
 
@@ -373,6 +376,31 @@ TABLE: list[tuple[str, Proposal, list[Known], DecisionKind, Memory | None]] = [
         HARD_PILLS,
     ),
     (
+        "an explicit swap of a hard constraint's value, marked as a change, replaces it: supersede",
+        proposal(
+            type=MemoryType.CONSTRAINT,
+            about="Pepper's medication",
+            summary="The vet changed it: Pepper now needs her pills at 9.",
+            authority=Authority.USER_EXPLICIT,
+            marks_change=True,
+        ),
+        [known(HARD_PILLS)],
+        DecisionKind.SUPERSEDE,
+        HARD_PILLS,
+    ),
+    (
+        "the same swap not marked as a change is kept beside the constraint: add beside",
+        proposal(
+            type=MemoryType.CONSTRAINT,
+            about="Pepper's medication",
+            summary="Pepper needs her pills at 9.",
+            authority=Authority.USER_EXPLICIT,
+        ),
+        [known(HARD_PILLS)],
+        DecisionKind.ADD,
+        HARD_PILLS,
+    ),
+    (
         "a marked change said before the constraint's latest evidence is kept beside it: add beside",
         proposal(
             type=MemoryType.CONSTRAINT,
@@ -385,6 +413,37 @@ TABLE: list[tuple[str, Proposal, list[Known], DecisionKind, Memory | None]] = [
         [known(HARD_PILLS)],
         DecisionKind.ADD,
         HARD_PILLS,
+    ),
+    (
+        "a fact that the family says ends a hard constraint ('no longer allergic') replaces it: supersede",
+        allergy(
+            "peanuts",
+            type=MemoryType.FACT,
+            summary="Maya is no longer allergic to peanuts; the allergist retested her.",
+            marks_change=True,
+        ),
+        [known(PEANUTS)],
+        DecisionKind.SUPERSEDE,
+        PEANUTS,
+    ),
+    (
+        "a fact of the same slot that marks no change is another memory: add",
+        allergy("peanuts", type=MemoryType.FACT, summary="Maya's peanut allergy was found at age two."),
+        [known(PEANUTS)],
+        DecisionKind.ADD,
+        None,
+    ),
+    (
+        "a year is no value: 'vegetarian, no fish either' after 'vegetarian since January 2026' is fuller: supersede",
+        about_maya(
+            type=MemoryType.CONSTRAINT,
+            about="Maya's diet",
+            summary="Maya is vegetarian and eats no fish either.",
+            authority=Authority.USER_EXPLICIT,
+        ),
+        [known(VEGETARIAN_SINCE)],
+        DecisionKind.SUPERSEDE,
+        VEGETARIAN_SINCE,
     ),
     (
         "a negation of a soft preference from the same authority: supersede",

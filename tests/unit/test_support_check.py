@@ -163,3 +163,33 @@ def test_a_known_name_may_be_given_in_full() -> None:
     assert check_support(claim, turn, date(2026, 6, 1)).problems == []
     stranger = Claim(summary="Tío Pepe is still the backup.", quotes=("rafa is still the backup",))
     assert check_support(stranger, turn, date(2026, 6, 1)).problems
+
+
+def test_a_request_and_a_statement_before_a_question_are_not_questions() -> None:
+    ask = "he forgets the night one. can you remind him at 9pm every night"
+    assert verdict("Remind him at 9 pm every night.", ask, quote="can you remind him at 9pm every night") == []
+    then_ask = "halmeoni's also on a low salt diet for her blood pressure, so less soy?"
+    quote = "halmeoni's also on a low salt diet for her blood pressure"
+    assert (
+        verdict("Halmeoni is on a low-salt diet for her blood pressure.", then_ask, quote=quote, writer="Ji-woo") == []
+    )
+    question = "does anika have swim on thursdays this term or was that last term?"
+    assert any("question" in p for p in verdict("Anika has swim on Thursdays this term.", question))
+
+
+def test_a_condition_in_an_earlier_clause_puts_none_on_the_quote() -> None:
+    turn = "she said if she's ever busy her cousin can cover, but honestly same rule as always, anyone new has to meet us first"
+    quote = "anyone new has to meet us first"
+    assert verdict("Anyone new has to meet Karim and the family first.", turn, quote=quote) == []
+
+
+def test_a_summary_that_retells_the_occasion_makes_no_habit_of_it() -> None:
+    turn = "she got a bit of mayo at daycare last week, hives all over her face in like 10 min"
+    assert verdict("A bit of mayo at daycare gave her hives on her face within 10 minutes.", turn) == []
+
+
+def test_a_weekday_written_with_its_date_and_verb_forms_are_no_new_words() -> None:
+    turn = "maddie has the dentist the 24th at 3:30, I'll take her after school"
+    summary = "Maddie has the dentist on Tuesday, March 24, 2026, at 3:30; Mike is taking her after school."
+    assert verdict(summary, turn, said_on=date(2026, 3, 10), writer="Mike") == []
+    assert verdict("Kabir's favourite player is Rishabh Pant.", "my fav player is rishabh pant", writer="Kabir") == []

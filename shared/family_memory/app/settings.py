@@ -46,7 +46,7 @@ class Settings(BaseModel):
     bedrock_model_id: str = Field(default="us.anthropic.claude-haiku-4-5-20251001-v1:0", min_length=1, max_length=200)
     reconcile_queue_url: str | None = Field(default=None, description="aws mode: the SQS FIFO reconcile queue")
     idempotency_table: str | None = Field(default=None, description="aws mode: Powertools idempotency records")
-    max_candidates_per_session: int = Field(default=12, ge=0, le=100)
+    max_candidates_per_session: int = Field(default=20, ge=0, le=100)
     # --- deadlines (the api function; docs/api.md "Deadlines") ---
     api_deadline_seconds: float = Field(
         default=25.0, gt=0, le=28, description="every API request is answered within this (API Gateway waits 30 s)"

@@ -18,10 +18,14 @@ a briefable memory about that entity states it in its own words (``about`` or
 a health-tagged memory, nor "Maya (daughter)" from a minors-tagged one or one
 the family has forgotten. Otherwise the entity is named with its kind.
 
-The last conversation's summary is left out when it names something the family
-has forgotten (the ``about`` of a retracted memory, the topic or the person of
-a group forget) or something its own session withheld as sensitive or
-suppressed: the line stays empty until the next session's summary.
+The last conversation is each member's own: the summary of the newest session
+that member took part in (wrote a turn of), one per member of ``family.json``
+(``Brief.conversations``); what a request is served carries only the asking
+member's (``Brief.served``). A summary is left out when it names something the
+family has forgotten (the ``about`` or the words of a retracted memory, the
+topic or the person of a group forget) or something its own session withheld
+as sensitive or suppressed: the line stays empty until that member's next
+session.
 """
 
 from __future__ import annotations
@@ -40,13 +44,14 @@ from family_memory.brief.model import (
     SECTION_BUDGETS,
     Brief,
     BriefLine,
+    MemberConversation,
     Section,
 )
 from family_memory.brief.render import brief_tokens, line_tokens, render_lines
 from family_memory.brief.weights import MemoryFacts, briefable, section_of, weight_key
 from family_memory.domain.entity import Entity, EntityKind
 from family_memory.domain.family import FamilySettings, Member
-from family_memory.domain.memory import Status, Strength
+from family_memory.domain.memory import MemoryType, Status, Strength
 from family_memory.domain.suppression import Suppression, SuppressionScope
 from family_memory.domain.text import normalise_for_match
 from family_memory.domain.tokens import count_tokens
@@ -57,7 +62,7 @@ MAX_ALIASES = 3
 
 @dataclass(frozen=True, slots=True)
 class LastConversation:
-    """The most recent session's summary (from ``candidates/{session_id}.json``)."""
+    """A session's summary (from ``candidates/{session_id}.json``) and who took part in it."""
 
     session_id: str
     started_at: datetime
@@ -65,6 +70,18 @@ class LastConversation:
     #: Subjects (``about``) of this session's candidates that were tagged sensitive or
     #: matched a forget rule: a summary naming one of them is not shown.
     withheld: tuple[str, ...] = ()
+    #: The members who wrote a turn of the session (``sessions/{session_id}.json``): it is
+    #: the last conversation of each of them whose newer sessions there are none.
+    members: tuple[str, ...] = ()
+    #: What the session's accepted claims say, as (``about``, ``summary``): a summary holding
+    #: the words of a claim whose subject the family later forgot is not shown.
+    claims: tuple[tuple[str, str], ...] = ()
+    #: The ``summary`` of each candidate ``withheld`` names: a summary holding one is not shown.
+    withheld_claims: tuple[str, ...] = ()
+
+    def order_key(self) -> tuple[datetime, str]:
+        """Newest last: by ``started_at``, then by session id (a total order)."""
+        return (self.started_at, self.session_id)
 
 
 def clip(text: str, cap: int = LINE_CHAR_CAP) -> str:
@@ -275,47 +292,134 @@ def _entities_by_name(memories: Sequence[MemoryFacts], entities: dict[str, Entit
     return by_name
 
 
+#: What a memory is about when its ``about`` is only its subject's name ("Pepper"): its kind.
+TOPIC_OF_KIND: dict[MemoryType, str] = {
+    MemoryType.IDENTITY: "who they are",
+    MemoryType.RELATIONSHIP: "relationships",
+    MemoryType.PREFERENCE: "likes and dislikes",
+    MemoryType.FACT: "facts",
+    MemoryType.DIRECTIVE: "instructions",
+    MemoryType.CONSTRAINT: "rules",
+}
+#: What may follow a leading name and still be a topic of that name's own ("Stan not
+#: driving" is "not driving"; "Stan and Eddie's fish fry" is not Stan's alone).
+_NOT_A_TOPIC_START = ("and ", "& ", "or ", ", ", "with ", "+ ")
+
+
+def _names_of(entity: Entity) -> list[str]:
+    """The entity's names, longest first, folded: full name, aliases, first name."""
+    names = {_fold(entity.name), *(_fold(a) for a in entity.aliases)}
+    first = entity.name.split()[0] if entity.name.split() else ""
+    if first and len(first) > 1:
+        names.add(_fold(first))
+    return sorted((n for n in names if n), key=lambda n: (-len(n), n))
+
+
+def topic_of(about: str, entity: Entity) -> str | None:
+    """What ``about`` says of ``entity``, without the entity's name: "Stan's Friday fish fry"
+    is "Friday fish fry", "Coriander (Vy)" is "Coriander", "Stan not driving" is "not
+    driving"; None when it is nothing but the name ("Pepper", "Our dog")."""
+    text = " ".join(about.split())
+    folded = text.casefold()
+    for name in _names_of(entity):
+        for suffix in (f" ({name})", f" for {name}", f" of {name}"):
+            if folded.endswith(suffix) and len(folded) > len(suffix):
+                return text[: len(text) - len(suffix)].strip() or None
+        if folded == name:
+            return None
+        for prefix in (f"{name}'s ", f"{name}’s ", f"{name}' ", f"{name} "):
+            if folded.startswith(prefix):
+                rest = text[len(prefix) :].strip()
+                if rest and not rest.casefold().startswith(_NOT_A_TOPIC_START):
+                    return rest
+    return text or None
+
+
+def _count(n: int) -> str:
+    return f"{n} {'memory' if n == 1 else 'memories'}"
+
+
+def _entity_topic_line(label: str, topics: dict[str, tuple[str, int]], total: int) -> BriefLine:
+    """``Pepper (dog): walks, baths, … (4 memories)``: the topics with most memories first,
+    as many as the line's cap allows, then how many memories there are in all."""
+    ordered = sorted(topics.values(), key=lambda t: (-t[1], t[0].casefold(), t[0]))
+    suffix = f" ({_count(total)})"
+    kept: list[str] = []
+    for topic, _ in ordered:
+        more = ", …" if len(kept) + 1 < len(ordered) else ""
+        if len(f"{label}: {', '.join([*kept, topic])}{more}{suffix}") > LINE_CHAR_CAP:
+            break
+        kept.append(topic)
+    if not kept:
+        return BriefLine(text=clip(f"{label}{suffix}"))
+    more = ", …" if len(kept) < len(ordered) else ""
+    return BriefLine(text=clip(f"{label}: {', '.join(kept)}{more}{suffix}"))
+
+
+#: The topic line of the memories that apply to every member of the household.
+HOUSEHOLD = "\x00household"
+HOUSEHOLD_LABEL = "The whole household"
+
+
+def topic_label(entity: Entity, said: SaidAbout) -> str:
+    """``Pepper (dog)``, ``Rosa (grandmother)``, ``Dr. Jones``: the entity's name and, unless
+    it is a plain person, what it is (its relationship only when a briefable memory says it)."""
+    shown = qualifier(entity, said)
+    return entity.name if shown == EntityKind.PERSON.value else f"{entity.name} ({shown})"
+
+
 def topic_lines(
     memories: Sequence[MemoryFacts], entities: dict[str, Entity], said: SaidAbout | None = None
 ) -> list[BriefLine]:
-    """One line per subject the (briefable) memories are about, with how many memories
-    each has; most memories first, then by name. A subject is an entity the memories
-    apply to, or an ``about`` (compared case- and space-insensitively). A memory whose
-    ``about`` is an entity's name or alias is counted under that entity, not again
-    under its ``about``: "Pepper (dog): 2 memories", never also "Pepper: 1 memory".
-    ``said``: ``said_about(memories)`` when the caller has it already."""
+    """The topic index: for each entity the (briefable) memories apply to, one line naming
+    what they are about, the topics a person would look up, not the person's name
+    ("Maya: soccer, piano (2 memories)"); for memories applying to no entity, one line per
+    ``about`` (compared case- and space-insensitively) with its count ("Pizza night (1
+    memory)"). A memory whose ``about`` is the name or an alias of one entity counts under
+    that entity, whether it applies to it or not; one that applies to every member (two or
+    more) counts once, under the whole household, not under each of them. Most memories
+    first, then by label. ``said``: ``said_about(memories)`` when the caller has it already."""
     said = said_about(memories) if said is None else said
     by_name = _entities_by_name(memories, entities)
-    counts: dict[tuple[str, str], int] = {}
-    labels: dict[tuple[str, str], str] = {}
+    members = {entity_id for entity_id, entity in entities.items() if entity.member_id}
+    per_entity: dict[str, dict[str, tuple[str, int]]] = {}
+    totals: dict[str, int] = {}
+    abouts: dict[str, tuple[str, int]] = {}
 
-    def count_entity(entity_id: str) -> None:
-        key = ("entity", entity_id)
-        counts[key] = counts.get(key, 0) + 1
-        if key not in labels:
-            entity = entities[entity_id]
-            labels[key] = f"{entity.name} ({qualifier(entity, said)})"
+    def count_topic(entity_id: str, memory: MemoryFacts) -> None:
+        if entity_id == HOUSEHOLD:
+            topic = " ".join(memory.about.split()) or TOPIC_OF_KIND[memory.type]
+        else:
+            topic = topic_of(memory.about, entities[entity_id]) or TOPIC_OF_KIND[memory.type]
+        held = per_entity.setdefault(entity_id, {})
+        key = _fold(topic)
+        label, n = held.get(key, (topic, 0))
+        held[key] = (min(label, topic), n + 1)
+        totals[entity_id] = totals.get(entity_id, 0) + 1
 
     for memory in memories:
-        applies = {entity_id for entity_id in memory.applies_to if entity_id in entities}
-        for entity_id in applies:
-            count_entity(entity_id)
+        applies = sorted({entity_id for entity_id in memory.applies_to if entity_id in entities})
         about = _fold(memory.about)
         named = by_name.get(about)
-        if named is not None and named & applies:
-            continue  # its about is the name of an entity it applies to: counted once, above
-        if named is not None and len(named) == 1:
-            count_entity(next(iter(named)))
+        if not applies and named is not None and len(named) == 1:
+            applies = sorted(named)
+        if len(members) > 1 and members <= set(applies):
+            applies = [HOUSEHOLD, *(entity_id for entity_id in applies if entity_id not in members)]
+        for entity_id in applies:
+            count_topic(entity_id, memory)
+        if applies:
             continue
-        key = ("about", about)
-        counts[key] = counts.get(key, 0) + 1
-        label = labels.get(key)
-        if label is None or memory.about < label:
-            labels[key] = memory.about
-    ordered = sorted(counts, key=lambda k: (-counts[k], labels[k].casefold(), labels[k], k))
-    return [
-        BriefLine(text=clip(f"{labels[k]}: {counts[k]} {'memory' if counts[k] == 1 else 'memories'}")) for k in ordered
-    ]
+        label, n = abouts.get(about, (memory.about, 0))
+        abouts[about] = (min(label, memory.about), n + 1)
+
+    lines: list[tuple[int, str, BriefLine]] = []
+    for entity_id, topics in per_entity.items():
+        label = HOUSEHOLD_LABEL if entity_id == HOUSEHOLD else topic_label(entities[entity_id], said)
+        lines.append((totals[entity_id], label, _entity_topic_line(label, topics, totals[entity_id])))
+    for label, n in abouts.values():
+        lines.append((n, label, BriefLine(text=clip(f"{label} ({_count(n)})"))))
+    lines.sort(key=lambda t: (-t[0], t[1].casefold(), t[1], t[2].text))
+    return [line for _, _, line in lines]
 
 
 def identity_frame(
@@ -441,20 +545,104 @@ def forgotten_subjects(
     return sorted(subjects)
 
 
+def forgotten_claims(memories: Iterable[MemoryFacts]) -> list[str]:
+    """The ``summary`` of every retracted memory: a conversation line holding those words
+    repeats what the family forgot, whatever it is about."""
+    return sorted({m.summary for m in memories if m.status is Status.RETRACTED})
+
+
 def names_any(text: str, subjects: Iterable[str]) -> bool:
     normalised = normalise_for_match(text)
     return any(_contains(normalised, subject) for subject in subjects)
 
 
-def conversation_lines(last_conversation: LastConversation | None, forgotten: Iterable[str]) -> list[BriefLine]:
-    """The last conversation's line, or none when it is empty or names something
-    forgotten or withheld (it returns with the next session's summary)."""
+def _claim_words(summary: str) -> str:
+    """A claim's summary as it may appear inside a conversation line: comparison form,
+    without its closing full stop."""
+    return normalise_for_match(summary).rstrip(" .!?")
+
+
+def holds_any(text: str, claims: Iterable[str]) -> bool:
+    """Whether ``text`` holds the words of one of ``claims`` (summaries), case- and
+    space-insensitively."""
+    normalised = normalise_for_match(text)
+    return any(words and words in normalised for words in map(_claim_words, claims))
+
+
+def repeated_subjects(conversation: LastConversation) -> tuple[str, ...]:
+    """The ``about`` of each of the session's claims whose words its summary holds: what the
+    line repeats, kept with it (``MemberConversation.repeats``) so that a later forget of
+    one of those subjects takes the line with it without reading the session again."""
+    return tuple(sorted({about for about, claim in conversation.claims if holds_any(conversation.summary, [claim])}))
+
+
+def line_repeats_forgotten(
+    text: str, repeats: Iterable[str], subjects: Iterable[str], summaries: Iterable[str] = ()
+) -> bool:
+    """Whether a last-conversation line names one of ``subjects`` (as whole words), holds
+    the words of one of ``summaries``, or repeats a claim (``repeats``: their abouts) about
+    one of ``subjects``: the compiler's rule, and the patcher's on a forget."""
+    subjects = list(subjects)
+    if names_any(text, subjects):
+        return True
+    if any(names_any(about, subjects) for about in repeats):
+        return True
+    return holds_any(text, summaries)
+
+
+def repeats_forgotten(
+    conversation: LastConversation, forgotten: Iterable[str], forgotten_summaries: Iterable[str] = ()
+) -> bool:
+    """Whether the conversation's summary names something forgotten or withheld (a subject,
+    as whole words), or holds the words of a forgotten memory, of a withheld claim, or of
+    one of its session's claims whose subject was forgotten or withheld."""
+    subjects = [*forgotten, *conversation.withheld]
+    summaries = [*forgotten_summaries, *conversation.withheld_claims]
+    return line_repeats_forgotten(conversation.summary, repeated_subjects(conversation), subjects, summaries)
+
+
+def conversation_lines(
+    last_conversation: LastConversation | None, forgotten: Iterable[str], forgotten_summaries: Iterable[str] = ()
+) -> list[BriefLine]:
+    """The last conversation's line, or none when it is empty or repeats something
+    forgotten or withheld (``repeats_forgotten``; it returns with the next session's summary)."""
     if last_conversation is None:
         return []
     text = clip(last_conversation.summary)
-    if not text or names_any(last_conversation.summary, [*forgotten, *last_conversation.withheld]):
+    if not text or repeats_forgotten(last_conversation, forgotten, forgotten_summaries):
         return []
     return [BriefLine(text=text)]
+
+
+def members_last(conversations: Iterable[LastConversation], settings: FamilySettings) -> dict[str, LastConversation]:
+    """Each member's own last conversation: the newest (``started_at``, then session id)
+    that the member took part in. A member with none is absent."""
+    members = {m.id for m in settings.members}
+    newest: dict[str, LastConversation] = {}
+    for conversation in conversations:
+        for member_id in set(conversation.members) & members:
+            held = newest.get(member_id)
+            if held is None or conversation.order_key() > held.order_key():
+                newest[member_id] = conversation
+    return newest
+
+
+def member_conversations(
+    conversations: Iterable[LastConversation],
+    settings: FamilySettings,
+    forgotten: Iterable[str],
+    forgotten_summaries: Iterable[str] = (),
+) -> dict[str, MemberConversation]:
+    """``Brief.conversations``: each member's last conversation and its line, fitted to the
+    section's budget."""
+    subjects, summaries = list(forgotten), list(forgotten_summaries)
+    kept: dict[str, MemberConversation] = {}
+    for member_id, conversation in sorted(members_last(conversations, settings).items()):
+        budget = SECTION_BUDGETS[Section.LAST_CONVERSATION]
+        lines = fit(conversation_lines(conversation, subjects, summaries), budget)
+        repeats = repeated_subjects(conversation) if lines else ()
+        kept[member_id] = MemberConversation(session_id=conversation.session_id, lines=lines, repeats=repeats)
+    return kept
 
 
 def _version_key(memory: MemoryFacts) -> tuple[object, ...]:
@@ -494,14 +682,16 @@ def compile_brief(
     memories: Iterable[MemoryFacts],
     settings: FamilySettings,
     entities: Iterable[Entity] = (),
-    last_conversation: LastConversation | None = None,
+    conversations: Iterable[LastConversation] | None = (),
     suppressions: Iterable[Suppression] = (),
 ) -> Brief:
     """The family's brief. ``memories`` may hold every status: only active,
     non-sensitive memories are shown or counted, and retracted ones (with the
-    ``suppressions``, the family's forget rules) say what the last conversation
-    must not name. Each section is cut to its budget in weight order; the
-    rendered block never exceeds ``BRIEF_TOKEN_CAP`` tokens."""
+    ``suppressions``, the family's forget rules) say what a last conversation
+    must not repeat. ``conversations``: sessions with the members who took part;
+    each member's newest is that member's last conversation (any others are
+    ignored). Each section is cut to its budget in weight order; every brief a
+    member is served from it stays within ``BRIEF_TOKEN_CAP`` tokens."""
     family_id = settings.family_id
     distinct = _distinct(memories)
     active = [m for m in distinct if briefable(m)]
@@ -533,9 +723,7 @@ def compile_brief(
         ),
         directives=fit((memory_line(m, family_id) for m in directives), SECTION_BUDGETS[Section.DIRECTIVES]),
         topics=fit(topic_lines(active, by_id, said), SECTION_BUDGETS[Section.TOPICS]),
-        last_conversation=fit(
-            conversation_lines(last_conversation, forgotten), SECTION_BUDGETS[Section.LAST_CONVERSATION]
-        ),
+        conversations=member_conversations(conversations or (), settings, forgotten, forgotten_claims(distinct)),
     )
     return enforce_cap(brief)
 
@@ -546,9 +734,23 @@ _TRIM_ORDER = (Section.LAST_CONVERSATION, Section.TOPICS, Section.DIRECTIVES, Se
 
 
 def enforce_cap(brief: Brief) -> Brief:
+    """``brief`` cut back until every brief served from it (each member's own) is within
+    the cap (``render.brief_tokens`` measures the largest): the last conversation of the
+    member whose block is largest goes first, then the shared sections from the end."""
     while brief_tokens(brief) > BRIEF_TOKEN_CAP:
-        section = next((s for s in _TRIM_ORDER if brief.lines(s)), None)
-        if section is None:
-            raise AssertionError("the brief's fixed framing alone exceeds the token cap")
-        brief = brief.with_lines(section, brief.lines(section)[:-1])
+        brief = _trim_once(brief)
     return brief
+
+
+def _trim_once(brief: Brief) -> Brief:
+    widest = max(
+        (m for m in brief.conversations if brief.conversations[m].lines),
+        key=lambda m: (brief_tokens(brief.served(m)), m),
+        default=None,
+    )
+    if widest is not None and brief_tokens(brief.served(widest)) > BRIEF_TOKEN_CAP:
+        return brief.with_conversation(widest, brief.conversations[widest].lines[:-1])
+    section = next((s for s in _TRIM_ORDER if brief.lines(s)), None)
+    if section is None:
+        raise AssertionError("the brief's fixed framing alone exceeds the token cap")
+    return brief.with_lines(section, brief.lines(section)[:-1])

@@ -7,6 +7,10 @@ the brief was recompiled or patched. Lines whose ``valid_until`` has begun in
 the family's time zone are dropped on every load, so a fact valid until the
 17th is gone from the brief the moment the 17th begins there, even if the
 nightly dream has not run yet.
+
+What a request gets is served for the member asking and the surface
+(``Brief.served``): the member's own last conversation in their chat, none on
+the household surface or for a request that names no member.
 """
 
 from __future__ import annotations
@@ -31,6 +35,10 @@ def drop_expired(brief: Brief, today: date) -> Brief:
         kept = tuple(line for line in lines if line.valid_until is None or line.valid_until > today)
         if len(kept) != len(lines):
             brief = brief.with_lines(section, kept)
+    for member_id, held in sorted(brief.conversations.items()):
+        kept = tuple(line for line in held.lines if line.valid_until is None or line.valid_until > today)
+        if len(kept) != len(held.lines):
+            brief = brief.with_conversation(member_id, kept)
     return brief
 
 
@@ -44,8 +52,23 @@ class BriefLoader:
         self._lock = threading.Lock()
         self.downloads = 0
 
-    def load(self, family_id: str, *, now: datetime | None = None) -> Brief | None:
-        """The family's current brief with expired lines dropped; None when it was never compiled."""
+    def load(
+        self,
+        family_id: str,
+        *,
+        member_id: str | None = None,
+        surface: Surface = Surface.CHAT,
+        now: datetime | None = None,
+    ) -> Brief | None:
+        """The family's current brief as served to ``member_id`` on ``surface`` (their own
+        last conversation in their chat; none on the household surface or without a
+        member), expired lines dropped; None when it was never compiled."""
+        compiled = self.load_compiled(family_id, now=now)
+        return None if compiled is None else compiled.served(member_id, surface)
+
+    def load_compiled(self, family_id: str, *, now: datetime | None = None) -> Brief | None:
+        """The compiled brief (every member's last conversation) with expired lines dropped:
+        for tools and reports, never for a prompt."""
         check_family_id(family_id)
         with self._lock:
             cached = self._cache.get(family_id)
@@ -68,8 +91,15 @@ class BriefLoader:
                 self._cache[family_id] = (document.tag, brief)
         return drop_expired(brief, local_date(now or self.clock.now(), brief.time_zone))
 
-    def prompt(self, family_id: str, surface: Surface = Surface.CHAT, *, now: datetime | None = None) -> PromptBlock:
-        """The instruction block and the current brief for ``surface``; an empty brief
-        when the family has none yet, so a new family still gets stable instructions."""
-        brief = self.load(family_id, now=now) or Brief(family_id=family_id)
+    def prompt(
+        self,
+        family_id: str,
+        surface: Surface = Surface.CHAT,
+        *,
+        member_id: str | None = None,
+        now: datetime | None = None,
+    ) -> PromptBlock:
+        """The instruction block and the current brief for ``member_id`` on ``surface``; an
+        empty brief when the family has none yet, so a new family still gets stable instructions."""
+        brief = self.load(family_id, member_id=member_id, surface=surface, now=now) or Brief(family_id=family_id)
         return prompt_block(brief, surface)

@@ -18,9 +18,10 @@ one, or records a forget rule:
   settled) and the entity files. So a forgotten memory's topic count drops at
   once, and a person whose every briefable memory was forgotten, or whose
   relationship only that memory stated, loses it at once.
-- **last conversation**: the line is dropped when it names something the
-  family has forgotten (the compiler's rule, ``compile.conversation_lines``),
-  until the next session's summary.
+- **last conversations**: each member's line is dropped when it names or
+  repeats something the family has forgotten (the compiler's rule,
+  ``compile.line_repeats_forgotten``, with the subjects the line repeats that
+  the compile kept beside it), until that member's next session.
 
 A patched section is cut back to its budget like a compiled one. A failure is
 logged and swallowed: the change is already settled, and the recompile that
@@ -35,8 +36,10 @@ from collections.abc import Collection
 from family_memory.brief.compile import (
     enforce_cap,
     fit,
+    forgotten_claims,
     forgotten_subjects,
     identity_section,
+    line_repeats_forgotten,
     memory_line,
     names_any,
     order_entities,
@@ -130,9 +133,13 @@ class BriefPatcher:
         sections[Section.IDENTITY] = list(identity_section(settings, entities, said, memory_lines, by_id))
         sections[Section.TOPICS] = topic_lines(active, {e.id: e for e in entities}, said)
         forgotten = forgotten_subjects(rows, self._rules(record), entities)
+        summaries = forgotten_claims(rows)
         sections[Section.LAST_CONVERSATION] = [
             line for line in sections[Section.LAST_CONVERSATION] if not names_any(line.text, forgotten)
         ]
+        for member_id, held in sorted(brief.conversations.items()):
+            if any(line_repeats_forgotten(line.text, held.repeats, forgotten, summaries) for line in held.lines):
+                brief = brief.with_conversation(member_id, ())
 
         for section in SECTION_ORDER:
             lines = sections[section]

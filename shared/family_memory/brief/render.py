@@ -68,7 +68,9 @@ def sections_for(surface: Surface) -> tuple[Section, ...]:
 
 
 def render_brief(brief: Brief, surface: Surface = Surface.CHAT) -> str:
-    """The brief block: ``<family_brief>``, a heading and the lines of each section, ``</family_brief>``."""
+    """The brief block: ``<family_brief>``, a heading and the lines of each section, ``</family_brief>``.
+    The last conversation is ``brief.last_conversation``: the served member's own
+    (``Brief.served``); a compiled brief's per-member conversations are never rendered."""
     parts = [OPEN_TAG, "\n"]
     for section in sections_for(surface):
         parts.append(HEADINGS[section] + "\n")
@@ -79,7 +81,9 @@ def render_brief(brief: Brief, surface: Surface = Surface.CHAT) -> str:
 
 
 def brief_tokens(brief: Brief, surface: Surface = Surface.CHAT) -> int:
-    return count_tokens(render_brief(brief, surface))
+    """Tokens of the rendered block on ``surface``. For a compiled brief, which holds every
+    member's last conversation, the most that any brief served from it costs."""
+    return max(count_tokens(render_brief(view, surface)) for view in brief.views(surface))
 
 
 def section_tokens(brief: Brief, section: Section) -> int:
@@ -117,7 +121,8 @@ _COMMON = (
     "A line marked 'until DATE' stops applying on that date in the family's time zone.\n"
 )
 _CHAT = (
-    "- Last conversation: a short summary of the most recent session.\n"
+    "- Last conversation: what was decided, asked or planned in the most recent session of the person you are "
+    "talking to (their own, never anyone else's).\n"
     "The memory:// reference after a line is for your tools: open it with read_memory when you need the full "
     "memory, and follow its evidence with read_conversation_excerpt. Never show a reference in a reply. When "
     "neither the brief nor the retrieved lines state a fact, call search_memory before telling the family you "

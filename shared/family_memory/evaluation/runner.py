@@ -122,8 +122,10 @@ class Ranked:
 class FamilyRun:
     family: EvalFamily
     memories: dict[str, MemoryView]
-    briefs: dict[Surface, Brief]
-    brief_texts: dict[Surface, str]
+    #: Every brief a request can be served: by surface (no member named), and ``chat:{member}``
+    #: for each member's own chat (their own last conversation), as the agent loads them.
+    briefs: dict[str, Brief]
+    brief_texts: dict[str, str]
     brief_tokens: int
     brief_stable: bool
     documents: list[CandidatesDocument]
@@ -299,10 +301,17 @@ class FamilyRunner:
         compile_family(lifecycle.deps, fid, now=self.clock.now())
         runtime.drain()
         stable = runtime.store.read(fid, BRIEF).data == first_bytes
-        loaded = lifecycle.loader.load(fid) or Brief(family_id=fid)
-        briefs = {surface: loaded for surface in Surface}
-        texts = {surface: prompt_block(loaded, surface).text for surface in Surface}
-        tokens = max(prompt_block(loaded, surface).brief_tokens for surface in Surface)
+        # Each brief the agent can be served: by surface (no member named; the household one is
+        # everyone's), and each member's own chat, with their own last conversation.
+        served: list[tuple[str, str | None, Surface]] = [(surface.value, None, surface) for surface in Surface]
+        served += [(f"chat:{m.id}", m.id, Surface.CHAT) for m in family.spec.members]
+        briefs: dict[str, Brief] = {}
+        texts: dict[str, str] = {}
+        tokens = 0
+        for key, member_id, surface in served:
+            loaded = lifecycle.loader.load(fid, member_id=member_id, surface=surface) or Brief(family_id=fid)
+            block = prompt_block(loaded, surface)
+            briefs[key], texts[key], tokens = loaded, block.text, max(tokens, block.brief_tokens)
         documents = [doc for s in family.sessions if (doc := read_document(runtime.store, fid, s.id)) is not None]
         run = FamilyRun(
             family=family,

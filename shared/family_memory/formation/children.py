@@ -14,18 +14,30 @@ later sessions know without the child words; reconciliation of that session
 counts her as a child too. Only the first time: once Maya's entity holds the relationship,
 a later mention changes nothing, so a family that sets Maya back to
 ``adult`` (``family-memory family set-member``) is not overruled.
+
+Reconciliation judges as validation does (``sensitivity``): a claim is ``minors`` when it
+is *about* a child, and a household-wide claim (it applies to every child of the household
+and to at least two others, and neither its ``about`` nor its ``summary`` names one of
+those children or uses a child word) is about the household: "no phones at dinner" for
+all five Fitzgeralds is not a claim about Oisín.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable, Sequence
 
 from family_memory.domain.family import FamilySettings, MemberRole
 from family_memory.domain.memory import Sensitivity
+from family_memory.domain.text import normalise_for_match
 from family_memory.domain.transcript import Role, Transcript
 from family_memory.formation.candidate import Candidate
 from family_memory.formation.entities import EntityDirectory
 from family_memory.formation.relations import is_child_relation
+from family_memory.formation.sensitivity import child_words, names_any
+
+#: Subjects other than children a household-wide claim applies to, at least.
+HOUSEHOLD_OTHERS_MIN = 2
 
 
 def writers(candidate: Candidate, transcript: Transcript) -> set[str]:
@@ -67,7 +79,41 @@ def with_children(family: FamilySettings, member_ids: Iterable[str]) -> FamilySe
 
 
 def tag_minors(candidate: Candidate, entity_ids: Sequence[str], child_ids: set[str]) -> Candidate:
-    """``candidate`` raised to ``minors`` when it applies to a child; any other tag is kept."""
-    if candidate.sensitivity is Sensitivity.NORMAL and child_ids & set(entity_ids):
-        return candidate.model_copy(update={"sensitivity": Sensitivity.MINORS})
-    return candidate
+    """``candidate`` raised to ``minors`` when it is about a child it applies to; any other
+    tag is kept. ``entity_ids``: the candidate's ``subject_names()`` resolved, in order."""
+    if candidate.sensitivity is not Sensitivity.NORMAL:
+        return candidate
+    kids = child_ids & set(entity_ids)
+    if not kids:
+        return candidate
+    if _household_wide(candidate, entity_ids, child_ids, kids):
+        return candidate
+    return candidate.model_copy(update={"sensitivity": Sensitivity.MINORS})
+
+
+def _household_wide(candidate: Candidate, entity_ids: Sequence[str], child_ids: set[str], kids: set[str]) -> bool:
+    """Whether the claim applies to every child of the household and to at least two others,
+    and its own about and summary neither name one of those children nor use a child word.
+    When the subjects cannot be matched to their names (two names for one person), it is
+    not: the claim is treated as one about the child."""
+    if not child_ids <= set(entity_ids) or len(set(entity_ids) - kids) < HOUSEHOLD_OTHERS_MIN:
+        return False
+    names = candidate.subject_names()
+    if len(names) != len(entity_ids):
+        return False
+    own = _unaccented(normalise_for_match(f"{candidate.about} {candidate.summary} {candidate.body}"))
+    if child_words(own):
+        return False
+    forms: set[str] = set()
+    for name, entity_id in zip(names, entity_ids, strict=True):
+        if entity_id in kids:
+            forms.add(normalise_for_match(name))
+            for hint in candidate.entities:
+                if normalise_for_match(hint.name) == normalise_for_match(name):
+                    forms.update(normalise_for_match(n) for n in (hint.name, *hint.aliases))
+    return not names_any(own, {_unaccented(f) for f in forms})
+
+
+def _unaccented(text: str) -> str:
+    """``text`` without its accents ("oisín" -> "oisin"): a member id is often the name unaccented."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))

@@ -227,7 +227,10 @@ def conflict(proposal: Proposal, memory: Memory) -> Conflict | None:
     A dated claim ("pizza night is tonight") never conflicts with a lasting one
     ("Friday is pizza night"); claims about different people never conflict."""
     if proposal.type is not memory.type:
-        return None
+        # "Kamsi is no longer lactose intolerant" (a fact) negates the constraint it ends.
+        ends_a_rule = memory.type is MemoryType.CONSTRAINT and proposal.type in (MemoryType.FACT, MemoryType.PREFERENCE)
+        if not (ends_a_rule and proposal.marks_change and same_slot(proposal, memory) and negated(proposal.summary)):
+            return None
     if (proposal.valid_until is None) != (memory.valid_until is None):
         return None
     if _numbers(proposal.about) != _numbers(memory.about):
@@ -256,7 +259,8 @@ def value_words(text: str) -> set[str]:
     """The value words of a claim and its numbers ("peanuts", "thursday", "8pm")."""
     folded = text.lower()
     words = {m.group(0).rstrip("s") for m in _VALUE_WORDS.finditer(folded)}
-    return words | _numbers(text)
+    # A year says when, not what: "vegetarian since January 2026" has the value "vegetarian".
+    return words | {n for n in _numbers(text) if not re.fullmatch(r"(?:19|20)\d\d", n)}
 
 
 class Value(StrEnum):

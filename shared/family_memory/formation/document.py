@@ -59,7 +59,7 @@ class Limits(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    max_new: int = Field(default=12, ge=0, le=100)
+    max_new: int = Field(default=20, ge=0, le=100)
     min_confidence_statement: float = Field(default=0.5, ge=0, le=1)
     min_confidence_inference: float = Field(default=0.8, ge=0, le=1)
 

@@ -6,37 +6,79 @@ these topics and the extractor left it ``normal``, validation raises it and
 notes the adjustment. Health wins over finances, finances over minors, when a
 claim touches more than one (any tag keeps it out of the brief).
 
-Children are known two ways: household members whose role is ``child``, and
-entities the family has told us are children (an entity whose relationship
-is a child's: "my son Leo" filed Leo as a son). A claim that names either, or
-applies to one, is ``minors``. For a member, the role decides.
+What counts is what the claim says, not every word near it. Validation hands
+over the claim's own texts first (``about``, ``summary``, ``body``), then its
+``when_to_use``, then its evidence quotes and the extractor's entity hints
+(``validation._Check.adjust_sensitivity``; ``CLAIM_TEXTS``). The claim and its
+evidence are read; ``when_to_use`` is not: it says in which future situations
+the memory helps ("shopping for baby gear", "meal plans on a budget"), nothing
+about the claim itself, and reading it tagged a pram minors and a butcher
+finances. Precision matters for the brief (an over-tagged memory is hidden
+from it) and recall for privacy (an under-tagged one leaks), so the rules
+below only set aside words that provably describe something else:
+
+- **health** is a person's: "animal hospital", "animal clinic", "vet clinic"
+  and "veterinary ..." are a pet's care, and a claim whose every subject is a
+  pet (on file, or called one by the claim: "Moose the dog takes fluoxetine")
+  is about the pet, not anyone's health; a
+  hospital or clinic someone works at ("works at the hospital", "IT for the
+  hospital", "a shift at the clinic") is a workplace.
+- **minors** is a claim *about* a child. Children are known two ways:
+  household members whose role is ``child`` (for a member, the role decides),
+  and entities the family has told us are children (an entity whose
+  relationship is a child's: "my son Leo" filed Leo as a son). A claim that
+  uses a child word ("the kids", "my daughter", "babysitting"), names a child
+  or applies to one is ``minors``, except a household-wide claim: one that
+  applies to every member of a household of three or more (a dinner rule, a
+  takeaway rule, "the family eats together at 6:30") is about the household,
+  and is ``minors`` only when its own ``about``, ``summary`` or ``body`` names
+  a child or uses a child word.
+
+Reconciliation applies the same judgement once the claim's people are
+resolved to entities (``children.tag_minors``).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
-from family_memory.domain.entity import Entity
+from family_memory.domain.entity import Entity, EntityKind
 from family_memory.domain.family import FamilySettings, MemberRole
 from family_memory.domain.memory import Sensitivity
 from family_memory.domain.text import normalise_for_match
-from family_memory.formation.relations import is_child_relation, is_generic
+from family_memory.formation.relations import PETS, is_child_relation, is_generic
+
+#: How many of the texts validation passes are the claim's own (about, summary, body);
+#: the next is its when_to_use (never read), the rest its quotes and entity hints.
+CLAIM_TEXTS = 3
+WHEN_TO_USE_AT = 3
+#: The smallest household in which a claim applying to every member is a household-wide one.
+HOUSEHOLD_WIDE_MIN = 3
 
 _HEALTH = re.compile(
     r"\b(allerg\w*|anaphyla\w*|epipen|medication\w*|medicine\w*|meds|pills?|tablets?|insulin|inhaler|"
     r"prescription\w*|antibiotic\w*|doctor\w*|dentist\w*|orthodont\w*|pediatrician|paediatrician|therap\w*|"
     r"diagnos\w*|asthma\w*|diabet\w*|celiac|coeliac|gluten|lactose|dairy[- ]free|vegetarian|vegan|pescatarian|"
     r"diet|dietary|pregnan\w*|surgery|hospital\w*|clinic|illness|sick|adhd|autis\w*|anxiety|depress\w*|"
-    r"migraine\w*|vaccin\w*|injur\w*|physio\w*)\b"
+    r"migraine\w*|vaccin\w*|injur\w*|physio\w*|dialysis|chemo\w*|health visitor|blood tests?|"
+    r"\d+(?:\.\d+)? ?mg)\b"
 )
 _FINANCES = re.compile(
     r"\b(bank\w*|salary|salaries|income|debts?|loans?|mortgage\w*|credit card\w*|budget\w*|tax|taxes|"
-    r"invest\w*|savings|pension\w*|account number|payroll|paycheck|bills|insurance)\b"
+    r"invest\w*|savings|pension\w*|account number|payroll|paycheck|bills|insurance|social security|"
+    r"child benefit|my pay|get paid)\b"
 )
 _MINORS = re.compile(
     r"\b(daughters?|sons?|kids?|child|children|baby|babies|toddlers?|teens?|teenagers?|grandchild\w*|"
-    r"grandkids?|stepdaughters?|stepsons?|preschool\w*|kindergarten)\b"
+    r"grandkids?|stepdaughters?|stepsons?|preschool\w*|kindergarten|babysit\w*)\b"
+)
+#: Health words that name a pet's care or a workplace, not anyone's health: blanked before matching.
+_NOT_HEALTH = re.compile(
+    r"\b(?:animal (?:hospital|clinic)s?|vet(?:erinary)? (?:hospital|clinic|practice|surgery)s?|"
+    r"veterinar\w*(?: \w+)?|"
+    r"(?:works?|working|worked|job|shifts?|on[- ]call|it|nurse|receptionist|porter|admin)"
+    r"(?: (?:at|for|in))(?: (?:the|a))?(?: \w+)? (?:hospital|clinic)s?)\b"
 )
 
 
@@ -70,25 +112,142 @@ def child_names(family: FamilySettings, entities: Iterable[Entity] = ()) -> set[
     return names
 
 
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[^\W_]+", text))
+
+
+def names_any(text: str, names: Iterable[str]) -> bool:
+    """Whether ``text`` (comparison form) holds one of ``names`` (comparison forms) as whole
+    words: "seo-yeon's piano" names "seo-yeon"; "mayan" does not name "maya"."""
+    words = _words(text)
+    for name in names:
+        if not name:
+            continue
+        if name in words:
+            return True
+        if not name.isalnum() and re.search(rf"(?<![^\W_]){re.escape(name)}(?![^\W_])", text):
+            return True
+    return False
+
+
+def member_names(family: FamilySettings) -> dict[str, set[str]]:
+    """Each member's names in comparison form (id, full name, first name, address-as)."""
+    names: dict[str, set[str]] = {}
+    for member in family.members:
+        forms = {member.id, member.name, member.name.split()[0], member.address_as or ""}
+        names[member.id] = {normalise_for_match(f) for f in forms if f}
+    return names
+
+
+def household_wide(family: FamilySettings, applies_to: Iterable[str]) -> bool:
+    """Whether a claim applying to ``applies_to`` applies to every member of a household of
+    three or more: a household rule or habit, not a claim about one of its children."""
+    if len(family.members) < HOUSEHOLD_WIDE_MIN:
+        return False
+    named = {normalise_for_match(n) for n in applies_to}
+    return all(forms & named for forms in member_names(family).values())
+
+
+_PET_WORDS = "|".join(re.escape(p) for p in sorted(PETS, key=len, reverse=True))
+
+
+def _called_a_pet(name: str, claim: str) -> bool:
+    """Whether the claim's own text calls ``name`` a pet: "Moose the dog", "Mochi, our cat",
+    "our dog Pepper", "Pepper (dog)", "Moose's vet"."""
+    n = re.escape(normalise_for_match(name))
+    pet = rf"(?:{_PET_WORDS})"
+    owner = r"(?:the|our|my|their|his|her|the family's|\w+'s)"
+    patterns = (
+        rf"(?<![^\W_]){n},? (?:{owner} )?(?:\w+ )?{pet}(?![^\W_])",
+        rf"(?<![^\W_]){n} \({pet}\)",
+        rf"(?<![^\W_]){owner} (?:\w+ )?{pet},? {n}(?![^\W_])",
+        rf"(?<![^\W_]){n}'s vet(?![^\W_])",
+    )
+    return any(re.search(p, claim) for p in patterns)
+
+
+def pets_only(
+    applies_to: Sequence[str], entities: Iterable[Entity], claim: str = "", family: FamilySettings | None = None
+) -> bool:
+    """Whether every subject of the claim is a pet: one on file (by name or alias), or one
+    the claim's own text calls a pet ("Moose the dog takes fluoxetine") that is no member
+    of ``family`` and no person on file."""
+    if not applies_to:
+        return False
+    known = list(entities)
+    pets = {
+        normalise_for_match(n) for e in known if e.type is EntityKind.PET for n in (e.name, *e.aliases) if n.strip()
+    }
+    people = {normalise_for_match(n) for e in known if e.type is EntityKind.PERSON for n in (e.name, *e.aliases)}
+    people |= {name for forms in member_names(family).values() for name in forms} if family else set()
+    return all(
+        (key := normalise_for_match(n)) in pets or (key not in people and _called_a_pet(n, claim)) for n in applies_to
+    )
+
+
+def is_health(
+    text: str,
+    applies_to: Sequence[str] = (),
+    entities: Iterable[Entity] = (),
+    claim: str = "",
+    family: FamilySettings | None = None,
+) -> bool:
+    """Whether ``text`` (comparison form) speaks of a person's health. ``claim``: the
+    claim's own texts, which may call its subjects pets."""
+    if pets_only(applies_to, entities, claim, family):
+        return False
+    return bool(_HEALTH.search(_NOT_HEALTH.sub(" ", text)))
+
+
+def is_finances(text: str) -> bool:
+    return bool(_FINANCES.search(text))
+
+
+def child_words(text: str) -> bool:
+    """Whether ``text`` (comparison form) uses a word for a child ("the kids", "my son", "babysitting")."""
+    return bool(_MINORS.search(text))
+
+
 def detect(
     texts: Iterable[str],
     family: FamilySettings,
     applies_to: Iterable[str] = (),
     entities: Iterable[Entity] = (),
 ) -> Sensitivity | None:
-    """The sensitivity the topic calls for, or None when it is an ordinary topic. ``entities``
-    are the family's entities on file: a child among them counts like a child member."""
-    text = " ".join(normalise_for_match(t) for t in texts)
-    if _HEALTH.search(text):
+    """The sensitivity the claim calls for, or None when it is an ordinary topic.
+
+    ``texts`` in validation's order: the claim's about, summary and body, its when_to_use
+    (not read), then its evidence quotes and entity hints. ``entities`` are the family's
+    entities on file: a child among them counts like a child member, a pet among them
+    makes a claim about it alone a pet's."""
+    texts = list(texts)
+    subjects = list(applies_to)
+    known = list(entities)
+    claim = " ".join(normalise_for_match(t) for t in texts[:CLAIM_TEXTS])
+    evidence = " ".join(normalise_for_match(t) for t in texts[WHEN_TO_USE_AT + 1 :])
+    text = f"{claim} {evidence}"
+    if is_health(text, subjects, known, claim, family):
         return Sensitivity.HEALTH
-    if _FINANCES.search(text):
+    if is_finances(text):
         return Sensitivity.FINANCES
-    if _MINORS.search(text):
-        return Sensitivity.MINORS
-    children = child_names(family, entities)
-    if children and any(normalise_for_match(name) in children for name in applies_to):
-        return Sensitivity.MINORS
-    words = set(re.findall(r"[^\W_]+", text))
-    if children & words:
+    if about_a_child(claim, evidence, family, subjects, known):
         return Sensitivity.MINORS
     return None
+
+
+def about_a_child(
+    claim: str, evidence: str, family: FamilySettings, applies_to: Sequence[str], entities: Iterable[Entity] = ()
+) -> bool:
+    """Whether the claim (its own texts and its evidence, in comparison form) is about a
+    child of the household: a child word, a child's name, or a child among its subjects;
+    for a household-wide claim, only a child word or a child's name in its own texts."""
+    if household_wide(family, applies_to):
+        return child_words(claim) or names_any(claim, child_names(family, entities))
+    if child_words(claim) or child_words(evidence):
+        return True
+    children = child_names(family, entities)
+    if not children:
+        return False
+    if any(normalise_for_match(name) in children for name in applies_to):
+        return True
+    return names_any(f"{claim} {evidence}", children)

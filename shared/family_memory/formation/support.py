@@ -63,6 +63,9 @@ ABBREVIATIONS: dict[str, str] = {
     "bday": "birthday",
     "b-day": "birthday",
     "pls": "please",
+    "fav": "favourite",
+    "fave": "favourite",
+    "fav's": "favourite",
     "plz": "please",
     "w": "with",
     "w/": "with",
@@ -219,6 +222,10 @@ SYNONYMS: tuple[frozenset[str], ...] = tuple(
     frozenset(group.split())
     for group in (
         "fever temperature",
+        "loan mortgage",
+        "pay repayment repayments payment payments",
+        "nights night-shifts shift shifts",
+        "favourite favorite fav fave",
         "dog puppy pup",
         "cat kitten",
         "child children kid kids son daughter",
@@ -274,7 +281,7 @@ GENERIC = frozenset(
     """have has had take takes took go goes went attend attends attending get gets got make makes made do does
     need needs want wants like likes use uses keep keeps stay stays come comes came start starts started
     finish finishes run runs running hold holds include includes including allow allowed avoid eat eats
-    drink drinks wear wears live lives work works play plays learn learns sit sits able manage manages
+    drink drinks wear wears live lives work works working play plays learn learns sit sits able manage manages
     handle handles help helps look care pick picks drop drops bring brings pay pays cost costs plan plans
     planned planning join joins meet meets give gives gets getting set sets hold serve serves family
     household home people person parent parents adult adults appointment appointments session sessions
@@ -417,7 +424,8 @@ _EPISODE = re.compile(
 )
 _PAST_VERB = re.compile(
     r"\b(?:had|was|were|wasn't|weren't|went|did|didn't|made|loved|liked|hated|skipped|ate|saw|came|took|left|"
-    r"ran|won|lost|fell|broke|spent|wore|cried|threw|(?<!'s )got)\b",
+    r"ran|won|lost|fell|broke|spent|wore|cried|threw|gave|turned|offered|reacted|happened|passed|failed|"
+    r"(?<!'s )got)\b",
     re.I,
 )
 
@@ -457,7 +465,7 @@ class Support:
 
 def _stem(word: str) -> str:
     for suffix in ("ings", "ing", "ies", "ied", "ed", "es", "s", "ly"):
-        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+        if len(word) - len(suffix) >= 3 and word.endswith(suffix):
             base = word[: -len(suffix)]
             return base + "y" if suffix in ("ies", "ied") else base
     return word
@@ -485,7 +493,11 @@ def _alike(a: str, b: str) -> bool:
     if a == b:
         return True
     sa, sb = _stem(a), _stem(b)
-    if sa == sb:
+    if sa == sb or sa + "e" == sb or sb + "e" == sa:  # "taking" / "take"
+        return True
+    if len(sa) > 3 and sa[-1] == sa[-2] and sa[:-1] == sb:  # "running" / "run"
+        return True
+    if len(sb) > 3 and sb[-1] == sb[-2] and sb[:-1] == sa:
         return True
     if sa in _CALENDAR or sb in _CALENDAR or a.rstrip("s") in _CALENDAR or b.rstrip("s") in _CALENDAR:
         return False
@@ -670,7 +682,11 @@ def _absolute_dates(summary: str, said_on: date) -> tuple[str, set[date]]:
             while day <= m.last_day:
                 days.add(day)
                 day = date.fromordinal(day.toordinal() + 1)
-            cut = cut[: m.start] + " " + cut[m.end :]
+            # "Tuesday, March 24, 2026": the weekday belongs to the date, which the check compares.
+            head = re.sub(
+                r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s*(?:the\s+)?$", "", cut[: m.start], flags=re.I
+            )
+            cut = head + " " + cut[m.end :]
     cut = re.sub(r"\b(?:19|20)\d{2}\b", " ", cut)
     return cut, days
 
@@ -879,14 +895,35 @@ def _hedged(lead: str, quote: str, summary: str) -> bool:
     return False
 
 
+#: A request of the assistant, not a question of fact: "can you remind him at 9pm every night".
+_REQUEST = re.compile(r"^\W*(?:\w+ )?(?:can|could|would|will) (?:you|u)\b|\b(?:pls|please)\b", re.I)
+
+
+def _asks(sentence: str, start: int, quotes: Sequence[str]) -> bool:
+    """Whether the quote's own clause is a question: the sentence opens as one or ends in "?"
+    (not a request of the assistant), and no later clause carries the "?" ("... on a low salt
+    diet for her blood pressure, so less soy?")."""
+    if _REQUEST.search(sentence):
+        return False
+    if _QUESTION_START.match(sentence[start:]) or (start == 0 and _QUESTION_START.match(sentence)):
+        return True
+    if not sentence.rstrip().endswith("?"):
+        return False
+    quote = max((normalise_for_match(q).strip(" .,!?") for q in quotes), key=len, default="")
+    after = sentence[start + len(quote) :]
+    return not re.search(r";|\b(?:so|but)\b", after)
+
+
 def _speech_problems(claim: Claim, primary: str) -> list[str]:
     """The quote sits in a question, a possibility, a report of someone else's words, a value the
     speaker took back, or one occasion the summary turns into a habit."""
     problems = []
     for sentence, start in _quote_sentences(primary, claim.quotes):
-        if sentence.rstrip().endswith("?") or _QUESTION_START.match(sentence):
+        if _asks(sentence, start, claim.quotes):
             problems.append("the quote is a question, not a statement")
-        lead = sentence[:start]
+        # Only the clause the quote opens in leads to it: "if she's busy her cousin can cover, but
+        # ... anyone new has to meet us first" puts no condition on the rule.
+        lead = re.split(r"\b(?:but|so|because|though|although)\b|[;:]", sentence[:start])[-1]
         quote_text = " ".join(claim.quotes)
         if _hedged(lead, quote_text, claim.summary):
             problems.append("the turn speaks of a possibility; the summary states it as fact")

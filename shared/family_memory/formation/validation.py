@@ -40,7 +40,7 @@ section 4):
   ("next month", "in a few weeks") are refused, since the memory would be a
   puzzle when it is read later.
 - ``duplicate``: the same claim twice in one session counts once.
-- ``session_cap``: at most ``max_new`` (12) candidates per session; when more
+- ``session_cap``: at most ``max_new`` (20) candidates per session; when more
   pass, statements beat inferences, then higher confidence wins.
 
 Sensitivity is an adjustment, not a rejection: health, finance and minors

@@ -8,8 +8,9 @@
    the write protocol (at most ``MAX_WRITES_PER_CHANGE_SET`` writes each).
    The change-set id is derived from the date and the writes, so a retried
    pass names the same change and the protocol applies it once.
-2. **Recompile.** Compile ``brief.json`` from the active memories and render
-   ``index.md``; each is written only when its bytes changed.
+2. **Recompile.** Compile ``brief.json`` from the active memories (with each
+   member's own last conversation, ``brief.sources.read_member_conversations``)
+   and render ``index.md``; each is written only when its bytes changed.
 3. **Log.** Add a dated entry to ``log.md`` for every change set not yet in
    it (the pass's own, and the ones whose ``changes/`` events started it),
    and a line when the brief changed.
@@ -32,7 +33,7 @@ from datetime import date, datetime
 from family_memory.brief.compile import LastConversation, compile_brief
 from family_memory.brief.model import BRIEF_TOKEN_CAP, SECTION_ORDER, Brief, serialise_brief
 from family_memory.brief.render import brief_tokens, section_tokens
-from family_memory.brief.sources import read_conversation, read_entities, read_suppressions, scan_last_conversation
+from family_memory.brief.sources import read_entities, read_member_conversations, read_suppressions
 from family_memory.brief.weights import MemoryFacts
 from family_memory.domain.changes import (
     MAX_WRITES_PER_CHANGE_SET,
@@ -43,6 +44,7 @@ from family_memory.domain.changes import (
     pack_writes,
 )
 from family_memory.domain.clock import Clock, local_date
+from family_memory.domain.family import FamilySettings
 from family_memory.domain.ids import check_change_id, check_family_id
 from family_memory.domain.layout import ARCHIVE, BRIEF, INDEX, LOG, change_path
 from family_memory.domain.okf import parse_json
@@ -174,15 +176,18 @@ def _sweep(
     return records
 
 
-def _last_conversation(store: Store, ledger: DreamLedger, family_id: str) -> LastConversation | None:
-    state = ledger.get(family_id)
-    if state is not None and state.last_session_id:
-        found = read_conversation(store, family_id, state.last_session_id)
-        if found is not None:
-            return found
-    found = scan_last_conversation(store, family_id)
-    if found is not None:
-        ledger.note_conversation(family_id, found.session_id, found.started_at)
+def _conversations(
+    store: Store, ledger: DreamLedger, family_id: str, settings: FamilySettings
+) -> list[LastConversation]:
+    """Each member's own last conversation. The newest of them is the family's newest
+    session that a member took part in: the ledger's pointer is moved to it when it is
+    behind (the change triggers compare against it)."""
+    found = read_member_conversations(store, family_id, settings)
+    if found:
+        newest = max(found, key=LastConversation.order_key)
+        state = ledger.get(family_id)
+        if state is None or state.last_session_id != newest.session_id:
+            ledger.note_conversation(family_id, newest.session_id, newest.started_at)
     return found
 
 
@@ -237,7 +242,7 @@ def dream_family(
             current.values(),
             settings,
             entities,
-            _last_conversation(store, deps.ledger, family_id),
+            _conversations(store, deps.ledger, family_id, settings),
             read_suppressions(store, family_id),
         )
         report.brief_tokens = brief_tokens(brief)

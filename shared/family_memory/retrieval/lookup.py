@@ -62,7 +62,7 @@ from family_memory.ports.catalog import Catalog, CatalogRow
 from family_memory.retrieval.age import age_in_words
 from family_memory.retrieval.embedding import Embedder, EmbeddingUnavailableError, Vector
 from family_memory.retrieval.index import MAX_K, Hit, IndexUnavailableError, MemoryIndex, SearchFilter
-from family_memory.retrieval.must_know import POOL, RULE_TYPES, NameBook, must_know
+from family_memory.retrieval.must_know import POOL, POOL_TYPES, NameBook, must_know
 
 log = logging.getLogger(__name__)
 
@@ -440,7 +440,7 @@ class TurnLookup:
         if vector is None or self.names is None or not message.strip():
             return [], False
         _, today, _ = self.eligibility(family_id, Surface.CHAT)
-        rule_filter = SearchFilter.current(today, types=RULE_TYPES)
+        rule_filter = SearchFilter.current(today, types=POOL_TYPES)
         try:
             hits = self.index.semantic(family_id, vector, rule_filter, POOL)
         except IndexUnavailableError:

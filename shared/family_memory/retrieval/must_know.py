@@ -33,6 +33,9 @@ from family_memory.ports.catalog import CatalogRow
 
 #: Memory types that carry rules.
 RULE_TYPES = frozenset({MemoryType.CONSTRAINT, MemoryType.DIRECTIVE})
+#: What the filtered pass reads: the rules, and preferences, since a meal must also respect what
+#: someone will not eat ("Maddie hates mushrooms").
+POOL_TYPES = RULE_TYPES | {MemoryType.PREFERENCE}
 #: How many of the family's rules the filtered pass asks the index for (a family has few).
 POOL = 40
 
@@ -126,6 +129,12 @@ _RULE_TOPICS: dict[str, re.Pattern[str]] = {
         re.I,
     ),
 }
+#: A preference that keeps something off someone's plate.
+_REFUSES = re.compile(
+    r"\b(?:hates?|dislikes?|won't eat|will not eat|doesn't eat|does not eat|don't eat|do not eat|can't stand|"
+    r"never eats?|refuses?|not (?:a fan|keen)|doesn't like|does not like|no longer eats?|stopped eating)\b",
+    re.I,
+)
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|me|my|mine)\b", re.I)
 _EVERYONE = re.compile(
     r"\b(?:everyone|everybody|all of us|the family|whole family|family|we|us|our|the kids|kids|the children|"
@@ -199,7 +208,7 @@ def must_know(
     message_words = set(content_tokens(message)) - name_words  # a name alone ties nothing to a rule
     found: list[MustKnow] = []
     for row, place in rows:
-        if row.type not in RULE_TYPES:
+        if row.type not in POOL_TYPES:
             continue
         for_named = bool(set(row.applies_to) & named)
         household = not row.applies_to or row.type is MemoryType.DIRECTIVE
@@ -212,6 +221,11 @@ def must_know(
         )
         why = ""
         governed = {task for task in tasks if _TASK_TOPICS[task] & topics}
+        if row.type is MemoryType.PREFERENCE:
+            # A preference is no rule: only what someone will not eat, for a meal, after the rules.
+            if "food" in governed and involved and _REFUSES.search(row.summary):
+                found.append(MustKnow(row, "food preference", (0 if for_named else 1, 1, 1, 2, place)))
+            continue
         if involved and governed:
             task = sorted(governed)[0]
             why = f"{task} rule" + (" for someone the message names" if for_named else "")

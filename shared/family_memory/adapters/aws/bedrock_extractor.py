@@ -63,7 +63,8 @@ from family_memory.formation.extraction import (
 )
 
 TOOL_NAME = "record_memories"
-PROMPT_VERSION = "2"  # 2: no session summary; the about names a slot; any user_* claim rests on user turns
+PROMPT_VERSION = "3"  # 2: no session summary; the about names a slot; any user_* claim rests on user turns
+# 3: the summary says no more than the cited turns (the support check refuses the rest), cite every turn it uses
 THROTTLING_CODES = frozenset(
     {"ThrottlingException", "TooManyRequestsException", "ServiceUnavailableException", "ModelNotReadyException"}
 )
@@ -111,6 +112,10 @@ you learn about ("my daughter Maya": name Maya, kind person, aliases ["my daught
 10. about names the subject a claim is about in a few words ("Maya's peanut allergy", "Where the family lives", \
 "Pepper's medication times"). Give claims that replace each other the same about, claims that can both be true \
 different abouts ("Maya's peanut allergy", "Maya's egg allergy"), and never just a person's name.
+11. The summary says no more than the cited turns say. Cite every turn it draws on: when a name, a place or a \
+date comes from an earlier turn ("the party" named with its date two turns before), cite that turn too. Add \
+nothing from your own knowledge ("Villa" stays "Villa", not "Aston Villa"; "Lekki" is not "Lekki, Lagos"), keep a condition the family gave ("if it rains") and never turn a question, a \
+maybe, a one-off or something a family member took back into a fact. Code checks this and drops the rest.
 """
 
 

@@ -13,7 +13,7 @@ from family_memory.brief.model import BRIEF_TOKEN_CAP, Brief
 from family_memory.brief.render import prompt_block, section_usage
 from family_memory.domain.clock import parse_utc
 from family_memory.domain.family import Surface
-from family_memory.domain.ids import check_family_id
+from family_memory.domain.ids import check_family_id, check_member_id
 from family_memory.lifecycle.dream import compile_family
 
 
@@ -22,8 +22,11 @@ def register(subparsers: Any) -> None:
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
     show = actions.add_parser("show", help="print the prompt block: stable instructions, then the brief")
     show.add_argument("--family", required=True, help="family id")
+    show.add_argument(
+        "--member", help="the member whose own chat it is: their own last conversation (without it, none)"
+    )
     show.add_argument("--household", action="store_true", help="the household variant (no last conversation)")
-    show.add_argument("--json", action="store_true", help="print the loaded brief as JSON instead")
+    show.add_argument("--json", action="store_true", help="print the brief as served, as JSON, instead")
     show.add_argument("--at", help="load as of this UTC instant (expired lines are dropped)")
     show.set_defaults(run=_show)
     compile_ = actions.add_parser("compile", help="recompile brief.json and index.md from the active memories")
@@ -44,11 +47,12 @@ def _show(args: argparse.Namespace) -> int:
     runtime = runtime_for(args)
     family_id = check_family_id(args.family)
     now = parse_utc(args.at) if args.at else runtime.clock.now()
-    brief = lifecycle_of(runtime).loader.load(family_id, now=now)
+    surface = Surface.HOUSEHOLD if args.household else Surface.CHAT
+    member_id = check_member_id(args.member) if args.member else None
+    brief = lifecycle_of(runtime).loader.load(family_id, member_id=member_id, surface=surface, now=now)
     if brief is None:
         print(f"family {family_id} has no brief yet (run `family-memory brief compile --family {family_id}`)")
         return 1
-    surface = Surface.HOUSEHOLD if args.household else Surface.CHAT
     if args.json:
         print(json.dumps(brief.model_dump(mode="json", by_alias=True), ensure_ascii=False, indent=2))
         return 0

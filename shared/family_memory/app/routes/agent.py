@@ -1,6 +1,10 @@
 """What the assistant's backend calls on every conversation and turn: the brief (a
 conditional fetch), the turn-level lookup, the read tools and their Converse specs.
 
+The brief is the one the asking member gets: ``member_id`` names them, and their own
+chat carries their own last conversation (DESIGN invariant 6); the household surface,
+or a request that names no member, gets none, and nobody ever gets another member's.
+
 The brief answers with a strong ``ETag``, the SHA-256 of the exact body it sends
 for that family and surface, and ``Cache-Control: private, no-cache`` (a copy may be
 kept, but is checked every time). ``If-None-Match`` with the tag answers ``304``
@@ -19,7 +23,7 @@ from typing import Annotated
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
-from aws_lambda_powertools.event_handler.openapi.params import Body, Header, Path
+from aws_lambda_powertools.event_handler.openapi.params import Body, Header, Path, Query
 from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse, OpenAPIResponseHeader
 
 from family_memory.app.bootstrap import retrieval_for
@@ -44,6 +48,7 @@ from family_memory.brief.model import BRIEF_TOKEN_CAP, Brief
 from family_memory.brief.render import prompt_block, section_usage
 from family_memory.domain.errors import NotFoundError
 from family_memory.domain.family import Surface
+from family_memory.domain.ids import MemberId
 from family_memory.retrieval.tools import TOOL_NAMES, tool_config
 
 router = Router()  # type: ignore[no-untyped-call]
@@ -64,6 +69,17 @@ _BRIEF_RESPONSES: dict[int, OpenAPIResponse] = {
     },
     **error_responses(400, 503),
 }
+
+
+MemberQuery = Annotated[
+    MemberId | None,
+    Query(
+        description=(
+            "The member the brief is for: in their own chat it carries their own last conversation. Without it, "
+            "and on the household surface, there is none; another member's is never given."
+        )
+    ),
+]
 
 
 def entity_tag(body: bytes) -> str:
@@ -88,11 +104,12 @@ def not_modified(if_none_match: str | None, tag: str) -> bool:
 def brief(
     family_id: FamilyPath,
     surface: SurfaceQuery = Surface.CHAT,
+    member_id: MemberQuery = None,
     if_none_match: Annotated[
         str | None, Header(alias="If-None-Match", description="The ETag of the copy you hold: 304 if unchanged.")
     ] = None,
 ) -> Response[str]:
-    compiled = lifecycle_of(runtime_of(router)).loader.load(family_id)
+    compiled = lifecycle_of(runtime_of(router)).loader.load(family_id, member_id=member_id, surface=surface)
     shown = compiled or Brief(family_id=family_id)
     block = prompt_block(shown, surface)
     answer = BriefResponse.model_validate(

@@ -1,0 +1,154 @@
+"""The sensitivity tagger is precise without losing recall (issue 11, section 4).
+
+Each rule has a case it must leave ``normal`` (a word near the claim, not the claim,
+matched) and a case it must still tag: an over-tagged memory is hidden from the brief,
+an under-tagged one leaks. Run through validation (``validate_proposals``), the path
+every extractor's proposals take, and through reconciliation's ``tag_minors``.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from family_memory.domain.entity import Entity, EntityKind
+from family_memory.domain.family import FamilySettings, Member, MemberRole
+from family_memory.formation.candidate import Candidate
+from family_memory.formation.children import tag_minors
+from family_memory.formation.document import Limits
+from family_memory.formation.validation import validate_proposals
+from formation_helpers import TZ, candidate, transcript
+
+LINES = [
+    "Amira wants a new pram with a carrycot.",
+    "The halal butcher on Stratford Road is cheaper than the supermarket.",
+    "Moose the dog takes fluoxetine 20 mg every morning with his breakfast.",
+    "Marco takes fluoxetine 20 mg every morning with his breakfast.",
+    "Mochi's vet is Dr. Feld at Lakeside Animal Clinic.",
+    "Grandma is in the hospital until Friday.",
+    "Marco is on call for work, IT for the hospital, every Tuesday.",
+    "No phones at the table during dinner, no exceptions.",
+    "No phones at the table during dinner for Maya.",
+    "The kids are with their dad every second weekend.",
+    "Moose takes half a trazodone tablet before the vet.",
+    "Amira wants a new pram with a carrycot for the baby.",
+    "The halal butcher on Stratford Road is cheaper than the supermarket, it fits the grocery budget.",
+]
+TRANSCRIPT = transcript([("user", "lucia", line) for line in LINES])
+
+
+def household() -> FamilySettings:
+    return FamilySettings(
+        family_id="fam-rivera",
+        time_zone=TZ,
+        members=[
+            Member(id="lucia", name="Lucía Rivera"),
+            Member(id="marco", name="Marco Rivera"),
+            Member(id="maya", name="Maya Rivera", role=MemberRole.CHILD),
+            Member(id="leo", name="Leo Rivera", role=MemberRole.CHILD),
+        ],
+    )
+
+
+NOW = datetime(2026, 11, 1, tzinfo=UTC)
+MOOSE = Entity(id="01K0000000000000000000M005", type=EntityKind.PET, name="Moose", aliases=["the dog"], created_at=NOW)
+
+
+def tag(entities: list[Entity] | None = None, **fields: Any) -> str:
+    line = next(n for n, text in enumerate(LINES, start=1) if fields["quote"].casefold() in text.casefold())
+    quote = fields.pop("quote")
+    proposal = candidate(evidence=[{"turns": [line], "quote": quote}], **fields)
+    [entry] = validate_proposals(TRANSCRIPT, household(), [proposal], Limits(), entities or [])
+    assert entry.accepted and entry.candidate is not None, entry.reasons
+    return entry.candidate.sensitivity.value
+
+
+def test_when_to_use_says_when_a_memory_helps_not_what_it_claims() -> None:
+    pram = {"about": "Amira's new pram", "quote": "Amira wants a new pram with a carrycot"}
+    assert tag(summary="Amira wants a new pram with a carrycot.", when_to_use="Shopping for baby gear", **pram) == (
+        "normal"
+    )
+    # The same word in the claim itself still tags it.
+    baby = {"about": "Amira's new pram", "quote": "a carrycot for the baby"}
+    assert tag(summary="Amira wants a new pram with a carrycot for the baby.", **baby) == "minors"
+    butcher = {"about": "Where to buy meat", "quote": "the halal butcher on Stratford Road is cheaper"}
+    summary = "The halal butcher on Stratford Road is cheaper than the supermarket."
+    assert tag(summary=summary, when_to_use="Meat shopping, meal plans on a budget", **butcher) == "normal"
+    budget = {"about": "Where to buy meat", "quote": "it fits the grocery budget"}
+    assert tag(summary="The halal butcher fits the grocery budget.", **budget) == "finances"
+
+
+def test_a_pets_medication_or_vet_is_not_anyones_health() -> None:
+    dog = "Moose the dog takes fluoxetine 20 mg every morning with his breakfast."
+    assert tag(about="Moose's fluoxetine", summary=dog, applies_to=["Moose"], quote="fluoxetine 20 mg") == "normal"
+    person = "Marco takes fluoxetine 20 mg every morning with his breakfast."
+    assert tag(about="Marco's fluoxetine", summary=person, applies_to=["marco"], quote="fluoxetine 20 mg") == "health"
+    # A pet on file needs no "the dog" in the claim.
+    trazodone = "Moose takes half a trazodone tablet before the vet."
+    fields = {"about": "Moose's trazodone", "summary": trazodone, "quote": "half a trazodone tablet"}
+    assert tag([MOOSE], applies_to=["Moose"], **fields) == "normal"
+    assert tag(applies_to=["Moose"], **fields) == "health"  # not known as a pet: kept sensitive
+    # A member is never taken for a pet, whatever the sentence looks like.
+    assert tag(about="x", summary="Marco, our dog walker, takes fluoxetine 20 mg.", quote="fluoxetine 20 mg",
+               applies_to=["marco"]) == "health"  # fmt: skip
+    clinic = "Mochi's vet is Dr. Feld at Lakeside Animal Clinic."
+    assert tag(
+        about="Mochi's vet", summary=clinic, applies_to=["Mochi", "Dr. Feld"], quote="Lakeside Animal Clinic"
+    ) == ("normal")
+
+
+def test_a_hospital_someone_works_at_is_a_workplace() -> None:
+    work = "Marco is on call for work (IT for the hospital) every Tuesday."
+    assert tag(about="Marco's on-call day", summary=work, applies_to=["marco"], quote="IT for the hospital") == "normal"
+    stay = "Grandma is in the hospital until Friday."
+    assert tag(about="Grandma's hospital stay", summary=stay, quote="Grandma is in the hospital") == "health"
+
+
+EVERYONE = ["lucia", "marco", "maya", "leo"]
+
+
+def test_a_household_wide_rule_is_about_the_household_not_its_children() -> None:
+    rule = {"type": "directive", "about": "Phones at dinner", "quote": "No phones at the table during dinner"}
+    summary = "No phones at the table during dinner, with no exceptions."
+    assert tag(summary=summary, applies_to=EVERYONE, **rule) == "normal"
+    # Not everyone: a rule for the children (or one of them) is about them.
+    assert tag(summary=summary, applies_to=["maya", "leo"], **rule) == "minors"
+    assert tag(summary=summary, applies_to=["lucia", "maya"], **rule) == "minors"
+    # Household-wide, but its own words name a child or use a child word.
+    assert tag(summary="No phones at the table during dinner for Maya.", applies_to=EVERYONE, **rule) == "minors"
+    assert tag(summary="No phones at the table for the kids.", applies_to=EVERYONE, **rule) == "minors"
+
+
+def test_child_words_and_names_in_the_evidence_still_count() -> None:
+    weekends = {"about": "Weekends with their dad", "quote": "The kids are with their dad every second weekend"}
+    assert tag(summary="Every second weekend is with their dad.", **weekends) == "minors"
+    phones = {"about": "Phones at dinner", "quote": "No phones at the table during dinner for Maya"}
+    assert tag(summary="No phones at the table during dinner.", **phones) == "minors"
+
+
+def claim(**fields: Any) -> Candidate:
+    return Candidate.model_validate(candidate(**fields))
+
+
+def test_reconciliation_judges_the_same_way_once_people_are_resolved() -> None:
+    ids = ["E-LUCIA", "E-MARCO", "E-MAYA", "E-LEO"]
+    children = {"E-MAYA", "E-LEO"}
+    rule = claim(about="Phones at dinner", summary="No phones at the table during dinner.", applies_to=EVERYONE)
+    assert tag_minors(rule, ids, children).sensitivity.value == "normal"
+    named = claim(about="Phones at dinner", summary="No phones at dinner for Maya.", applies_to=EVERYONE)
+    assert tag_minors(named, ids, children).sensitivity.value == "minors"
+    accented = claim(about="Phones at dinner", summary="No phones at dinner for Léo.", applies_to=EVERYONE)
+    assert tag_minors(accented, ids, children).sensitivity.value == "minors"
+    some = claim(about="Phones at dinner", summary="No phones at the table.", applies_to=["lucia", "maya"])
+    assert tag_minors(some, ["E-LUCIA", "E-MAYA"], children).sensitivity.value == "minors"
+    # Two names for one person: the subjects cannot be matched to names, so it is the child's.
+    doubled = claim(about="Phones", summary="No phones at the table.", applies_to=["lucia", "marco", "maya", "Maya R"])
+    assert tag_minors(doubled, ["E-LUCIA", "E-MARCO", "E-MAYA"], {"E-MAYA"}).sensitivity.value == "minors"
+
+
+@pytest.mark.parametrize("found", ["health", "finances"])
+def test_reconciliation_never_lowers_a_tag(found: str) -> None:
+    tagged = claim(sensitivity=found, applies_to=EVERYONE)
+    assert tag_minors(tagged, ["E-LUCIA", "E-MARCO", "E-MAYA", "E-LEO"], {"E-MAYA", "E-LEO"}).sensitivity.value == found
