@@ -212,3 +212,18 @@ def test_search_memory_runs_the_same_rules_pass_after_its_best_matches(tmp_path:
     lines = [line for line in answer.splitlines() if line.startswith("- ")]
     # The booking rule follows the best few matches and comes before the rest.
     assert CHECK.id in lines[lead] and "(standing rule)" in lines[lead]
+
+
+def test_a_screen_question_surfaces_the_screen_rule(tmp_path: Path) -> None:
+    rt = local_runtime(tmp_path, FixedClock(NOW), embedder="hashed")
+    save_family(rt.store, FamilySettings(family_id=FAMILY, time_zone="UTC", members=[Member(id="layla", name="Layla")]))
+    phones = fact(
+        "House rule: no phone for the children on school nights.",
+        "Phones on school nights",
+        type=MemoryType.DIRECTIVE,
+        strength=Strength.HARD,
+    )
+    rt.writer.apply(change_set(add(phones), add(SESAME)).model_copy(update={"entities": [person(NOOR, "Noor")]}))
+    rt.drain()
+    found = retrieval_of(rt).lookup.lookup(FAMILY, "can noor play on the tablet on a wednesday night?").items
+    assert [i.row.id for i in found if i.via == "rule"] == [phones.id]
