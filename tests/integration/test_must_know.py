@@ -185,3 +185,45 @@ def test_a_meal_brings_what_someone_will_not_eat_after_the_rules(tmp_path: Path)
         i.row.id for i in retrieval_of(rt).lookup.lookup(FAMILY, "plan a dinner for all of us").items if i.via == "rule"
     ]
     assert found == [SESAME.id, hates.id]
+
+
+def test_search_memory_runs_the_same_rules_pass_after_its_best_matches(tmp_path: Path) -> None:
+    from family_memory.retrieval.tools import ReadTools
+
+    rt = local_runtime(tmp_path, FixedClock(NOW), embedder="hashed")
+    save_family(rt.store, FamilySettings(family_id=FAMILY, time_zone="UTC", members=[Member(id="layla", name="Layla")]))
+    swims = [
+        fact(f"Noor's swim lessons {what}.", f"Noor's swim lessons {n}")
+        for n, what in enumerate(
+            ["are at the Rec on Mondays", "cost 12 dollars each", "need her goggles", "start at 4:30", "end in June"]
+        )
+    ]
+    rt.writer.apply(
+        change_set(add(CHECK), *(add(m) for m in swims)).model_copy(
+            update={"entities": [person(MOM, "Layla", "layla")]}
+        )
+    )
+    rt.drain()
+    lookup = retrieval_of(rt).lookup
+    lead = lookup.settings.semantic_lead
+    query = "book noor more swim lessons"
+    assert CHECK.id not in [row.id for row, _ in lookup.ranked(FAMILY, query)[0]][:lead]
+    answer = ReadTools(rt.store, lookup, FAMILY).search_memory(query, 5)
+    lines = [line for line in answer.splitlines() if line.startswith("- ")]
+    # The booking rule follows the best few matches and comes before the rest.
+    assert CHECK.id in lines[lead] and "(standing rule)" in lines[lead]
+
+
+def test_a_screen_question_surfaces_the_screen_rule(tmp_path: Path) -> None:
+    rt = local_runtime(tmp_path, FixedClock(NOW), embedder="hashed")
+    save_family(rt.store, FamilySettings(family_id=FAMILY, time_zone="UTC", members=[Member(id="layla", name="Layla")]))
+    phones = fact(
+        "House rule: no phone for the children on school nights.",
+        "Phones on school nights",
+        type=MemoryType.DIRECTIVE,
+        strength=Strength.HARD,
+    )
+    rt.writer.apply(change_set(add(phones), add(SESAME)).model_copy(update={"entities": [person(NOOR, "Noor")]}))
+    rt.drain()
+    found = retrieval_of(rt).lookup.lookup(FAMILY, "can noor play on the tablet on a wednesday night?").items
+    assert [i.row.id for i in found if i.via == "rule"] == [phones.id]

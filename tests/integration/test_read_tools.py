@@ -88,6 +88,21 @@ def test_search_memory_returns_short_lines_with_references(runtime: Runtime) -> 
     assert "(no memory matches)" in empty.text
 
 
+def test_search_memory_fills_its_limit_with_the_nearest_memories_after_the_matches(runtime: Runtime) -> None:
+    braces = fact("Maya sees Dr. Patel, her orthodontist.", "Orthodontist")
+    others = [
+        fact("Leo has piano lessons on Wednesdays.", "Piano"),
+        fact("Recycling bins go out on Tuesday night.", "Recycling"),
+        fact("Grandma Rosa visits every Thanksgiving.", "Grandma Rosa"),
+    ]
+    remember(runtime, braces, *others)
+    answer = tools(runtime).call("search_memory", {"query": "Maya's orthodontist", "limit": 10})
+    refs = re.findall(r"memory://[^/]+/([0-9A-Z]{26})", answer)
+    assert refs[0] == braces.id and sorted(refs[1:]) == sorted(m.id for m in others)
+    lookup = retrieval_of(runtime).lookup.lookup(FAMILY, "Maya's orthodontist", max_items=10)
+    assert [item.row.id for item in lookup.items] == [braces.id]  # the turn-level lookup: matches only
+
+
 def test_read_memory_returns_the_whole_file_with_front_matter(runtime: Runtime) -> None:
     m = fact("Maya sees Dr. Patel, her orthodontist.", "Orthodontist", body="Every six weeks, Elm Street office.")
     remember(runtime, m)

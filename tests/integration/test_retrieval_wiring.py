@@ -126,7 +126,8 @@ def test_bench_retrieval_prints_the_machine_and_the_figures_for_each_size(
     assert code == 0 and out.startswith("machine: ")
     for size in ("60 memories", "120 memories"):
         assert size in out
-    assert out.count("lookup, query vector given") == 2 and out.count("p95") == 14
+    assert out.count("lookup, query vector given") == 2 and out.count("p95") == 18
+    assert out.count("peer: the seed's lookup") == 2 and out.count("the lookup's own work") == 2
     assert out.count("distinct words") == 2 and out.count("first lookup after a write") == 2
 
 

@@ -23,6 +23,7 @@ from family_memory.domain.memory import Authority, MemoryType, Sensitivity, Stat
 from family_memory.domain.tokens import count_tokens
 from family_memory.lifecycle.dream import compile_family
 from family_memory.retrieval.embedding import Embedder, EmbeddingUnavailableError, Vector
+from family_memory.retrieval.index import SearchFilter
 from family_memory.retrieval.lookup import LOOKUP_CLOSE, LOOKUP_OPEN
 from family_memory.retrieval.query_words import STOPWORDS, words
 from retrieval_helpers import change, fact, local_runtime, remember, retrieval_of, set_zone
@@ -232,6 +233,30 @@ def test_nothing_is_placed_in_the_turn_when_nothing_is_relevant(runtime: Runtime
     seed_household(runtime)
     result = retrieval_of(runtime).lookup.lookup(FAMILY, "xylophone quantum zeppelin")
     assert result.block == "" and result.items == []
+
+
+def test_a_search_ranks_the_nearest_memories_below_the_floor_after_every_match(runtime: Runtime) -> None:
+    ids = seed_household(runtime)
+    lookup = retrieval_of(runtime).lookup
+    message = "when are Leo's piano lessons"
+    vector = lookup.embedder.embed_one(message)
+    confirmed, _, _ = lookup.ranked(FAMILY, message, query_vector=vector)
+    order = [row.id for row, _ in confirmed]
+    matches = [item.row.id for item in lookup.lookup(FAMILY, message, max_items=20, max_tokens=2000).items]
+    assert order[0] == ids["piano"] and matches[0] == ids["piano"]
+    # The turn-level lookup shows the matches only; the search ranks them first, in the same order,
+    # then the family's other memories nearest first, none of which either half matched.
+    assert order[: len(matches)] == matches and len(order) == len(HOUSEHOLD_FACTS)
+    floor = lookup.embedder.relevance_floor
+    current = SearchFilter.current(NOW.date())
+    cosine = {h.memory_id: h.score for h in retrieval_of(runtime).index.semantic(FAMILY, vector, current, 20)}
+    keyword = {h.memory_id for h in retrieval_of(runtime).index.keyword(FAMILY, message, current, 20)}
+    tail = order[len(matches) :]
+    assert tail and all(cosine[m] < floor and m not in keyword for m in tail)
+    assert [cosine[m] for m in tail] == sorted((cosine[m] for m in tail), reverse=True)
+    assert all(via == "semantic" for _, via in confirmed[len(matches) :])
+    # Nothing matched: nothing is ranked, so search_memory still says "(no memory matches)".
+    assert lookup.ranked(FAMILY, "xylophone quantum zeppelin")[0] == []
 
 
 def test_household_surface_gets_no_sensitive_memories(runtime: Runtime) -> None:

@@ -1301,6 +1301,18 @@ MUTATIONS: list[Mutation] = [
         ["tests/integration/test_must_know.py"],
     ),
     m(
+        "10.search-memory-skips-rules",
+        "10: search_memory runs the turn-level lookup's search, its must-know rules included",
+        [
+            (
+                TOOLS,
+                "        rules, _ = self.lookup.rules_for(self.family_id, text, self.surface, vector)",
+                "        rules: list[Any] = []",
+            )
+        ],
+        ["tests/integration/test_must_know.py"],
+    ),
+    m(
         "11.ratchet-forgives-a-missed-target",
         "11: a target once met stays enforced (CI fails when it is missed)",
         [(EVAL_REPORT, "            elif not figure.met:", "            elif False:")],

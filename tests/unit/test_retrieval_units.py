@@ -1,4 +1,4 @@
-"""Pure parts of retrieval: interleaving, age in words, the filter rule,
+"""Pure parts of retrieval: fusion (reciprocal rank, interleaving), age in words, the filter rule,
 the embedding cache in front of an embedder, and the offline embedders."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import pytest
 
 from factories import FAMILY, OTHER_FAMILY
 from family_memory.adapters.local.embedding_cache import SQLiteEmbeddingCache
+from family_memory.domain.errors import InvalidInputError
 from family_memory.retrieval.age import age_in_words
 from family_memory.retrieval.embedding import (
     CachedEmbeddings,
@@ -20,7 +21,7 @@ from family_memory.retrieval.embedding import (
     Vector,
     content_hash,
 )
-from family_memory.retrieval.lookup import interleave
+from family_memory.retrieval.lookup import LookupSettings, interleave, reciprocal_rank_fusion
 from family_memory.retrieval.query_words import MAX_QUERY_TEXT_CHARS, MAX_QUERY_WORDS, MAX_WORD_CHARS, query_words
 from retrieval_helpers import hashed, minilm
 
@@ -31,6 +32,43 @@ def test_interleave_leads_with_top_semantic_then_keyword_then_the_rest() -> None
     assert interleave(semantic, keyword, lead=3) == ["s1", "s2", "s3", "k1", "k2", "k3", "s4", "s5"]
     assert interleave([], keyword) == ["k1", "s2", "k2", "k3"]
     assert interleave(semantic[:2], []) == ["s1", "s2"]
+
+
+def test_reciprocal_rank_fusion_puts_what_both_halves_found_first_then_goes_by_rank() -> None:
+    semantic = ["s1", "both", "s3"]
+    keyword = ["k1", "k2", "both"]
+    # both: 1/62 + 1/63 beats any single list's top, 1/61; then the two tops, semantic first.
+    assert reciprocal_rank_fusion(semantic, keyword) == ["both", "s1", "k1", "k2", "s3"]
+    # A small k lets a single list's top beat a memory both halves rank lower down.
+    assert reciprocal_rank_fusion(["s1", "s2", "s3", "x"], ["k1", "k2", "k3", "x"], k=1)[:2] == ["s1", "k1"]
+    assert reciprocal_rank_fusion(["s1", "s2", "s3", "x"], ["k1", "k2", "k3", "x"], k=60)[0] == "x"
+
+
+def test_reciprocal_rank_fusion_breaks_ties_by_first_appearance_taking_the_lists_in_turn() -> None:
+    assert reciprocal_rank_fusion(["a", "b"], ["c", "d"]) == ["a", "c", "b", "d"]
+    assert reciprocal_rank_fusion([], ["c", "d"]) == ["c", "d"]
+    assert reciprocal_rank_fusion(["a"], []) == ["a"]
+    assert reciprocal_rank_fusion([], []) == []
+    # An id a list names twice counts once, at its first place.
+    assert reciprocal_rank_fusion(["a", "a", "b"], ["b"]) == ["b", "a"]
+
+
+def test_the_fusion_is_a_setting_and_an_unknown_one_is_refused() -> None:
+    semantic, keyword = ["s1", "s2", "s3", "s4"], ["k1", "s4"]
+    assert LookupSettings().fuse(semantic, keyword) == reciprocal_rank_fusion(semantic, keyword, 60)
+    assert LookupSettings(fusion="interleave", semantic_lead=1).fuse(semantic, keyword) == [
+        "s1",
+        "k1",
+        "s4",
+        "s2",
+        "s3",
+    ]
+    with pytest.raises(InvalidInputError, match="fusion must be one of"):
+        LookupSettings(fusion="combsum")
+    with pytest.raises(InvalidInputError, match="candidates_per_search"):
+        LookupSettings(candidates_per_search=0)
+    with pytest.raises(InvalidInputError, match="must not be negative"):
+        LookupSettings(rrf_k=-1)
 
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)

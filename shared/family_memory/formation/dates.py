@@ -89,8 +89,9 @@ _PAST_TENSE = re.compile(
 # Order matters: longer phrases first so "the day after tomorrow" is not read as "tomorrow".
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("iso", re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")),
-    # A weekday with the date it falls on (before the ranges: "sunday 14th june 2 till 4" is June 14) ("tuesday the 3rd", "thursday 4th june", "18th april,
-    # saturday"): the date decides, the weekday only confirms it.
+    # A weekday with the date it falls on ("tuesday the 3rd", "thursday 4th june", "18th april,
+    # saturday"): the date decides, the weekday only confirms it. Before the ranges: "sunday
+    # 14th june 2 till 4" is June 14, not June 2 to 4.
     (
         "weekday_day_month",
         re.compile(

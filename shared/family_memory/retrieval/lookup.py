@@ -2,9 +2,19 @@
 
 For each message the semantic search (on the message's embedding) and the
 keyword search (on its words, tolerant of small misspellings) run together.
-Their results are interleaved as the product post describes: the top few
-semantic hits lead, keyword hits follow, the rest of the semantic list fills
-in behind, duplicates removed.
+Their two lists are fused by reciprocal rank (``reciprocal_rank_fusion``, k 60):
+a memory scores 1/(60 + rank) in each list it is in, so one both halves found
+leads; the seed's interleave (the top few semantic hits, then the keyword hits,
+then the rest) is kept as a setting. The comparison that chose RRF, on the
+harness's evidence recall, is in docs/retrieval.md.
+
+What counts as a match: a keyword hit, or a semantic hit at or above the
+embedder's relevance floor. The turn-level lookup shows matches only, so an
+unrelated message adds nothing. ``search_memory`` (the agent asked, with a
+limit) ranks the nearest memories below the floor after every match, when
+there is at least one match: the list no longer stops at the floor, so a task
+("what should we bring to the potluck") whose constraints share no word with it
+still reaches them.
 
 Only active memories whose ``valid_until`` has not arrived on the family's
 local date are eligible. The index is asked with that filter, and then every
@@ -51,7 +61,7 @@ from family_memory.domain.tokens import count_tokens
 from family_memory.ports.catalog import Catalog, CatalogRow
 from family_memory.retrieval.age import age_in_words
 from family_memory.retrieval.embedding import Embedder, EmbeddingUnavailableError, Vector
-from family_memory.retrieval.index import Hit, IndexUnavailableError, MemoryIndex, SearchFilter
+from family_memory.retrieval.index import MAX_K, Hit, IndexUnavailableError, MemoryIndex, SearchFilter
 from family_memory.retrieval.must_know import POOL, POOL_TYPES, NameBook, must_know
 
 log = logging.getLogger(__name__)
@@ -78,6 +88,14 @@ WITHHELD_NOTE = (
 )
 
 
+#: How the two hit lists become one: reciprocal-rank fusion (the default) or the seed's interleave.
+FUSIONS = ("rrf", "interleave")
+#: RRF's constant (Cormack, Clarke and Buttcher 2009); not tuned here: every k from 1 to 60 ranks
+#: within 0.007 of it at every cut-off of the harness's evidence recall, with either offline
+#: embedder (docs/retrieval.md, ``family-memory bench fusion``).
+DEFAULT_RRF_K = 60
+
+
 def interleave(semantic: Sequence[str], keyword: Sequence[str], lead: int = 3) -> list[str]:
     """The top ``lead`` semantic ids, then the keyword ids, then the rest of the
     semantic ids; each id once, at its first place."""
@@ -90,19 +108,58 @@ def interleave(semantic: Sequence[str], keyword: Sequence[str], lead: int = 3) -
     return merged
 
 
+def reciprocal_rank_fusion(semantic: Sequence[str], keyword: Sequence[str], k: int = DEFAULT_RRF_K) -> list[str]:
+    """Every id of either list, best first by the sum of 1 / (k + rank) over the lists it is in
+    (rank 1 is the top; a list names an id once, at its first place). Equal sums keep the order in
+    which the ids first appear taking the lists in turn, semantic first, so the answer depends only
+    on the two lists. Ranks only: neither engine's scores need to be comparable with the other's."""
+    score: dict[str, float] = {}
+    first: dict[str, int] = {}
+    for hits in (semantic, keyword):
+        seen: set[str] = set()
+        for rank, memory_id in enumerate(hits, start=1):
+            if memory_id in seen:
+                continue
+            seen.add(memory_id)
+            score[memory_id] = score.get(memory_id, 0.0) + 1.0 / (k + rank)
+    for place in range(max(len(semantic), len(keyword))):
+        for hits in (semantic, keyword):
+            if place < len(hits):
+                first.setdefault(hits[place], len(first))
+    return sorted(score, key=lambda memory_id: (-score[memory_id], first[memory_id]))
+
+
 @dataclass(frozen=True)
 class LookupSettings:
     max_items: int = DEFAULT_MAX_ITEMS
     max_tokens: int = DEFAULT_MAX_TOKENS
+    #: "rrf" (reciprocal-rank fusion with ``rrf_k``) or "interleave" (the seed's, ``semantic_lead`` first).
+    fusion: str = "rrf"
+    rrf_k: int = DEFAULT_RRF_K
     semantic_lead: int = 3
-    #: How many hits each search is asked for before confirmation and capping.
-    candidates_per_search: int = 20
-    #: Cosine similarity below which a semantic hit is dropped; None: the embedder's floor.
+    #: How many hits each search is asked for before confirmation and capping (search_memory's
+    #: largest limit, so a search at that limit still ranks a full list from each half).
+    candidates_per_search: int = 25
+    #: Cosine similarity below which a semantic hit is no match; None: the embedder's floor.
     min_similarity: float | None = None
     #: The must-know rules' own budget, beside the candidates' (DESIGN invariant 10): the rules a
     #: task touches never push the message's own candidates out, nor the other way round.
     rule_items: int = DEFAULT_RULE_ITEMS
     rule_tokens: int = DEFAULT_RULE_TOKENS
+
+    def __post_init__(self) -> None:
+        if self.fusion not in FUSIONS:
+            raise InvalidInputError(f"fusion must be one of {', '.join(FUSIONS)}, got {self.fusion!r}")
+        if self.rrf_k < 0 or self.semantic_lead < 0:
+            raise InvalidInputError("rrf_k and semantic_lead must not be negative")
+        if not 1 <= self.candidates_per_search <= MAX_K:
+            raise InvalidInputError(f"candidates_per_search must be between 1 and {MAX_K}")
+
+    def fuse(self, semantic: Sequence[str], keyword: Sequence[str]) -> list[str]:
+        """The two engines' ids as one list, best first, each id once."""
+        if self.fusion == "interleave":
+            return interleave(semantic, keyword, self.semantic_lead)
+        return reciprocal_rank_fusion(semantic, keyword, self.rrf_k)
 
 
 @dataclass(frozen=True)
@@ -166,7 +223,7 @@ def line_for(row: CatalogRow, ref: str, age: str, zone: str = "UTC", *, rule: bo
 
 
 class TurnLookup:
-    """Semantic + keyword search, interleaved, confirmed against the catalog, capped."""
+    """Semantic + keyword search, fused, confirmed against the catalog, capped."""
 
     def __init__(
         self,
@@ -232,9 +289,13 @@ class TurnLookup:
         *,
         query_vector: Vector | None = None,
         need: int | None = None,
+        matches_only: bool = False,
     ) -> tuple[list[tuple[CatalogRow, str]], LookupResult, str]:
-        """Confirmed rows in interleaved order, with how each was found. With ``need``,
-        hits are confirmed a chunk at a time until that many are confirmed."""
+        """Confirmed rows in fused order, with how each was found. With ``need``,
+        hits are confirmed a chunk at a time until that many are confirmed.
+
+        The matches (keyword hits, semantic hits at or above the floor) come first, fused; then,
+        unless ``matches_only`` or nothing matched, the rest of the semantic hits, nearest first."""
         family_id = check_family_id(family_id)
         if not isinstance(query, str):
             raise InvalidInputError("the query must be a string")
@@ -266,10 +327,15 @@ class TurnLookup:
             log.warning("semantic search failed; keyword hits only", extra={"family_id": family_id})
         floor = self.settings.min_similarity
         floor = self.embedder.relevance_floor if floor is None else floor
+        below = [hit for hit in semantic_hits if hit.score < floor]
         semantic_hits = [hit for hit in semantic_hits if hit.score >= floor]
-        order = interleave(
-            [h.memory_id for h in semantic_hits], [h.memory_id for h in keyword_hits], self.settings.semantic_lead
-        )
+        order = self.settings.fuse([h.memory_id for h in semantic_hits], [h.memory_id for h in keyword_hits])
+        if order and not matches_only:
+            # Below the floor: no match, but the next nearest, ranked after every match.
+            matched = set(order)
+            tail = [hit for hit in below if hit.memory_id not in matched]
+            order += [hit.memory_id for hit in tail]
+            semantic_hits += tail
         result.hits = len(order)
         via = _found_by(semantic_hits, keyword_hits)
         indexed_revision = {h.memory_id: h.revision for h in (*keyword_hits, *semantic_hits)}
@@ -319,7 +385,9 @@ class TurnLookup:
                 query_vector = self.embed_query(family_id, message.strip()[:MAX_QUERY_CHARS])
             except EmbeddingUnavailableError:
                 query_vector = None  # the ranked search degrades to keywords; the rules pass is skipped
-        confirmed, result, zone = self.ranked(family_id, message, surface, query_vector=query_vector, need=items_cap)
+        confirmed, result, zone = self.ranked(
+            family_id, message, surface, query_vector=query_vector, need=items_cap, matches_only=True
+        )
         rules, withheld = self.rules_for(family_id, message, surface, query_vector, member_id)
         note = LOOKUP_NOTE + (f" {WITHHELD_NOTE}" if withheld else "")
         frame = count_tokens(f"{LOOKUP_OPEN}\n{note}\n{LOOKUP_CLOSE}")

@@ -73,6 +73,11 @@ _TASKS: dict[str, re.Pattern[str]] = {
         r"sleeping over|sleep over|leave (?:him|her|them)|need to know|staying with|stays with|camp|school trip)\b",
         re.I,
     ),
+    "screens": re.compile(
+        r"\b(?:tablet|ipad|phone|phones|screen|screens|screen time|tv|telly|youtube|games?|gaming|console|switch|"
+        r"xbox|playstation|ps5|roblox|minecraft|fortnite|tiktok|instagram|snapchat|laptop|computer)\b",
+        re.I,
+    ),
     "medical": re.compile(
         r"\b(?:gp|doctor|doctors|dr|dentist|appointment|prescription|pharmacy|chemist|hospital|clinic|infection|"
         r"sick|ill|unwell|fever|medicine|medicines|meds|medication|antibiotics?|vaccin\w*|jab|check-?up|a&e|er|"
@@ -89,6 +94,7 @@ _TASK_TOPICS: dict[str, frozenset[str]] = {
     "messaging": frozenset({"messaging"}),
     "care": frozenset({"care", "food", "medical"}),
     "medical": frozenset({"medical"}),
+    "screens": frozenset({"screens"}),
 }
 _RULE_TOPICS: dict[str, re.Pattern[str]] = {
     "food": re.compile(
@@ -121,6 +127,11 @@ _RULE_TOPICS: dict[str, re.Pattern[str]] = {
     ),
     "care": re.compile(
         r"\b(?:sitter|babysit\w*|nanny|childcare|leave (?:her|him|them)|alone|met|stranger|look after|mind)\b", re.I
+    ),
+    "screens": re.compile(
+        r"\b(?:tablet|ipad|phone|phones|screen|screens|screen time|tv|telly|youtube|games?|gaming|console|device|"
+        r"devices|internet|wifi|wi-fi|social media|laptop|computer)\b",
+        re.I,
     ),
     "medical": re.compile(
         r"\b(?:allerg\w*|anaphyla\w*|epipen|penicillin|antibiotics?|ibuprofen|aspirin|paracetamol|medication|"

@@ -54,6 +54,7 @@ from family_memory.domain.refs import MAX_REF_LENGTH, ConvRef, MemoryRef
 from family_memory.domain.transcript import parse_transcript
 from family_memory.ports.store import Store
 from family_memory.retrieval.age import age_in_words
+from family_memory.retrieval.embedding import EmbeddingUnavailableError
 from family_memory.retrieval.forgotten import FORGOTTEN, ForgottenWords, replaced_by_forgotten
 from family_memory.retrieval.lookup import MAX_QUERY_CHARS, TurnLookup, line_for
 
@@ -223,11 +224,27 @@ class ReadTools:
     def search_memory(self, query: str, limit: int = SEARCH_DEFAULT_LIMIT) -> str:
         if not 1 <= limit <= SEARCH_MAX_LIMIT:
             raise InvalidInputError(f"limit must be between 1 and {SEARCH_MAX_LIMIT}")
-        confirmed, _, zone = self.lookup.ranked(self.family_id, query[:MAX_QUERY_CHARS], self.surface, need=limit)
+        text = query[:MAX_QUERY_CHARS].strip()
+        try:
+            vector = self.lookup.embed_query(self.family_id, text) if text else None
+        except EmbeddingUnavailableError:
+            vector = None  # keywords only, and no rules pass (it needs the vector), as in the lookup
+        confirmed, _, zone = self.lookup.ranked(self.family_id, text, self.surface, query_vector=vector, need=limit)
+        # The same search as the turn-level lookup, rules included: the rules the query's task
+        # touches ("can we pay in instalments" finds "no Klarna, no credit, cash or nothing") follow
+        # the best few matches, so a question about one fact still finds it first.
+        rules, _ = self.lookup.rules_for(self.family_id, text, self.surface, vector)
+        lead = [(row, False) for row, _ in confirmed[: self.lookup.settings.semantic_lead]]
+        shown = {row.id for row, _ in lead}
+        ordered = lead + [(row, True) for row in rules if row.id not in shown]
+        shown |= {row.id for row in rules}
+        ordered += [(row, False) for row, _ in confirmed if row.id not in shown]
         now = self.lookup.clock.now()
         lines = [
-            line_for(row, str(MemoryRef(self.family_id, row.id)), age_in_words(row.formed_at, now, zone), zone)
-            for row, _ in confirmed[:limit]
+            line_for(
+                row, str(MemoryRef(self.family_id, row.id)), age_in_words(row.formed_at, now, zone), zone, rule=rule
+            )
+            for row, rule in ordered[:limit]
         ]
         body = "\n".join(lines) if lines else "(no memory matches)"
         return f"<memory_search query={one_line(query[:120])}>\n{body}\n</memory_search>"

@@ -114,7 +114,8 @@ you learn about ("my daughter Maya": name Maya, kind person, aliases ["my daught
 different abouts ("Maya's peanut allergy", "Maya's egg allergy"), and never just a person's name.
 11. The summary says no more than the cited turns say. Cite every turn it draws on: when a name, a place or a \
 date comes from an earlier turn ("the party" named with its date two turns before), cite that turn too. Add \
-nothing from your own knowledge ("Villa" stays "Villa", not "Aston Villa"; "Lekki" is not "Lekki, Lagos"), keep a condition the family gave ("if it rains") and never turn a question, a \
+nothing from your own knowledge ("Villa" stays "Villa", not "Aston Villa"; "Lekki" is not "Lekki, \
+Lagos"), keep a condition the family gave ("if it rains") and never turn a question, a \
 maybe, a one-off or something a family member took back into a fact. Code checks this and drops the rest.
 """
 

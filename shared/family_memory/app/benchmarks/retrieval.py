@@ -1,9 +1,15 @@
 """``family-memory bench retrieval`` and ``family-memory bench embedders``.
 
 retrieval: p50/p95 latency of the turn-level lookup (both searches in
-parallel, interleaving, catalog confirmation, token-capped rendering) on the
+parallel, fusion, catalog confirmation, token-capped rendering) on the
 embedded index for one family of 1,000, 5,000 and 50,000 memories, with and
-without the query embedding (MiniLM), plus each engine alone.
+without the query embedding (MiniLM), plus each engine alone and the lookup's
+own cost: the same lookup over the hits the engines gave for that message,
+replayed, so what remains is the thread hand-off, the fusion, the catalog's
+confirmation and the rendering. A peer runs in the same stretch of time: the
+seed's lookup (interleave, 20 hits a search), each timed round calling both on
+the same message in alternating order, so a machine shared with other jobs
+slows both alike and the difference between them is the change's own.
 
 The synthetic family's texts are built from a few hundred family words and a
 pool of 22,000 generated names (people, places, shops: pronounceable words of
@@ -28,6 +34,16 @@ another process wrote it.
 embedders: the comparison behind docs/embedder-comparison.md: retrieval
 quality on the labelled set (semantic alone and the full hybrid lookup),
 speed, and install size, for MiniLM and the hashed n-gram fallback.
+
+fusion: the comparison behind docs/retrieval.md's choice of fusion. The
+harness's supplied mode runs once (``evaluation.runner``, unchanged); then, for
+every labelled question, both engines are asked once for their whole eligible
+lists, and each method ranks from those lists (a depth of d is the first d of
+each, what an engine asked for d hits returns), confirmed by the catalog's
+verdict on each memory, scored with the harness's own evidence recall. The
+row of the lookup's current settings is also computed by ``TurnLookup.ranked``
+itself, and the two must agree. The embedder is the runtime's
+(``FAMILY_MEMORY_EMBEDDER=hashed`` for the fallback).
 """
 
 from __future__ import annotations
@@ -42,7 +58,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -55,9 +71,9 @@ from family_memory.domain.ids import new_ulid
 from family_memory.domain.memory import Authority, Durability, MemoryType, Sensitivity, Status, Strength
 from family_memory.ports.catalog import CatalogRow
 from family_memory.retrieval.documents import IndexDocument
-from family_memory.retrieval.embedding import Embedder, content_hash
-from family_memory.retrieval.index import SearchFilter
-from family_memory.retrieval.lookup import TurnLookup
+from family_memory.retrieval.embedding import Embedder, Vector, content_hash
+from family_memory.retrieval.index import Hit, MemoryIndex, SearchFilter
+from family_memory.retrieval.lookup import LookupSettings, TurnLookup
 
 FAMILY = "fam-bench"
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -160,6 +176,65 @@ def percentiles(samples: Sequence[float]) -> str:
         return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
 
     return f"p50 {p(0.50):7.3f} ms   p95 {p(0.95):7.3f} ms   mean {statistics.fmean(ordered) * 1000:7.3f} ms"
+
+
+#: The seed's lookup, timed beside the current one in the same run.
+PEER = LookupSettings(fusion="interleave", semantic_lead=3, candidates_per_search=20)
+
+
+class ReplayIndex(MemoryIndex):
+    """An index that answers each search with hits recorded from a real one, so a lookup over it
+    costs only the lookup's own work. ``play`` names the message whose hits come next."""
+
+    def __init__(self, index: MemoryIndex) -> None:
+        self.index = index
+        self.dimension = index.dimension
+        self.recorded: dict[int, tuple[list[Hit], list[Hit]]] = {}
+        self.playing = 0
+
+    def record(self, key: int, family_id: str, text: str, vector: Vector, current: SearchFilter, k: int) -> None:
+        self.recorded[key] = (
+            self.index.semantic(family_id, vector, current, k),
+            self.index.keyword(family_id, text, current, k),
+        )
+
+    def play(self, key: int) -> None:
+        self.playing = key
+
+    def semantic(self, family_id: str, vector: Vector, search_filter: SearchFilter, k: int) -> list[Hit]:
+        return self.recorded[self.playing][0][:k]
+
+    def keyword(self, family_id: str, text: str, search_filter: SearchFilter, k: int) -> list[Hit]:
+        return self.recorded[self.playing][1][:k]
+
+    def upsert(self, family_id: str, documents: Sequence[IndexDocument], *, force: bool = False) -> None:
+        self.index.upsert(family_id, documents, force=force)
+
+    def delete(self, family_id: str, memory_ids: Iterable[str]) -> None:
+        self.index.delete(family_id, memory_ids)
+
+    def get(self, family_id: str, memory_ids: Iterable[str]) -> dict[str, IndexDocument]:
+        return self.index.get(family_id, memory_ids)
+
+    def documents(self, family_id: str) -> Iterator[IndexDocument]:
+        return self.index.documents(family_id)
+
+
+def paired(fns: Sequence[Callable[[int], Any]], count: int, runs: int, warmup: int = 20) -> list[list[float]]:
+    """Each of ``fns`` timed ``runs`` times on the same message indexes (0..count), in rounds that
+    call every fn once, the order rotating from round to round: the fns share the machine's load."""
+    for n in range(warmup):
+        for fn in fns:
+            fn(n % count)
+    samples: list[list[float]] = [[] for _ in fns]
+    for n in range(runs):
+        i = (warmup + n) % count
+        for j in range(len(fns)):
+            which = (n + j) % len(fns)
+            start = time.perf_counter()
+            fns[which](i)
+            samples[which].append(time.perf_counter() - start)
+    return samples
 
 
 def timed(fn: Callable[[], Any], runs: int, warmup: int = 20) -> list[float]:
@@ -309,7 +384,7 @@ def _retrieval(args: argparse.Namespace) -> int:
     embedder = MiniLMEmbedder()
     # Enough distinct messages that no size's lookups repeat one (a repeated message's
     # misspellings would come from the expansion cache).
-    messages = bench_messages(4 * (args.runs + 20) + 100)
+    messages = bench_messages(6 * (args.runs + 20) + 150)
     query_vectors = embedder.embed(messages)
     sizes = [int(s) for s in str(args.sizes).split(",") if s]
     print(f"turn-level lookup on the embedded index, one family; {args.runs} timed lookups per row")
@@ -334,37 +409,71 @@ def _measure(
     start = time.perf_counter()
     index.semantic(FAMILY, query_vectors[0], SearchFilter(), 1)  # the first search reads the family
     loaded = time.perf_counter() - start
-    lookup = TurnLookup(index, embedder, catalog, FixedClock(NOW), lambda _family: "UTC")
+    clock, zone = FixedClock(NOW), lambda _family: "UTC"
+    lookup = TurnLookup(index, embedder, catalog, clock, zone)
+    peer = TurnLookup(index, embedder, catalog, clock, zone, settings=PEER)
+    replay = ReplayIndex(index)
+    replayed = TurnLookup(replay, embedder, catalog, clock, zone)
+    k = lookup.settings.candidates_per_search
     current = SearchFilter.current(date(2026, 11, 30))
-    counter = iter(range(10**9))
+    # Each timed series has messages of its own (a repeated message's misspellings would come from
+    # the expansion cache); the peers' series are alike in kind, drawn from the same generator.
+    count = runs + 20
+    series = iter(range(0, len(messages), count))
 
-    def pick() -> int:
-        return next(counter) % len(messages)
+    def own_messages() -> list[int]:
+        first = next(series)
+        return [(first + n) % len(messages) for n in range(count)]
 
-    def without_embedding() -> None:
-        i = pick()
+    ours_ids, peer_ids, replay_ids, semantic_ids, keyword_ids, embed_ids = (own_messages() for _ in range(6))
+    for n, i in enumerate(replay_ids):
+        replay.record(n, FAMILY, messages[i], query_vectors[i], current, k)
+
+    def current_lookup(n: int) -> None:
+        i = ours_ids[n]
         lookup.lookup(FAMILY, messages[i], query_vector=query_vectors[i])
 
+    def peer_lookup(n: int) -> None:
+        i = peer_ids[n]
+        peer.lookup(FAMILY, messages[i], query_vector=query_vectors[i])
+
+    def own_work(n: int) -> None:
+        replay.play(n)
+        i = replay_ids[n]
+        replayed.lookup(FAMILY, messages[i], query_vector=query_vectors[i])
+
+    def semantic_engine(n: int) -> None:
+        index.semantic(FAMILY, query_vectors[semantic_ids[n]], current, k)
+
+    def keyword_engine(n: int) -> None:
+        index.keyword(FAMILY, messages[keyword_ids[n]], current, k)
+
+    embedded = iter(embed_ids)
+    spare = iter(range(6 * count, len(messages)))  # 150: the items count and the writes' lookups
+
     def with_embedding() -> None:
-        lookup.lookup(FAMILY, messages[pick()])
+        lookup.lookup(FAMILY, messages[next(embedded)])
 
-    def semantic_engine() -> None:
-        index.semantic(FAMILY, query_vectors[pick()], current, 20)
+    def without_embedding() -> None:
+        i = next(spare)
+        lookup.lookup(FAMILY, messages[i], query_vector=query_vectors[i])
 
-    def keyword_engine() -> None:
-        index.keyword(FAMILY, messages[pick()], current, 20)
-
-    pairs = list(zip(messages, query_vectors, strict=True))[:50]
+    pairs = [(messages[i], query_vectors[i]) for i in (next(spare) for _ in range(50))]
     items = [len(lookup.lookup(FAMILY, m, query_vector=v).items) for m, v in pairs]
     print(
         f"\n{size:,} memories, {vocabulary_size(home):,} distinct words "
         f"(built in {built:.1f}s; {statistics.fmean(items):.1f} items per lookup)"
     )
     print(f"  first search in a process (reads the family into memory): {loaded * 1000:.0f} ms")
-    print(f"  lookup, query vector given    {percentiles(timed(without_embedding, runs))}")
+    ours, seed, own, semantic, keyword = paired(
+        [current_lookup, peer_lookup, own_work, semantic_engine, keyword_engine], count, runs
+    )
+    print(f"  lookup, query vector given    {percentiles(ours)}   (rrf, {k} hits a search)")
+    print(f"  peer: the seed's lookup       {percentiles(seed)}   (interleave, {PEER.candidates_per_search} a search)")
+    print(f"  the lookup's own work         {percentiles(own)}   (engines' hits replayed)")
+    print(f"  semantic engine alone (k={k})  {percentiles(semantic)}")
+    print(f"  keyword engine alone (k={k})   {percentiles(keyword)}")
     print(f"  lookup, embedding the query   {percentiles(timed(with_embedding, runs))}")
-    print(f"  semantic engine alone (k=20)  {percentiles(timed(semantic_engine, runs))}")
-    print(f"  keyword engine alone (k=20)   {percentiles(timed(keyword_engine, runs))}")
 
     # A lookup, then one memory written (a new one, with new words), then the next
     # lookup; 40 times, so both lookups are measured in the same stretch of time.
@@ -490,6 +599,146 @@ def _embedders(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- the fusion comparison --------------------------------------------------------
+
+REPLICA = "current settings, from the two lists"
+#: A method: both engines' hits and the relevance floor in, memory ids best first out.
+Ranker = Callable[[list[Hit], list[Hit], float], list[str]]
+
+
+def combsum_max(semantic: Sequence[Hit], keyword: Sequence[Hit], weight: float) -> list[str]:
+    """CombSUM over max-normalised scores (each list's scores divided by its top score), the
+    semantic half weighted ``weight``: the score-normalised combination the comparison tries."""
+    combined: dict[str, float] = {}
+    for hits, w in ((semantic, weight), (keyword, 1.0 - weight)):
+        top = max((h.score for h in hits), default=0.0)
+        for h in hits:
+            combined[h.memory_id] = combined.get(h.memory_id, 0.0) + (w * h.score / top if top > 0 else 0.0)
+    first = {
+        m: n for n, m in enumerate(dict.fromkeys([*(h.memory_id for h in semantic), *(h.memory_id for h in keyword)]))
+    }
+    return sorted(combined, key=lambda m: (-combined[m], first[m]))
+
+
+def _fusion(args: argparse.Namespace) -> int:
+    from family_memory.app.bootstrap import retrieval_for
+    from family_memory.app.commands.evaluate import default_data
+    from family_memory.domain.family import Surface
+    from family_memory.domain.refs import MemoryRef
+    from family_memory.domain.tokens import count_tokens
+    from family_memory.evaluation.dataset import load_set
+    from family_memory.evaluation.recall import RecallTotals, evidence_recall
+    from family_memory.evaluation.runner import FamilyRunner, Mode, eval_runtime, questions
+    from family_memory.retrieval.age import age_in_words
+    from family_memory.retrieval.lookup import interleave, line_for, reciprocal_rank_fusion
+
+    families = load_set(args.data or default_data())
+    if args.family:
+        families = [f for f in families if f.id in set(args.family)]
+    print("\n".join(machine()))
+    with eval_runtime() as (runtime, clock):
+        runner = FamilyRunner(runtime, clock, Mode.SUPPLIED, lambda _line: None)
+        runs = []
+        retrieval = retrieval_for(runtime)
+        lookup, index, embedder = retrieval.lookup, retrieval.index, retrieval.embedder
+        floor = embedder.relevance_floor
+        default = lookup.settings
+        print(f"supplied mode, {len(families)} families; embedder {embedder.model_id}, relevance floor {floor}")
+
+        def tiered(fuse: Callable[[list[Hit], list[Hit]], list[str]], depth: int, tail: bool = True) -> Ranker:
+            """The matches (keyword hits, semantic hits at or above the floor) fused, then the
+            rest of the semantic list nearest first (``TurnLookup.ranked``'s rule)."""
+
+            def rank(semantic: list[Hit], keyword: list[Hit], floor: float) -> list[str]:
+                semantic, keyword = semantic[:depth], keyword[:depth]
+                head = fuse([h for h in semantic if h.score >= floor], keyword)
+                if not head or not tail:
+                    return head
+                seen = set(head)
+                return head + [h.memory_id for h in semantic if h.score < floor and h.memory_id not in seen]
+
+            return rank
+
+        def ids(f: Callable[[list[str], list[str]], list[str]]) -> Callable[[list[Hit], list[Hit]], list[str]]:
+            return lambda a, b: f([h.memory_id for h in a], [h.memory_id for h in b])
+
+        depth = default.candidates_per_search
+        methods: dict[str, Ranker] = {
+            "seed: interleave 3, 20 a search, matches only": tiered(ids(lambda a, b: interleave(a, b, 3)), 20, False),
+            "semantic only (+ below floor)": tiered(lambda a, b: [h.memory_id for h in a], depth),
+            "keyword only": tiered(lambda a, b: [h.memory_id for h in b], depth, False),
+        }
+        for lead in (0, 1, 3, 5):
+            methods[f"interleave {lead} (+ below floor)"] = tiered(ids(functools.partial(interleave, lead=lead)), depth)
+        for k in (1, 10, 60):
+            methods[f"rrf k={k} (+ below floor)"] = tiered(ids(functools.partial(reciprocal_rank_fusion, k=k)), depth)
+        methods["rrf k=60, matches only"] = tiered(ids(reciprocal_rank_fusion), depth, False)
+        for d in (10, 20, 40):
+            methods[f"rrf k=60, {d} a search (+ below floor)"] = tiered(ids(reciprocal_rank_fusion), d)
+        for w in (0.3, 0.5, 0.7):
+            methods[f"combsum max-normalised, semantic {w} (+ below floor)"] = tiered(
+                functools.partial(combsum_max, weight=w), depth
+            )
+        methods[REPLICA] = tiered(ids(default.fuse), depth)
+        totals = {name: RecallTotals() for name in (*methods, "TurnLookup.ranked (current settings)", "oracle")}
+        by_family: dict[str, dict[str, RecallTotals]] = {name: {} for name in totals}
+        disagreements = 0
+        for family in families:
+            # Each family is ranked at its own end, as the harness ranks it (the clock is there now).
+            run = runner.run(family)
+            runs.append(run)
+            fid = run.family.spec.family_id
+            search_filter, today, zone = lookup.eligibility(fid, Surface.CHAT)
+            rows = runtime.catalog.get_rows(fid, list(run.memories))
+            eligible = {m for m, row in rows.items() if lookup.why_not_current(row, today, Surface.CHAT) is None}
+            now = clock.now()
+            cost = {
+                m: count_tokens(line_for(row, str(MemoryRef(fid, m)), age_in_words(row.formed_at, now, zone), zone)) + 1
+                for m, row in rows.items()
+            }
+            cited = {m: view.cited() for m, view in run.memories.items()}
+            for _, text, places in questions(run.family):
+                gold = {(p.session, p.turn) for p in places}
+                vector = embedder.embed_one(text)
+                semantic = index.semantic(fid, vector, search_filter, 200)
+                keyword = index.keyword(fid, text, search_filter, 200)
+                orders = {name: rank(semantic, keyword, floor) for name, rank in methods.items()}
+                confirmed, _, _ = lookup.ranked(fid, text, Surface.CHAT, query_vector=vector)
+                orders["TurnLookup.ranked (current settings)"] = [row.id for row, _ in confirmed]
+                replica = [m for m in orders[REPLICA] if m in eligible]
+                if replica != orders["TurnLookup.ranked (current settings)"]:
+                    disagreements += 1
+                left, oracle = set(gold), []
+                pool = [m for m in eligible if cited[m] & gold]
+                while pool:  # the best any ranking could do: most gold turns per token first
+                    best = max(pool, key=lambda m: (len(cited[m] & left) / cost[m], m))
+                    if not cited[best] & left:
+                        break
+                    oracle.append(best)
+                    left -= cited[best]
+                    pool.remove(best)
+                orders["oracle"] = oracle
+                for name, order in orders.items():
+                    kept = [m for m in order if m in eligible]
+                    for bucket in (totals[name], by_family[name].setdefault(fid, RecallTotals())):
+                        bucket.add([cited[m] for m in kept], [cost[m] for m in kept], gold)
+        baselines = evidence_recall(runs, embedder)
+    cuts = ("R@1", "R@5", "R@10", "R@20", "R@300tok", "R@2000tok")
+    print(f"{'method':<58}" + "".join(f"{c:>10}" for c in cuts) + "   R@10 per family (worst / best)")
+    for name in ("bm25_turns", "vector_summaries"):
+        print(f"{'baseline: ' + name:<58}" + "".join(f"{baselines[name][c]:>10.3f}" for c in cuts))
+    for name, total in totals.items():
+        means = total.means()
+        spread = [t.means()["R@10"] for t in by_family[name].values()]
+        print(f"{name:<58}" + "".join(f"{means[c]:>10.3f}" for c in cuts) + f"   {min(spread):.3f} / {max(spread):.3f}")
+    print(
+        f"questions: {int(baselines['hybrid']['questions'])}; the harness's own hybrid row: "
+        + ", ".join(f"{c} {baselines['hybrid'][c]:.3f}" for c in cuts)
+    )
+    print(f"TurnLookup.ranked and its replica disagreed on {disagreements} questions")
+    return 1 if disagreements else 0
+
+
 def register(bench_subparsers: Any) -> None:
     parser = bench_subparsers.add_parser("retrieval", help="turn-level lookup latency at 1k, 5k and 50k memories")
     parser.add_argument("--sizes", default="1000,5000,50000", help="family sizes, comma-separated")
@@ -497,6 +746,12 @@ def register(bench_subparsers: Any) -> None:
     parser.set_defaults(run=_retrieval)
     embedders = bench_subparsers.add_parser("embedders", help="offline embedders: quality, speed, install size")
     embedders.set_defaults(run=_embedders)
+    fusion = bench_subparsers.add_parser(
+        "fusion", help="fusion methods on the harness's evidence recall (supplied mode, ~1 min)"
+    )
+    fusion.add_argument("--data", type=Path, help="the labelled set (default: the repository's eval/)")
+    fusion.add_argument("--family", action="append", help="only this family id (repeatable)")
+    fusion.set_defaults(run=_fusion)
 
 
 __all__ = ["register", "sys"]
