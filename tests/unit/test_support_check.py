@@ -193,3 +193,48 @@ def test_a_weekday_written_with_its_date_and_verb_forms_are_no_new_words() -> No
     summary = "Maddie has the dentist on Tuesday, March 24, 2026, at 3:30; Mike is taking her after school."
     assert verdict(summary, turn, said_on=date(2026, 3, 10), writer="Mike") == []
     assert verdict("Kabir's favourite player is Rishabh Pant.", "my fav player is rishabh pant", writer="Kabir") == []
+
+
+def test_a_day_of_the_month_said_alone_takes_its_month_from_the_conversation() -> None:
+    # "the 11th to the 18th", said in May about the July holiday the family planned earlier.
+    turn = "portugal update, we're staying at the brisa mar apartments in albufeira, the 11th to the 18th"
+    summary = "The family is staying at the Brisa Mar apartments in Albufeira from July 11 to July 18, 2026."
+    assert verdict(summary, turn, said_on=date(2026, 5, 11)) == []
+    # In the past tense it is a day behind: "went through on the 15th", said on May 28.
+    settled = "settlement went through on the 15th, we're with adelaide bank now"
+    assert verdict("Settlement went through on May 15, 2026.", settled, said_on=date(2026, 5, 28)) == []
+    # The day of the month still decides.
+    wrong = verdict(summary.replace("July 11 to July 18", "July 12 to July 17"), turn, said_on=date(2026, 5, 11))
+    assert any("date" in p for p in wrong), wrong
+    late = verdict("Settlement went through on May 16, 2026.", settled, said_on=date(2026, 5, 28))
+    assert any("date" in p for p in late), late
+
+
+@pytest.mark.parametrize(
+    ("summary", "turn"),
+    [
+        # The exception after "unless" / "except" is not negated with the rule.
+        (
+            "No gelatine sweets for the family unless the packet says halal.",
+            "no gelatine sweets unless the packet says halal",
+        ),
+        (
+            "No takeaway except on the first Friday of the month.",
+            "and no takeaway except the first friday of the month",
+        ),
+        # A list item with its own "no" has its own noun phrase ("in cooking" is not negated).
+        (
+            "The whole family eats only halal food; no pork and no alcohol in cooking.",
+            "everything has to be halal, for all of us. no pork obviously, and no alcohol in cooking either",
+        ),
+    ],
+)
+def test_an_exception_and_a_list_items_own_negation_keep_their_polarity(summary: str, turn: str) -> None:
+    assert verdict(summary, turn) == []
+
+
+def test_an_exception_turned_into_the_rule_is_still_refused() -> None:
+    wrong = verdict(
+        "Gelatine sweets are fine unless the packet says halal.", "no gelatine sweets unless the packet says halal"
+    )
+    assert wrong, wrong

@@ -42,7 +42,7 @@ from datetime import date
 from difflib import SequenceMatcher
 
 from family_memory.domain.text import normalise_for_match
-from family_memory.formation.dates import find_dates
+from family_memory.formation.dates import WEEKDAYS, find_dates, past_tense
 from family_memory.formation.relations import RELATION_WORDS
 from family_memory.formation.text_similarity import STOPWORDS
 
@@ -660,6 +660,38 @@ def _said_days(text: str, day: date) -> set[date]:
                 except ValueError:
                     continue
             days.add(found)
+    days |= _contextual_days(expanded, day)
+    return days
+
+
+#: A day of the month said alone ("the 11th to the 18th", "didn't pass on the 9th"): its month
+#: is the one the conversation is about, which the turn does not repeat.
+_BARE_NTH = re.compile(
+    r"\bthe (\d{1,2})(?:st|nd|rd|th)\b(?! (?:of )?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|next))",
+    re.I,
+)
+#: A weekday the conversation has already fixed ("so on the friday I'm solo").
+_THE_WEEKDAY = re.compile(r"\bthe (monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b(?!s)", re.I)
+
+
+def _contextual_days(text: str, day: date) -> set[date]:
+    """The days a bare "the 11th" or "the friday" can mean: that day of any month, or that
+    weekday, within a year after the turn (four months before it in a past-tense sentence:
+    "settlement went through on the 15th"). The check asks only whether the turn's words can
+    mean the summary's day; the month came from the conversation. Said on October 20, "the
+    play is on the 14th" still cannot mean October 14."""
+    days: set[date] = set()
+    for sentence in re.split(r"(?<=[.!?])\s+|\n+", text):
+        numbers = {int(m.group(1)) for m in _BARE_NTH.finditer(sentence)}
+        weekdays = {WEEKDAYS.index(m.group(1).lower()) for m in _THE_WEEKDAY.finditer(sentence)}
+        if not numbers and not weekdays:
+            continue
+        past = past_tense(sentence)
+        start, end = (day.toordinal() - 120, day.toordinal()) if past else (day.toordinal(), day.toordinal() + 366)
+        for ordinal in range(start, end + 1):
+            candidate = date.fromordinal(ordinal)
+            if candidate.day in numbers or (candidate.weekday() in weekdays and abs(ordinal - day.toordinal()) <= 120):
+                days.add(candidate)
     return days
 
 
@@ -955,8 +987,14 @@ _TURNING_DOWN = re.compile(
 )
 #: Where the noun phrase a "no" governs ends ("no dairy for vy": Vy is not negated).
 _NOUN_PHRASE_END = re.compile(
-    r"\b(?:and|for|at|in|on|with|to|from|during|after|before|when|until|by|near|around|is|are|was|were)\b"
+    r"\b(?:and|for|at|in|on|with|to|from|during|after|before|when|until|by|near|around|is|are|was|were|"
+    r"unless|except|other than|apart from)\b"
 )
+#: Where any negation's reach ends: what follows is the exception ("no takeaway except the first
+#: friday", "doesn't have cereal unless it's a birthday").
+_EXCEPTION = re.compile(r"\b(?:unless|except|other than|apart from)\b")
+#: A list item that carries its own negation ("no pork, and no alcohol in cooking either").
+_OWN_NEGATION = re.compile(r"^\s*(?:and |or |nor )?(?:no|not|never|nothing|none)\b", re.I)
 #: A piece that goes on with the one before it ("cut back on sugar, including pan dulce").
 _EXTENDS = re.compile(r"^\W*(?:including|incl|even|especially|like|such as|e\.g\.|apart from|except)\b", re.I)
 _SUBJECT_WORDS = frozenset({"i", "we", "you", "the", "my", "our", "his", "her", "their"})
@@ -992,11 +1030,17 @@ def _word_polarity(clause: str, inherited: bool) -> dict[str, bool | None]:
         token = m.group(0).lower()
         if token in STOPWORDS or token in FILLER or token in GENERIC or _NEGATORS.fullmatch(token):
             continue
-        if whole is not None:
+        if _EXCEPTION.fullmatch(token):
+            continue
+        if _EXCEPTION.search(folded[: m.start()]):
+            state = None  # the exception's words: compared neither way
+        elif whole is not None:
             state = whole
         else:
             state = inherited or any(
-                end <= m.start() and not (determiner and _NOUN_PHRASE_END.search(folded[end : m.start()]))
+                end <= m.start()
+                and not (determiner and _NOUN_PHRASE_END.search(folded[end : m.start()]))
+                and not _EXCEPTION.search(folded[end : m.start()])
                 for _, end, determiner in negations
             )
         # A word said both ways in one clause counts as said plainly.
@@ -1036,6 +1080,7 @@ def _polar_clauses(text: str) -> list[Polar]:
                     and (re.search(r"\b(?:or|nor|and)\b", part, re.I) is not None or bool(_EXTENDS.search(part)))
                     and words[0].split("'")[0] not in _SUBJECT_PRONOUNS | _SUBJECT_WORDS
                     and not first_raw.isupper()
+                    and not _OWN_NEGATION.match(part)
                 )
                 inherited: bool | None = (True if listing else None) if continues else None
                 polarity = _word_polarity(part, bool(inherited))
