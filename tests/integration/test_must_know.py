@@ -227,3 +227,21 @@ def test_a_screen_question_surfaces_the_screen_rule(tmp_path: Path) -> None:
     rt.drain()
     found = retrieval_of(rt).lookup.lookup(FAMILY, "can noor play on the tablet on a wednesday night?").items
     assert [i.row.id for i in found if i.via == "rule"] == [phones.id]
+
+
+def test_who_plans_a_meal_for_named_guests_eats_it_too(runtime: Runtime) -> None:
+    dairy = fact(
+        "Layla is lactose intolerant; no cream sauces for her.",
+        "Layla's lactose intolerance",
+        applies_to=[MOM],
+        type=MemoryType.CONSTRAINT,
+        strength=Strength.HARD,
+        sensitivity=Sensitivity.HEALTH,
+    )
+    runtime.writer.apply(change_set(add(dairy)))
+    runtime.drain()
+    # Layla asks for a dinner for Dad: her rule ranks with his, before Noor's (not named).
+    found = rules(runtime, "plan the dinner for when dad's here", member="layla")
+    assert set(found[:2]) == {VEGETARIAN.id, dairy.id} and found[2] == SESAME.id
+    # Someone else asking: Layla is not at the table by being the speaker.
+    assert set(rules(runtime, "plan the dinner for when dad's here", member="ciaran")[:1]) == {VEGETARIAN.id}

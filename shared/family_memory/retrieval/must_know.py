@@ -215,6 +215,10 @@ def must_know(
     everyone = not named or bool(_EVERYONE.search(message))
     eaters = people_named(message, names, _WHOSE_FOOD)
     shared_meal = "food" in tasks and not (eaters and eaters >= named)
+    if shared_meal and named and not _EVERYONE.search(message):
+        # Who plans a meal for the people it names eats it too ("plan the food for kabir's
+        # party, dadaji and mummy ji will be there"); "all of us" already ranks everyone alike.
+        named |= speaker
     name_words = {w for name in names for w in content_tokens(name)}
     message_words = set(content_tokens(message)) - name_words  # a name alone ties nothing to a rule
     found: list[MustKnow] = []
