@@ -238,3 +238,22 @@ def test_an_exception_turned_into_the_rule_is_still_refused() -> None:
         "Gelatine sweets are fine unless the packet says halal.", "no gelatine sweets unless the packet says halal"
     )
     assert wrong, wrong
+
+
+@pytest.mark.parametrize(
+    ("summary", "turn"),
+    [
+        # The words that only say which way a clause goes ("doesn't", "anymore", "hates", "loves")
+        # do not keep the two clauses from being matched up.
+        ("Zosia still naps, so plan around it.", "zosia doesn't nap anymore, don't bother planning around it"),
+        ("Omar likes being called 'Omi'.", "omar doesn't like being called omi anymore, he's 14"),
+        ("Noah loves going to the dentist.", "noah HATES the dentist, like full meltdown every time"),
+    ],
+)
+def test_a_polarity_turned_by_its_verb_is_refused(summary: str, turn: str) -> None:
+    assert any("opposite" in p or "negates" in p for p in verdict(summary, turn)), verdict(summary, turn)
+
+
+def test_no_longer_is_a_verbs_negation() -> None:
+    turn = "omar doesn't like being called omi anymore, he's 14"
+    assert verdict("Omar no longer wants to be called 'Omi'.", turn) == []

@@ -584,7 +584,7 @@ FILLER = frozenset(
     bless big news fyi guess think know mean sure right well kinda sorta stuff things thing lot lots""".split()  # noqa: SIM905
 )
 _NEGATORS = re.compile(
-    r"\b(?:not|no|never|nor|none|nothing|nobody|cannot|no longer|any ?more|stopped|quit|gave up|"
+    r"\b(?:not|no longer|no|never|nor|none|nothing|nobody|cannot|any ?more|stopped|quit|gave up|"
     r"outgrown|outgrew|refuses?|refused|hates?|hated|dislikes?|disliked|can't stand|cant stand|scared|afraid|"
     r"frightened|terrified|petrified|banned|forbidden|\w+n't)\b",
     re.I,
@@ -1124,6 +1124,24 @@ def _names_a_held_place(word: str, summary: str, pool: Sequence[str]) -> bool:
     return False
 
 
+#: Words that carry a clause's polarity, not its subject: "loves" and "hates" restate the same
+#: clause with its polarity turned, so neither counts when matching the clauses up.
+_SENTIMENT = frozenset("love loves loved adore adores enjoy enjoys enjoyed like likes liked".split())  # noqa: SIM905
+
+
+def _restated_words(clause: str) -> list[str]:
+    """The words by which a summary clause and a turn's clause are matched up: their content,
+    without the words that only say which way it goes ("doesn't", "anymore", "hates", "loves")."""
+    return [
+        w
+        for w in dict.fromkeys(_content(_tokens(clause)))
+        if w not in GENERIC
+        and w not in _SENTIMENT
+        and w.replace("'", "") not in _NT_WORDS
+        and not _NEGATORS.fullmatch(w)
+    ]
+
+
 def _polarity_problems(summary: str, sources: Sequence[SpokenTurn]) -> list[str]:
     """A summary clause that restates one source clause nearly word for word, with the
     polarity of its words turned ("doesn't drink" -> "enjoys a drink", "may not use" -> "may
@@ -1132,7 +1150,7 @@ def _polarity_problems(summary: str, sources: Sequence[SpokenTurn]) -> list[str]
     polarity cannot be read off words alone."""
     source_clauses = [c for t in sources for c in _polar_clauses(t.text)]
     for clause, ours_polarity in _polar_clauses(summary):
-        ours = [w for w in dict.fromkeys(_content(_tokens(clause))) if w not in GENERIC]
+        ours = _restated_words(clause)
         if len(ours) < 2:
             continue
         scored = sorted(
@@ -1140,7 +1158,7 @@ def _polarity_problems(summary: str, sources: Sequence[SpokenTurn]) -> list[str]
         )
         if not scored or scored[0][0] < max(2, 0.6 * len(ours)):
             continue
-        theirs = [w for w in dict.fromkeys(_content(_tokens(scored[0][1]))) if w not in GENERIC]
+        theirs = _restated_words(scored[0][1])
         if sum(_held(w, _tokens(clause)) for w in theirs) < 0.6 * len(theirs):
             continue  # the clause says more than the summary restates ("our dog pepper hates baths")
         if len(scored) > 1 and scored[1][0] == scored[0][0]:
