@@ -257,3 +257,22 @@ def test_a_polarity_turned_by_its_verb_is_refused(summary: str, turn: str) -> No
 def test_no_longer_is_a_verbs_negation() -> None:
     turn = "omar doesn't like being called omi anymore, he's 14"
     assert verdict("Omar no longer wants to be called 'Omi'.", turn) == []
+
+
+def test_each_date_of_the_summary_is_one_the_turn_names_when_it_names_as_many() -> None:
+    turn = "my parents land on the 2nd, staying till the 16th"
+    said = date(2026, 6, 18)
+    assert (
+        verdict(
+            "Olga's parents arrive on July 2, 2026 and stay until July 16, 2026.", turn, said_on=said, writer="Olga"
+        )
+        == []
+    )
+    wrong = verdict(
+        "Olga's parents arrive on July 2, 2026 and stay until July 26, 2026.", turn, said_on=said, writer="Olga"
+    )
+    assert any("date" in p for p in wrong), wrong
+    # A summary with more dates than the turn names took the others from the conversation.
+    swap = "sven asked to swap weekends, so the kids are with him the 20th to 22nd instead of this coming one"
+    summary = "The kids are with Sven from March 20 to March 22, 2026 instead of March 13 to March 15."
+    assert verdict(summary, swap, said_on=date(2026, 3, 10)) == []

@@ -664,6 +664,14 @@ def _said_days(text: str, day: date) -> set[date]:
     return days
 
 
+def _date_phrases(text: str, day: date) -> int:
+    """How many date phrases a turn's words hold (a range is one)."""
+    expanded = _CALENDAR_WORD.sub(lambda m: ABBREVIATIONS.get(m.group(1).lower(), m.group(1)), text)
+    return max(len(find_dates(expanded, day, past=False)), len(_BARE_NTH.findall(expanded))) + len(
+        _NUMERIC_DATE.findall(text)
+    )
+
+
 #: A day of the month said alone ("the 11th to the 18th", "didn't pass on the 9th"): its month
 #: is the one the conversation is about, which the turn does not repeat.
 _BARE_NTH = re.compile(
@@ -698,29 +706,31 @@ def _contextual_days(text: str, day: date) -> set[date]:
 _ANNOTATION = re.compile(r"\((?:[A-Za-z]+day )?\d{4}-\d{2}-\d{2}(?: to (?:[A-Za-z]+day )?\d{4}-\d{2}-\d{2})?\)")
 
 
-def _absolute_dates(summary: str, said_on: date) -> tuple[str, set[date]]:
+def _absolute_dates(summary: str, said_on: date) -> tuple[str, list[set[date]]]:
     """The summary without its absolute date phrases (a resolved "(Friday 2026-11-27)" too),
-    and the days they name."""
-    days: set[date] = set()
+    and the days each of them names."""
+    mentions: list[set[date]] = []
     for annotation in _ANNOTATION.findall(summary):
-        for iso in re.findall(r"\d{4}-\d{2}-\d{2}", annotation):
-            with contextlib.suppress(ValueError):
-                days.add(date.fromisoformat(iso))
+        with contextlib.suppress(ValueError):
+            ends = [date.fromisoformat(iso) for iso in re.findall(r"\d{4}-\d{2}-\d{2}", annotation)]
+            if ends:
+                mentions.append(_days(ends[0], ends[-1]))
     summary = _ANNOTATION.sub(" ", summary)
     cut = summary
     for m in sorted(find_dates(summary, said_on), key=lambda m: -m.start):
         if re.search(r"\d{4}|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec", m.text, re.I):
-            day = m.first_day
-            while day <= m.last_day:
-                days.add(day)
-                day = date.fromordinal(day.toordinal() + 1)
+            mentions.append(_days(m.first_day, m.last_day))
             # "Tuesday, March 24, 2026": the weekday belongs to the date, which the check compares.
             head = re.sub(
                 r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s*(?:the\s+)?$", "", cut[: m.start], flags=re.I
             )
             cut = head + " " + cut[m.end :]
     cut = re.sub(r"\b(?:19|20)\d{2}\b", " ", cut)
-    return cut, days
+    return cut, mentions
+
+
+def _days(first: date, last: date) -> set[date]:
+    return {date.fromordinal(n) for n in range(first.toordinal(), max(first, last).toordinal() + 1)}
 
 
 def _quote_sentences(text: str, quotes: Sequence[str]) -> list[tuple[str, int]]:
@@ -822,12 +832,18 @@ def check_support(
 
     # Dates: an absolute date in the summary is one the turn's words name on the day they were said.
     day = said_on or date(2026, 6, 10)
-    cut, summary_days = _absolute_dates(claim.summary, day)
-    if summary_days and said_on is not None:
+    cut, summary_dates = _absolute_dates(claim.summary, day)
+    if summary_dates and said_on is not None:
         # Only dates the turns' words resolve to can be checked; a form the resolver does not read
-        # ("18 feb to 19 march") is not evidence against the summary, a different day is.
+        # ("18 feb to 19 march") is not evidence against the summary, a different day is. Each
+        # date of the summary must be one of them: "the 2nd till the 16th" is not "July 2 until July 26".
         said_days = {d for turn in sources for d in _said_days(turn.text, day)}
-        if said_days and not summary_days & said_days:
+        # Each date of the summary must be one of them when the turns name as many dates ("the 2nd
+        # till the 16th" is not "July 2 until July 26"); a summary with more dates than the turns
+        # name took the others from the conversation ("instead of this coming one"), and one must match.
+        said_count = sum(_date_phrases(turn.text, day) for turn in sources)
+        matched = [bool(days & said_days) for days in summary_dates]
+        if said_days and (not any(matched) or (said_count >= len(summary_dates) and not all(matched))):
             problems.append("the summary's date is not the date the turn's words mean")
 
     # Numbers and times (those of the absolute dates aside).
