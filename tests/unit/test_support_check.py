@@ -276,3 +276,21 @@ def test_each_date_of_the_summary_is_one_the_turn_names_when_it_names_as_many() 
     swap = "sven asked to swap weekends, so the kids are with him the 20th to 22nd instead of this coming one"
     summary = "The kids are with Sven from March 20 to March 22, 2026 instead of March 13 to March 15."
     assert verdict(summary, swap, said_on=date(2026, 3, 10)) == []
+
+
+def test_a_name_said_only_to_say_whose_relative_is_not_the_subject() -> None:
+    turn = "marco's brother pablo is the one who's coeliac, not marco"
+    quote = "marco's brother pablo is the one who's coeliac"
+    wrong = check_support(
+        Claim(summary="Marco is coeliac.", quotes=(quote,), names=("Marco",)),
+        [SpokenTurn("user", turn, ("Lucía",), quoted=True)],
+        date(2026, 5, 20),
+    ).problems
+    assert any("marco's brother" in p for p in wrong), wrong
+    # The relative is the subject of the summary: fine.
+    right = check_support(
+        Claim(summary="Marco's brother Pablo is coeliac.", quotes=(quote,), names=("Marco", "Pablo")),
+        [SpokenTurn("user", turn, ("Lucía",), quoted=True)],
+        date(2026, 5, 20),
+    ).problems
+    assert right == [], right

@@ -1428,9 +1428,13 @@ def _misbound(
     if held * 2 < len(substance):
         return None
     words = _raw_words(clause)
-    if any(w in people and people[w] in ours for w in words):
+    # "marco's brother pablo is the one who's coeliac" names Marco only to say whose brother.
+    kin = _kin_of(clause)
+    if any(w in people and people[w] in ours and w not in kin for w in words):
         return None  # the clause names the summary's subject
     opening = words[:1]
+    if opening and opening[0] in kin and people.get(opening[0]) in ours:
+        return f"the turn says that of {opening[0]}'s {kin[opening[0]]}, not {' and '.join(sorted(ours))}"
     if opening and opening[0] in ("i", "i'm", "im") and writer and writer not in ours:
         return f"the turn says that of {writer}, not {' and '.join(sorted(ours))}"
     if opening and opening[0] in people:
@@ -1438,6 +1442,22 @@ def _misbound(
         if theirs and not _compatible(ours, theirs):
             return f"the turn says that of {' and '.join(sorted(theirs))}, not {' and '.join(sorted(ours))}"
     return None
+
+
+def _kin_of(clause: str) -> dict[str, str]:
+    """The names a clause uses only to say whose relative someone is: ``{"marco": "brother"}``
+    for "marco's brother pablo ...", not for "marco's coeliac" or "marco and his brother"."""
+    folded = normalise_for_match(clause).replace("’", "'")
+    kin: dict[str, str] = {}
+    spans = []
+    for m in re.finditer(r"\b([^\W\d_][\w-]*)'s ([\w-]+)(?: ([\w-]+))?", folded):
+        relation = next((w for w in m.groups()[1:] if w in _RELATIONS), None)  # "little brother"
+        if relation:
+            kin.setdefault(m.group(1), relation)
+            spans.append((m.start(), m.end()))
+    rest = "".join(c if not any(a <= i < b for a, b in spans) else " " for i, c in enumerate(folded))
+    named_alone = set(_raw_words(rest))
+    return {name: relation for name, relation in kin.items() if name not in named_alone}
 
 
 def _compatible(ours: frozenset[str], theirs: frozenset[str]) -> bool:
