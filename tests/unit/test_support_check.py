@@ -294,3 +294,11 @@ def test_a_name_said_only_to_say_whose_relative_is_not_the_subject() -> None:
         date(2026, 5, 20),
     ).problems
     assert right == [], right
+
+
+def test_no_then_the_new_day_takes_the_old_one_back() -> None:
+    turn = "grandma arrives on the 3rd... no, the 4th, her flight changed"
+    assert any(
+        "took back" in p for p in verdict("Grandma arrives on the 3rd.", turn, quote="grandma arrives on the 3rd")
+    )
+    assert verdict("Grandma arrives on the 4th.", turn) == []

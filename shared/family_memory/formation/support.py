@@ -413,7 +413,8 @@ _DECLINE = re.compile(
 )
 _CORRECTION = re.compile(
     r"(?P<before>[^,;!?—–]{1,60}?)\s*[,.—–-]*\s*(?:sorry|no wait|wait no|wait|i mean|oops i mean|oops|ugh no|"
-    r"ah no|no no|no sorry|actually no|actually|scratch that|correction|or rather|no(?=,? \d))\b[,.—–\s-]*"
+    r"ah no|no no|no sorry|actually no|actually|scratch that|correction|or rather|"
+    r"no(?=,? (?:the |on |at )?\d))\b[,.—–\s-]*"
     r"(?P<after>(?:[^,;!?.]|\.(?=\d)|(?<=mr|ms|dr|st)\.|(?<=mrs)\.){1,60})",
     re.I,
 )
