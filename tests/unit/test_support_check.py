@@ -302,3 +302,25 @@ def test_no_then_the_new_day_takes_the_old_one_back() -> None:
         "took back" in p for p in verdict("Grandma arrives on the 3rd.", turn, quote="grandma arrives on the 3rd")
     )
     assert verdict("Grandma arrives on the 4th.", turn) == []
+
+
+def test_my_relative_is_the_writers_not_someone_elses() -> None:
+    turns = [
+        SpokenTurn("user", "erik's mum visits on sundays", ("Astrid",)),
+        SpokenTurn("user", "my mum's coming for christmas this year", ("Astrid",), quoted=True),
+    ]
+    claim = Claim(
+        summary="Erik's mother is coming for Christmas this year.",
+        quotes=("my mum's coming for christmas this year",),
+        names=("Erik",),
+    )
+    wrong = check_support(claim, turns, date(2026, 11, 20)).problems
+    assert any("astrid's mum" in p for p in wrong), wrong
+    mine = Claim(summary="Astrid's mum is coming for Christmas this year.", quotes=claim.quotes, names=("Astrid",))
+    assert check_support(mine, turns, date(2026, 11, 20)).problems == []
+    # Introducing oneself by a relation is not a claim about that relative.
+    arjun = Claim(
+        summary="Arjun is Priya's husband.", quotes=("arjun here, priya's husband",), names=("Arjun", "Priya")
+    )
+    turn = SpokenTurn("user", "good morning. arjun here, priya's husband", ("Arjun",), quoted=True)
+    assert check_support(arjun, [turn], date(2026, 2, 1)).problems == []

@@ -1414,9 +1414,14 @@ def _misbound(
     writer = next((w for n in writer_names[1:2] or writer_names[:1] for w in _raw_words(n)), None)
     first_clause = _person_clauses(summary)[0] if summary else ""
     ours = _subject(first_clause, people, writer, frozenset())
-    if not ours or "family" in ours:
+    kin = {name: relation for name, relation in _kin_of(first_clause).items() if name != writer}
+    if (not ours or "family" in ours) and not kin:
         return None
-    substance = [w for w in _content(_tokens(first_clause)) if w not in GENERIC and w not in people]
+    substance = [
+        w
+        for w in _content(_tokens(first_clause))
+        if w not in GENERIC and w not in people and w not in kin and w not in _RELATIONS
+    ]
     if not substance:
         return None
     best: tuple[int, str] = (0, "")
@@ -1427,6 +1432,13 @@ def _misbound(
                 best = (held, clause)
     held, clause = best
     if held * 2 < len(substance):
+        return None
+    # "my mum's coming for christmas" by Astrid is not "Erik's mother is coming for Christmas".
+    mine = re.match(r"\s*my (?:\w+ )?([\w-]+)", normalise_for_match(clause).replace("’", "'"))
+    relative = mine.group(1).removesuffix("'s") if mine else ""
+    if kin and writer and relative in _RELATIONS:
+        return f"the turn says that of {writer}'s {relative}, not {next(iter(kin))}'s"
+    if not ours or "family" in ours:
         return None
     words = _raw_words(clause)
     # "marco's brother pablo is the one who's coeliac" names Marco only to say whose brother.
