@@ -324,3 +324,26 @@ def test_my_relative_is_the_writers_not_someone_elses() -> None:
     )
     turn = SpokenTurn("user", "good morning. arjun here, priya's husband", ("Arjun",), quoted=True)
     assert check_support(arjun, [turn], date(2026, 2, 1)).problems == []
+
+
+def test_a_rates_period_is_the_one_said() -> None:
+    turn = "we pay the childminder £220 a fortnight, cash"
+    wrong = verdict("The family pays the childminder £220 a week in cash.", turn, writer="Mei")
+    assert any("fortnight, not a week" in p for p in wrong), wrong
+    assert verdict("The family pays the childminder £220 every fortnight, in cash.", turn, writer="Mei") == []
+    # A night is a day; "a year ago" is no rate.
+    assert verdict("Khoa takes two puffs of Flixotide a day.", "khoa does two puffs of flixotide every night") == []
+
+
+def test_a_pronoun_opening_a_clause_is_the_person_the_clause_before_named() -> None:
+    turns = [
+        SpokenTurn("user", "tomek's parents come for easter", ("Kasia",)),
+        SpokenTurn("user", "my parents are coming in june, they'll stay two weeks", ("Kasia",), quoted=True),
+    ]
+    claim = Claim(
+        summary="Tomek's parents are staying for two weeks at Easter.",
+        quotes=("they'll stay two weeks",),
+        names=("Tomek",),
+    )
+    wrong = check_support(claim, turns, date(2026, 3, 1)).problems
+    assert any("kasia's parents" in p for p in wrong), wrong

@@ -665,6 +665,25 @@ def _said_days(text: str, day: date) -> set[date]:
     return days
 
 
+#: The period of a rate or a frequency: "a week", "per month", "every fortnight", "weekly".
+_PERIOD = re.compile(
+    r"\b(?:a|an|per|every|each|/)\s*(day|night|week|fortnight|month|year|term)\b"
+    r"(?!\s+(?:ago|old|later|off|before|after|early|late|or two|and a half))|"
+    r"\b(daily|nightly|weekly|fortnightly|monthly|yearly|annually)\b",
+    re.I,
+)
+_PERIOD_OF = {"daily": "day", "night": "day", "nightly": "day", "annually": "year"}  # a night is a day
+
+
+def _periods(text: str) -> set[str]:
+    """The periods of the rates a text states ({"week"} for "£220 a week" or "weekly")."""
+    out = set()
+    for m in _PERIOD.finditer(text):
+        word = (m.group(1) or m.group(2)).lower()
+        out.add(_PERIOD_OF.get(word, word.removesuffix("ly")))
+    return out
+
+
 def _date_phrases(text: str, day: date) -> int:
     """How many date phrases a turn's words hold (a range is one)."""
     expanded = _CALENDAR_WORD.sub(lambda m: ABBREVIATIONS.get(m.group(1).lower(), m.group(1)), text)
@@ -853,6 +872,11 @@ def check_support(
         if not _number_supported(value, said_numbers):
             problems.append(f"the turns do not say {value:g}")
             break
+
+    # A rate's period: "£220 a fortnight" is not "£220 a week".
+    ours_periods, said_periods = _periods(cut), _periods(source_text)
+    if ours_periods and said_periods and not ours_periods & said_periods:
+        problems.append(f"the turns say a {sorted(said_periods)[0]}, not a {sorted(ours_periods)[0]}")
 
     # Words of substance: each new word of the summary must stand for a word of the turns it drops.
     names = set(claim.names) | set(claim.known_names) | writers
@@ -1424,18 +1448,23 @@ def _misbound(
     ]
     if not substance:
         return None
-    best: tuple[int, str] = (0, "")
+    best: tuple[int, str, str] = (0, "", "")
     for turn in quoted:
-        for clause in _person_clauses(turn.text):
+        clauses = _person_clauses(turn.text)
+        for n, clause in enumerate(clauses):
             held = sum(_held(w, _tokens(clause)) for w in substance)
             if held > best[0]:
-                best = (held, clause)
-    held, clause = best
+                # A clause that opens with a pronoun is about the person the clause before it
+                # named: "my parents are coming in june, they'll stay two weeks".
+                pronoun = n > 0 and bool(re.match(r"\s*(?:they|she|he)\b", clause, re.I))
+                best = (held, clause, clauses[n - 1] if pronoun else clause)
+    held, clause, referent = best
     if held * 2 < len(substance):
         return None
     # "my mum's coming for christmas" by Astrid is not "Erik's mother is coming for Christmas".
-    mine = re.match(r"\s*my (?:\w+ )?([\w-]+)", normalise_for_match(clause).replace("’", "'"))
-    relative = mine.group(1).removesuffix("'s") if mine else ""
+    mine = re.match(r"\s*my ([\w'-]+)(?: ([\w'-]+))?", normalise_for_match(referent).replace("’", "'"))
+    words_after_my = [w.removesuffix("'s") for w in mine.groups() if w] if mine else []
+    relative = next((w for w in words_after_my if w in _RELATIONS), "")  # "my mum", "my little brother"
     if kin and writer and relative in _RELATIONS:
         return f"the turn says that of {writer}'s {relative}, not {next(iter(kin))}'s"
     if not ours or "family" in ours:
