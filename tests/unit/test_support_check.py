@@ -347,3 +347,10 @@ def test_a_pronoun_opening_a_clause_is_the_person_the_clause_before_named() -> N
     )
     wrong = check_support(claim, turns, date(2026, 3, 1)).problems
     assert any("kasia's parents" in p for p in wrong), wrong
+
+
+def test_doubt_about_how_long_is_not_doubt_about_whether() -> None:
+    turn = "halmeoni can't sit on the floor with her new knee, probably ever again honestly"
+    assert verdict("Halmeoni can't sit on the floor with her new knee.", turn) == []
+    maybe = verdict("Halmeoni can't sit on the floor.", "halmeoni probably can't sit on the floor")
+    assert any("possibility" in p for p in maybe), maybe

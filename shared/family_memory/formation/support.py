@@ -389,7 +389,9 @@ _TIME_WORDS = re.compile(
 # --- the shapes of a claim that is not a statement of fact --------------------------------
 
 _HEDGE = re.compile(
-    r"\b(?:might|maybe|perhaps|possibly|probably|thinking (?:about|of)|considering|consider|"
+    # "probably ever again" doubts how long, not whether: "can't sit on the floor, probably ever again".
+    r"\b(?:might|maybe|perhaps|possibly|probably(?! (?:not )?(?:ever again|forever|for good|for life|never))|"
+    r"thinking (?:about|of)|considering|consider|"
     r"(?:i|we|i'd|we'd) (?:would )?(?:love|like) to|(?:i|we)'d (?:love|like) to|would be nice|could maybe|"
     r"talked about|hoping|hope to|not sure|undecided|"
     r"haven't decided|if|unless|may not be able|we'll see|someday|one day|at some point)\b",
