@@ -245,3 +245,9 @@ def test_who_plans_a_meal_for_named_guests_eats_it_too(runtime: Runtime) -> None
     assert set(found[:2]) == {VEGETARIAN.id, dairy.id} and found[2] == SESAME.id
     # Someone else asking: Layla is not at the table by being the speaker.
     assert set(rules(runtime, "plan the dinner for when dad's here", member="ciaran")[:1]) == {VEGETARIAN.id}
+
+
+def test_asking_whether_someone_may_have_something_is_a_food_question(runtime: Runtime) -> None:
+    assert SESAME.id in rules(runtime, "can noor have halva?")
+    assert SESAME.id in rules(runtime, "is noor allowed to eat that")
+    assert rules(runtime, "can you have a look at noor's chess games") == []

@@ -48,7 +48,9 @@ _TASKS: dict[str, re.Pattern[str]] = {
         r"sandwich(?:es)?|drink|drinks|coffee|juice|iftar|feast|buffet|catering|bake sale|birthday|cater|"
         r"ingredients?|dish|dishes|bring|make for|order in|sleepover|playdate|halloween|christmas|eid|diwali|"
         r"thanksgiving|easter|cafe|café|ice cream|fruit|sweet|breakfast|abendbrot|sabzi|jollof|roast|feed|"
-        r"(?:book|reserve|get) (?:us )?a table|day trip|train|flight|road trip|sleeping over|sleep over|hosting)\b",
+        r"(?:book|reserve|get) (?:us )?a table|day trip|train|flight|road trip|sleeping over|sleep over|hosting|"
+        # Whether someone may have something: "can idris have haribo", "is noor allowed to eat that".
+        r"can (?!you\b|u\b|we\b|i\b)[\w'-]+ (?:have|eat|drink)|allowed (?:to )?(?:have|eat|drink))\b",
         re.I,
     ),
     "booking": re.compile(
