@@ -354,3 +354,12 @@ def test_doubt_about_how_long_is_not_doubt_about_whether() -> None:
     assert verdict("Halmeoni can't sit on the floor with her new knee.", turn) == []
     maybe = verdict("Halmeoni can't sit on the floor.", "halmeoni probably can't sit on the floor")
     assert any("possibility" in p for p in maybe), maybe
+
+
+def test_thousands_said_once_stay_thousands_in_the_sentence() -> None:
+    turn = "quince budget is 12k total, we have about 9 saved so far"
+    assert verdict("The quinceañera budget is $12,000 in total, with about $9,000 saved so far.", turn) == []
+    wrong = verdict("The quinceañera budget is $12,000 in total, with about $8,000 saved so far.", turn)
+    assert any("8000" in p for p in wrong), wrong
+    # Without a thousand in the sentence a number is itself.
+    assert any("9000" in p for p in verdict("About 9,000 people came.", "about 9 people came"))

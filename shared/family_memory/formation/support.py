@@ -567,7 +567,23 @@ def _numbers(text: str) -> set[float]:
                     found.add(float(core.replace(",", "")))
         elif token in _NUMBER_WORDS:
             found.add(float(_NUMBER_WORDS[token]))
+    # Thousands said once stay thousands in the same sentence: "12k total, we have about 9 saved".
+    for sentence in re.split(r"(?<=[.!?])\s+|\n+", lowered):
+        if _THOUSANDS.search(sentence):
+            found |= {n * 1000 for n in _numbers_plain(sentence) if 0 < n < 1000}
     return found
+
+
+_THOUSANDS = re.compile(r"\d\s?k\b|\b(?:grand|thousand)\b", re.I)
+
+
+def _numbers_plain(text: str) -> set[float]:
+    """The bare numbers of a text ("9", "2.6"), without units or times."""
+    out = set()
+    for m in re.finditer(r"(?<![\d:.,])(\d+(?:\.\d+)?)(?![\d:]|\s?k\b)", text):
+        with contextlib.suppress(ValueError):
+            out.add(float(m.group(1)))
+    return out
 
 
 def _number_supported(value: float, pool: set[float]) -> bool:
