@@ -251,3 +251,16 @@ def test_asking_whether_someone_may_have_something_is_a_food_question(runtime: R
     assert SESAME.id in rules(runtime, "can noor have halva?")
     assert SESAME.id in rules(runtime, "is noor allowed to eat that")
     assert rules(runtime, "can you have a look at noor's chess games") == []
+
+
+def test_spreading_a_cost_is_a_booking_that_brings_the_spending_rule(runtime: Runtime) -> None:
+    cash = fact(
+        "No Klarna, credit cards or anything with interest: cash or nothing.",
+        "Paying for things",
+        type=MemoryType.DIRECTIVE,
+        strength=Strength.HARD,
+        sensitivity=Sensitivity.FINANCES,
+    )
+    runtime.writer.apply(change_set(add(cash)))
+    runtime.drain()
+    assert cash.id in rules(runtime, "find us a pram with a carrycot, can we spread the cost over a few months?")

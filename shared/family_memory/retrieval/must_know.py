@@ -56,7 +56,8 @@ _TASKS: dict[str, re.Pattern[str]] = {
     "booking": re.compile(
         r"\b(?:book|booking|reserve|reservation|schedule|appointment|appt|sign (?:\w+ )?up|register|buy|purchase|"
         r"order|pay|paying|payment|tickets?|arrange|set (?:that|it|this) up|set up|cancel|subscribe|spend|"
-        r"instalments?|installments?|finance|loan|credit|deposit|quote|hire)\b",
+        r"instalments?|installments?|finance|loan|credit|deposit|quote|hire|spread (?:the )?(?:cost|payments?)|"
+        r"afford|cost|costs|price|prices)\b",
         re.I,
     ),
     "driving": re.compile(
