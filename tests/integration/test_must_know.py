@@ -264,3 +264,22 @@ def test_spreading_a_cost_is_a_booking_that_brings_the_spending_rule(runtime: Ru
     runtime.writer.apply(change_set(add(cash)))
     runtime.drain()
     assert cash.id in rules(runtime, "find us a pram with a carrycot, can we spread the cost over a few months?")
+
+
+def test_a_fact_that_lifts_a_food_rule_reaches_a_meal_as_the_rule_would(runtime: Runtime) -> None:
+    lifted = fact(
+        "Noor is no longer allergic to kiwi; the allergist retested her and she can have it now.",
+        "Noor and kiwi",
+        applies_to=[NOOR],
+        type=MemoryType.FACT,
+        sensitivity=Sensitivity.HEALTH,
+    )
+    plain = fact(
+        "Noor's school trip to the farm is on Friday.", "Noor's school trip", applies_to=[NOOR], type=MemoryType.FACT
+    )
+    runtime.writer.apply(change_set(add(lifted), add(plain)))
+    runtime.drain()
+    found = rules(runtime, "what should we bring to the potluck?")
+    assert lifted.id in found and plain.id not in found
+    # No meal, no allowance.
+    assert lifted.id not in rules(runtime, "can Ciarán take the car to training tonight?")

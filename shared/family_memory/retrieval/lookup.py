@@ -42,6 +42,7 @@ eligible and their lines say so, so the model uses them only for the task.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import logging
 import threading
@@ -57,7 +58,7 @@ from family_memory.domain.errors import FamilyMemoryError, InvalidInputError
 from family_memory.domain.family import Surface
 from family_memory.domain.ids import check_family_id
 from family_memory.domain.literal import one_line
-from family_memory.domain.memory import Sensitivity, Status
+from family_memory.domain.memory import MemoryType, Sensitivity, Status
 from family_memory.domain.refs import MemoryRef
 from family_memory.domain.text import normalise_for_match
 from family_memory.domain.tokens import count_tokens
@@ -65,7 +66,7 @@ from family_memory.ports.catalog import Catalog, CatalogRow
 from family_memory.retrieval.age import age_in_words
 from family_memory.retrieval.embedding import Embedder, EmbeddingUnavailableError, Vector
 from family_memory.retrieval.index import MAX_K, Hit, IndexUnavailableError, MemoryIndex, SearchFilter
-from family_memory.retrieval.must_know import POOL, POOL_TYPES, NameBook, must_know, people_named
+from family_memory.retrieval.must_know import POOL, POOL_TYPES, NameBook, must_know, people_named, tasks_of
 from family_memory.retrieval.schedule import WEEKDAYS, asked_weekday, covers
 
 log = logging.getLogger(__name__)
@@ -489,6 +490,11 @@ class TurnLookup:
             hits = self.index.semantic(family_id, vector, rule_filter, POOL)
         except IndexUnavailableError:
             return [], False
+        if "food" in tasks_of(message):
+            # The facts that lift or narrow a food rule ("no longer lactose intolerant"), after the rules.
+            fact_filter = SearchFilter.current(today, types=frozenset({MemoryType.FACT}))
+            with contextlib.suppress(IndexUnavailableError):
+                hits = [*hits, *self.index.semantic(family_id, vector, fact_filter, POOL)]
         rows = self.catalog.get_rows(family_id, [h.memory_id for h in hits])
         current = [
             (row, place)

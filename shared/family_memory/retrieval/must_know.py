@@ -143,6 +143,13 @@ _RULE_TOPICS: dict[str, re.Pattern[str]] = {
         re.I,
     ),
 }
+#: A fact that lifts or narrows a food rule: what someone may have after all.
+_ALLOWANCE = re.compile(
+    r"\b(?:no longer (?:allergic|intolerant|lactose|vegetarian|vegan|coeliac|celiac|diabetic|on)|"
+    r"(?:can|may) (?:now |still |also )?(?:have|eat|drink)|is (?:fine|ok|okay) (?:with|to have)|outgr[eo]w\w*|"
+    r"allowed (?:to have|to eat)?)\b",
+    re.I,
+)
 #: A preference that keeps something off someone's plate.
 _REFUSES = re.compile(
     r"\b(?:hates?|dislikes?|won't eat|will not eat|doesn't eat|does not eat|don't eat|do not eat|can't stand|"
@@ -226,6 +233,13 @@ def must_know(
     message_words = set(content_tokens(message)) - name_words  # a name alone ties nothing to a rule
     found: list[MustKnow] = []
     for row, place in rows:
+        if row.type is MemoryType.FACT:
+            # A fact that lifts or narrows a food rule ("Kamsi is no longer lactose intolerant", "Rosalie
+            # can have egg baked into muffins") bears on a meal as the rule it changes would.
+            lifted = "food" in tasks and "food" in rule_topics(row) and _ALLOWANCE.search(row.summary)
+            if lifted and (set(row.applies_to) & named or not row.applies_to or everyone or shared_meal):
+                found.append(MustKnow(row, "food allowance", (0 if set(row.applies_to) & named else 1, 0, 1, 1, place)))
+            continue
         if row.type not in POOL_TYPES:
             continue
         for_named = bool(set(row.applies_to) & named)
