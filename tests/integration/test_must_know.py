@@ -283,3 +283,18 @@ def test_a_fact_that_lifts_a_food_rule_reaches_a_meal_as_the_rule_would(runtime:
     assert lifted.id in found and plain.id not in found
     # No meal, no allowance.
     assert lifted.id not in rules(runtime, "can Ciarán take the car to training tonight?")
+
+
+def test_two_rules_of_one_slot_are_one_rule_to_the_task(runtime: Runtime) -> None:
+    again = fact(
+        "Noor is allergic to sesame, and the teachers on the trip need to know.",
+        "Noor's sesame allergy",
+        applies_to=[NOOR],
+        type=MemoryType.CONSTRAINT,
+        strength=Strength.HARD,
+        sensitivity=Sensitivity.HEALTH,
+    )
+    runtime.writer.apply(change_set(add(again)))
+    runtime.drain()
+    found = rules(runtime, "what should we bring to the potluck?")
+    assert len({SESAME.id, again.id} & set(found)) == 1 and VEGETARIAN.id in found

@@ -275,7 +275,16 @@ def must_know(
             place,
         )
         found.append(MustKnow(row, why, rank))
-    return sorted(found, key=lambda m: m.rank)
+    # Two rules of one slot (the same about, type and people: "Viliami's peanut allergy" said twice)
+    # are one rule to the task: the more pressing is shown, the other is a read_memory away.
+    chosen: list[MustKnow] = []
+    slots: set[tuple[str, str, tuple[str, ...]]] = set()
+    for m in sorted(found, key=lambda m: m.rank):
+        slot = (normalise_for_match(m.row.about), m.row.type.value, tuple(sorted(m.row.applies_to)))
+        if slot not in slots:
+            slots.add(slot)
+            chosen.append(m)
+    return chosen
 
 
 #: Words too common to tie a message to a rule on their own.
