@@ -483,6 +483,20 @@ TABLE: list[tuple[str, Proposal, list[Known], DecisionKind, Memory | None]] = [
         SCREENS,
     ),
     (
+        "an allergy restated with who must hear of it (more people): reinforce, no second memory",
+        proposal(
+            type=MemoryType.CONSTRAINT,
+            about="Maya's allergy to peanuts",
+            summary="Maya is allergic to peanuts, and the teachers on the trip need to know about it.",
+            authority=Authority.USER_EXPLICIT,
+            applies_to=(MAYA, BEN),
+            names=MAYA_NAMES,
+        ),
+        [known(PEANUTS)],
+        DecisionKind.REINFORCE,
+        PEANUTS,
+    ),
+    (
         "unrelated memories: add",
         proposal(about="Flights", summary="Never book flights before 7am.", type=MemoryType.DIRECTIVE),
         [known(SAME, score=0.2)],

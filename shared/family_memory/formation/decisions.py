@@ -334,11 +334,14 @@ def decide(proposal: Proposal, known: Sequence[Known]) -> Decision:
             continue
         older = proposal.stated_at < m.last_reinforced_at
         # A rule restated for some of the people it covers ("no phone on school nights", from one of
-        # the three children it applies to) is that rule again, not a rule for fewer people.
-        covered = set(proposal.applies_to) < set(m.applies_to)
-        value = compare_values(proposal, m) if why is Conflict.SLOT and (same_people(proposal, m) or covered) else None
+        # the three children it applies to) is that rule again, not a rule for fewer people; so is one
+        # restated with who must hear of it ("Viliami is allergic to peanuts, and the teachers on the
+        # tour need to know": Viliami and the coach): the audience adds no value to the rule.
+        ours, theirs = set(proposal.applies_to), set(m.applies_to)
+        related = ours < theirs or (bool(theirs) and theirs < ours)
+        value = compare_values(proposal, m) if why is Conflict.SLOT and (same_people(proposal, m) or related) else None
         if value is Value.MORE and not same_people(proposal, m):
-            value = Value.OTHER  # fuller, but for fewer people: not a fuller statement of it
+            value = Value.OTHER  # fuller, but for other people: not a fuller statement of it
         if value in (Value.SAME, Value.LESS) and not proposal.marks_change:
             # The same slot and value in other words ("Viliami is allergic to peanuts, so no trail mix"
             # after "... peanuts, his face swells"), or with less: more evidence, never a second memory,
