@@ -50,4 +50,4 @@ def dream(record: SQSRecord) -> None:
 @tracer.capture_lambda_handler
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return process_partial_response(event=event, record_handler=dream, processor=processor, context=context)
+    return dict(process_partial_response(event=event, record_handler=dream, processor=processor, context=context))

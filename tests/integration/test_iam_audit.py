@@ -32,6 +32,7 @@ import pytest
 from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
 
 import family_memory.app.observability  # noqa: F401 - X-Ray's recorder opens a socket at import: before sockets are off
+from conftest import TEST_BUCKET
 from family_memory.adapters.aws.opensearch_index import OpenSearchIndex
 from family_memory.app.formation import formation
 from family_memory.domain.ids import new_ulid
@@ -39,8 +40,9 @@ from family_memory.domain.memory import Status
 from family_memory.formation.similar import FallingBackTo, IndexWithRecentCatalog
 from family_memory.formation.suppression_rules import CLAIMS_ONLY
 from family_memory.retrieval.similar import IndexSimilarMemories
-from iam_audit import FAMILY, FUNCTIONS, TEST_BUCKET, Cloud, cloud, event, forget, sqs_event
+from iam_audit import FAMILY, FUNCTIONS, Cloud, cloud, forget, sqs_event
 from iam_policy import ACCOUNT, Grant, Stack, every_grant
+from lambda_harness import event
 
 FIRST_SESSION = [
     "Our dog Pepper hates baths.",

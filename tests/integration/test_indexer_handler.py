@@ -46,7 +46,7 @@ def lambda_runtime(aws: Any, tmp_path: Path, clock: FixedClock) -> Runtime:
 
 
 def event_for(path: str) -> dict[str, Any]:
-    event = json.loads((EVENTS / "memory_object_created.json").read_text())
+    event: dict[str, Any] = json.loads((EVENTS / "memory_object_created.json").read_text())
     event["detail"]["object"]["key"] = f"families/{FAMILY}/{path}"
     return event
 

@@ -186,7 +186,7 @@ def test_worker_reports_only_the_failed_message_of_a_batch(cloud: Cloud) -> None
 
 
 def compile_record(key: str) -> dict[str, Any]:
-    record = copy.deepcopy(event("compile_changes_sqs.json")["Records"][0])
+    record: dict[str, Any] = copy.deepcopy(event("compile_changes_sqs.json")["Records"][0])
     body = json.loads(record["body"])
     body["detail"]["object"]["key"] = key
     record.update(messageId=str(uuid.uuid4()), body=json.dumps(body))

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -140,7 +141,7 @@ def test_memories_that_are_no_longer_current_never_come_back(runtime: Runtime, s
     m = fact("Maya's orthodontist is Dr. Patel.", "Orthodontist")
     remember(runtime, m)
     assert found(runtime, "orthodontist") == [m.id]
-    extra = {"superseded_by": new_ulid()} if status is Status.SUPERSEDED else {}
+    extra: dict[str, Any] = {"superseded_by": new_ulid()} if status is Status.SUPERSEDED else {}
     change(runtime, m, action, status=status, **extra)
     assert found(runtime, "orthodontist") == []
     assert found(runtime, "who is Maya's orthodontist, Dr. Patel?") == []

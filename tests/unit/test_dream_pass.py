@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -53,7 +54,7 @@ def files(rt: Runtime, family_id: str = FAMILY) -> dict[str, bytes]:
     return {path: rt.store.read(family_id, path).data for path in rt.store.list(family_id)}
 
 
-def add_all(rt: Runtime, *memories: Memory, **kw: object) -> ChangeSet:
+def add_all(rt: Runtime, *memories: Memory, **kw: Any) -> ChangeSet:
     cs = change_set(*(MemoryWrite(action=Action.ADD, memory=m) for m in memories), **kw)
     rt.writer.apply(cs)
     return cs

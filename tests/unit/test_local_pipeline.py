@@ -79,7 +79,7 @@ def record_body(record: dict[str, Any]) -> dict[str, Any]:
 def test_the_local_queue_speaks_sqs_fifo_and_deduplicates() -> None:
     queue = InProcessQueue()
     batches: list[dict[str, Any]] = []
-    queue.set_handler(lambda event: batches.append(event) or {"batchItemFailures": []})
+    queue.set_handler(lambda event: batches.append(event) or {"batchItemFailures": []})  # type: ignore[func-returns-value]
     queue.send(REQUEST)
     queue.send(REQUEST)  # same deduplication id within five minutes: dropped
     queue.send(REQUEST.model_copy(update={"session_id": "sess-2"}))

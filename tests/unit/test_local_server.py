@@ -176,13 +176,10 @@ def test_a_host_other_than_this_servers_is_refused(server: str) -> None:
 
 def test_a_server_bound_to_every_interface_answers_any_host_and_one_bound_to_an_address_that_too() -> None:
     assert allowed_hosts("0.0.0.0", 8787) is None and allowed_hosts("::", 8787) is None  # noqa: S104
-    assert allowed_hosts("127.0.0.1", 8787) == {"127.0.0.1:8787", "localhost:8787", "[::1]:8787"}
-    assert allowed_hosts("192.168.1.20", 9000) == {
-        "127.0.0.1:9000",
-        "localhost:9000",
-        "[::1]:9000",
-        "192.168.1.20:9000",
-    }
+    assert allowed_hosts("127.0.0.1", 8787) == frozenset({"127.0.0.1:8787", "localhost:8787", "[::1]:8787"})
+    assert allowed_hosts("192.168.1.20", 9000) == frozenset(
+        {"127.0.0.1:9000", "localhost:9000", "[::1]:9000", "192.168.1.20:9000"}
+    )
 
 
 @pytest.mark.allow_hosts(["127.0.0.1"])
@@ -219,7 +216,7 @@ def test_a_body_must_be_sent_as_json(server: str) -> None:
     path = f"/families/{FAMILY}/context"
     body = b'{"message": "Thai food?"}'
     for content_type in ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", None):
-        headers = {} if content_type is None else {"Content-Type": content_type}
+        headers: dict[str, str] = {} if content_type is None else {"Content-Type": content_type}
         status, answer = call_with(server, "POST", path, headers, body)
         assert status == 415 and answer["error"]["code"] == "unsupported_media_type", content_type
     for content_type in ("application/json", "Application/JSON; charset=utf-8"):

@@ -90,7 +90,8 @@ _CfnLoader.add_multi_constructor(
 def template() -> dict[str, Any]:
     """The template's resources, parsed once (read-only for the tests)."""
     loaded: dict[str, Any] = yaml.load((ROOT / "template.yaml").read_text(), Loader=_CfnLoader)  # noqa: S506
-    return loaded["Resources"]
+    resources: dict[str, Any] = loaded["Resources"]
+    return resources
 
 
 def test_both_queues_report_partial_batch_failures_and_dead_letter_after_retries() -> None:

@@ -111,7 +111,7 @@ def worst_clauses(body: dict[str, Any]) -> int:
     """Each analyzed token may expand to max_expansions terms in each field; filters add a few."""
     multi = body["query"]["bool"]["must"][0]["multi_match"]
     tokens = analyzed_tokens(multi["query"])
-    return len(tokens) * len(TEXT_BOOSTS) * multi["max_expansions"] + 3 * len(body["query"]["bool"]["filter"])
+    return len(tokens) * len(TEXT_BOOSTS) * int(multi["max_expansions"]) + 3 * len(body["query"]["bool"]["filter"])
 
 
 def test_a_long_message_is_cut_to_the_words_the_embedded_engine_searches_and_stays_under_the_clause_limit() -> None:
