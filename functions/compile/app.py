@@ -11,7 +11,6 @@ so nothing is dropped silently.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
@@ -20,14 +19,14 @@ from aws_lambda_powertools.utilities.parser.models import S3EventNotificationEve
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from pydantic import ValidationError
 
-from family_memory.app.bootstrap import runtime
+from family_memory.app.bootstrap import lambda_runtime
 from family_memory.app.lifecycle import lifecycle_of, record_dream_metrics
 from family_memory.app.observability import logger, metrics, tracer
 from family_memory.domain.errors import InvalidInputError, LeaseHeldError
 from family_memory.lifecycle.triggers import Trigger, by_family, handle, trigger_for_key
 
-if os.environ.get("AWS_LAMBDA_INITIALIZATION_TYPE"):
-    runtime()  # INIT: the composition root is built before the first event, not during it
+# Built at INIT in Lambda (a missing or bad variable fails INIT, naming it); on first use elsewhere.
+runtime = lambda_runtime("compile")
 
 
 @logger.inject_lambda_context

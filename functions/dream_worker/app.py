@@ -5,7 +5,6 @@ family another writer holds fails its message after a short lease wait
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
@@ -13,14 +12,14 @@ from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, pro
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from family_memory.app.bootstrap import runtime
+from family_memory.app.bootstrap import lambda_runtime
 from family_memory.app.lifecycle import lifecycle_of, record_dream_metrics
 from family_memory.app.observability import logger, metrics, tracer
 from family_memory.domain.errors import LeaseHeldError
 from family_memory.lifecycle.fanout import dream_requested
 
-if os.environ.get("AWS_LAMBDA_INITIALIZATION_TYPE"):
-    runtime()  # INIT: the composition root is built before the first event, not during it
+# Built at INIT in Lambda (a missing or bad variable fails INIT, naming it); on first use elsewhere.
+runtime = lambda_runtime("dream_worker")
 
 processor = BatchProcessor(event_type=EventType.SQS)
 

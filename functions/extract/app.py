@@ -14,19 +14,18 @@ the model is fixed."""
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from family_memory.app.bootstrap import runtime
+from family_memory.app.bootstrap import lambda_runtime
 from family_memory.app.formation_events import handle_session_created
 from family_memory.app.observability import logger, metrics, tracer
 from family_memory.formation.extraction import ExtractorMisconfiguredError
 
-if os.environ.get("AWS_LAMBDA_INITIALIZATION_TYPE"):
-    runtime()  # INIT: the composition root is built before the first event, not during it
+# Built at INIT in Lambda (a missing or bad variable fails INIT, naming it); on first use elsewhere.
+runtime = lambda_runtime("extract", needs=("reconcile_queue_url",))
 
 
 @logger.inject_lambda_context(clear_state=True)

@@ -23,7 +23,8 @@ Errors are one JSON shape, ``{"error": {"code", "message"}}``, mapped from the
 core's exception classes in one table (``ERRORS``, most specific class first by the
 exception's MRO); a request that fails its models is 400 ``invalid_input`` naming the
 fields; a pydantic ValidationError that escapes a service is the caller's input too
-(400 naming the fields, logged with its trace); a known path with another method is
+(400 naming the fields, logged with its trace); a ConfigurationError (a setting missing or
+bad) is 500 ``configuration_error`` with a fixed text, the variable logged; a known path with another method is
 405 with ``Allow``; anything else is a 500 without internals, logged. A 503's message
 is the error's fixed public text (``domain.errors.public_message``): the detail, which
 may name hosts or the lease holder, goes to the log only.
@@ -61,6 +62,7 @@ from family_memory.app.routes.shared import (
     json_response,
 )
 from family_memory.domain.errors import (
+    ConfigurationError,
     ConflictError,
     FamilyMemoryError,
     InvalidInputError,
@@ -103,6 +105,8 @@ ERRORS: dict[type[Exception], tuple[HTTPStatus, str]] = {
     EmbeddingUnavailableError: (HTTPStatus.SERVICE_UNAVAILABLE, "search_unavailable"),
     IndexUnavailableError: (HTTPStatus.SERVICE_UNAVAILABLE, "search_unavailable"),
     DeadlineExceededError: (HTTPStatus.SERVICE_UNAVAILABLE, "deadline_exceeded"),
+    # The deployment's settings, never the caller's input: a 500 with a fixed text, the variable logged.
+    ConfigurationError: (HTTPStatus.INTERNAL_SERVER_ERROR, "configuration_error"),
 }
 #: Seconds kept back from Lambda's remaining time for answering after the deadline.
 DEADLINE_MARGIN_SECONDS = 1.5
@@ -203,7 +207,11 @@ def request_error_message(errors: list[dict[str, Any]]) -> str:
 
 def _mapped(exc: Exception) -> Response[str]:
     status, code = next(ERRORS[cls] for cls in type(exc).__mro__ if cls in ERRORS)
-    if status == HTTPStatus.SERVICE_UNAVAILABLE:
+    if status == HTTPStatus.INTERNAL_SERVER_ERROR:
+        logger.error(
+            "request failed: the service is misconfigured", extra={"error": type(exc).__name__, "detail": str(exc)}
+        )
+    elif status == HTTPStatus.SERVICE_UNAVAILABLE:
         # The detail (a host name, the lease holder, a vendor's text) is for the operator's log only.
         logger.warning("request refused for now", extra={"error": type(exc).__name__, "detail": str(exc)})
     return error_response(status, code, public_message(exc))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -16,7 +17,7 @@ from typing import Any
 from family_memory.adapters.local.events import InProcessBus
 from family_memory.app.settings import Settings, load_settings
 from family_memory.domain.clock import Clock, SystemClock
-from family_memory.domain.errors import DeliveryFailedError, FamilyMemoryError, InvalidInputError
+from family_memory.domain.errors import ConfigurationError, DeliveryFailedError, FamilyMemoryError
 from family_memory.ports.catalog import Catalog
 from family_memory.ports.store import Store
 from family_memory.retrieval.embedding import Embedder
@@ -126,7 +127,9 @@ def local_embedder(name: str | None) -> Embedder:
         from family_memory.adapters.local.hashed_embedder import HashedNgramEmbedder
 
         return HashedNgramEmbedder()
-    raise InvalidInputError(f"configuration: embedder {name!r} is not available in local mode (minilm or hashed)")
+    raise ConfigurationError(
+        f"configuration: FAMILY_MEMORY_EMBEDDER={name!r} is not available in local mode (minilm or hashed)"
+    )
 
 
 def build_local(settings: Settings, clock: Clock | None = None) -> Runtime:
@@ -174,8 +177,8 @@ def build_aws(
     from family_memory.app.formation import wire_aws as wire_aws_formation
     from family_memory.app.lifecycle import install_aws as install_aws_lifecycle
 
-    if not (settings.bucket and settings.table):
-        raise InvalidInputError("the aws backend needs MEMORY_BUCKET and MEMORY_TABLE")
+    settings.require("the aws backend", ("bucket", "table"))
+    assert settings.bucket is not None and settings.table is not None
     clock = clock or SystemClock()
     session = SharedClients(session or boto3.session.Session(region_name=settings.region))
     store = S3Store(session.client("s3"), settings.bucket)
@@ -231,5 +234,31 @@ def build(settings: Settings, clock: Clock | None = None) -> Runtime:
 
 @functools.cache
 def runtime() -> Runtime:
-    """The process's runtime, built from the environment on first use (Lambda cold start)."""
+    """The process's runtime, built from the environment (read once) on first use."""
     return build(load_settings())
+
+
+@dataclass(frozen=True)
+class FunctionRuntime:
+    """A Lambda function's runtime: the process's, once ``function`` has checked the settings
+    it cannot do without (``needs``: Settings field names, beyond the aws backend's bucket and
+    table). Calling it returns the runtime (built once per process)."""
+
+    function: str
+    needs: tuple[str, ...] = ()
+
+    def __call__(self) -> Runtime:
+        built = runtime()
+        built.settings.require(f"the {self.function} function", self.needs)
+        return built
+
+
+def lambda_runtime(function: str, needs: tuple[str, ...] = ()) -> FunctionRuntime:
+    """``function``'s runtime getter (its handler module's ``runtime``). In Lambda
+    (``AWS_LAMBDA_INITIALIZATION_TYPE`` is set) it is called here, while the module is
+    imported, so a missing or bad variable fails INIT with a ConfigurationError naming it,
+    before any event; tests and the CLI import handlers without building anything."""
+    getter = FunctionRuntime(function, needs)
+    if os.environ.get("AWS_LAMBDA_INITIALIZATION_TYPE"):
+        getter()
+    return getter

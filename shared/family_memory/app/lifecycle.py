@@ -10,19 +10,15 @@ AWS. Other parts reach the pieces through ``lifecycle_of(runtime)``.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from family_memory.brief.load import BriefLoader
 from family_memory.brief.patch import BriefPatcher
 from family_memory.domain.errors import InvalidInputError
-from family_memory.domain.okf import validation_message
 from family_memory.lifecycle.dream import DREAM_ACTOR, DreamDeps, DreamReport, dream_family
-from family_memory.lifecycle.rules import DEFAULT_DECAY_AFTER_DAYS, DEFAULT_PROMOTE_AFTER, DreamPolicy
+from family_memory.lifecycle.rules import DreamPolicy
 from family_memory.lifecycle.triggers import CANDIDATES_KEY, CHANGES_KEY, handle, trigger_for_key
 from family_memory.ports.lifecycle import DreamLedger, DreamQueue
 
@@ -31,32 +27,6 @@ if TYPE_CHECKING:
     from family_memory.app.bootstrap import Runtime
 
 EXTRA_KEY = "lifecycle"
-
-
-class LifecycleSettings(BaseModel):
-    """The lifecycle's environment, validated once at start-up."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    dream_queue_url: str | None = Field(default=None, description="aws: the SQS queue the fan-out fills")
-    promote_after: int = Field(default=DEFAULT_PROMOTE_AFTER, ge=1, le=1000)
-    decay_after_days: int = Field(default=DEFAULT_DECAY_AFTER_DAYS, ge=1, le=3650)
-
-
-_ENV = {
-    "dream_queue_url": "DREAM_QUEUE_URL",
-    "promote_after": "DREAM_PROMOTE_AFTER",
-    "decay_after_days": "DREAM_DECAY_AFTER_DAYS",
-}
-
-
-def load_lifecycle_settings(environ: Mapping[str, str] | None = None) -> LifecycleSettings:
-    env = os.environ if environ is None else environ
-    values = {field: env[name] for field, name in _ENV.items() if env.get(name)}
-    try:
-        return LifecycleSettings.model_validate(values)
-    except ValidationError as exc:
-        raise InvalidInputError(f"configuration: {validation_message(exc)}") from exc
 
 
 @dataclass
@@ -69,11 +39,9 @@ class Lifecycle:
     local_queue: LocalDreamQueue | None = None
 
 
-def _install(
-    runtime: Runtime, ledger: DreamLedger, queue: DreamQueue | None, settings: LifecycleSettings | None
-) -> Lifecycle:
-    settings = settings or load_lifecycle_settings()
-    deps = DreamDeps(runtime.writer, ledger, DreamPolicy(settings.promote_after, settings.decay_after_days))
+def _install(runtime: Runtime, ledger: DreamLedger, queue: DreamQueue | None) -> Lifecycle:
+    settings = runtime.settings
+    deps = DreamDeps(runtime.writer, ledger, DreamPolicy(settings.dream_promote_after, settings.dream_decay_after_days))
     patcher = BriefPatcher(runtime.store, runtime.catalog, skip_actors={DREAM_ACTOR})
     runtime.writer.listeners.append(patcher)
     lifecycle = Lifecycle(deps, ledger, BriefLoader(runtime.store, runtime.clock), patcher, queue)
@@ -83,12 +51,12 @@ def _install(
     return lifecycle
 
 
-def install_local(runtime: Runtime, settings: LifecycleSettings | None = None) -> Lifecycle:
+def install_local(runtime: Runtime) -> Lifecycle:
     from family_memory.adapters.local.dream_queue import LocalDreamQueue
     from family_memory.adapters.local.sqlite_dream_ledger import SQLiteDreamLedger
 
     queue = LocalDreamQueue()
-    lifecycle = _install(runtime, SQLiteDreamLedger(runtime.settings.home / "dreams.sqlite3"), queue, settings)
+    lifecycle = _install(runtime, SQLiteDreamLedger(runtime.settings.home / "dreams.sqlite3"), queue)
     lifecycle.local_queue = queue
     if runtime.bus is not None:
 
@@ -102,15 +70,15 @@ def install_local(runtime: Runtime, settings: LifecycleSettings | None = None) -
     return lifecycle
 
 
-def install_aws(runtime: Runtime, session: Any, settings: LifecycleSettings | None = None) -> Lifecycle:
+def install_aws(runtime: Runtime, session: Any) -> Lifecycle:
     from family_memory.adapters.aws.dynamo_dream_ledger import DynamoDreamLedger
     from family_memory.adapters.aws.sqs_dream_queue import SQSDreamQueue
 
-    settings = settings or load_lifecycle_settings()
-    assert runtime.settings.table is not None
-    ledger = DynamoDreamLedger(session.client("dynamodb"), runtime.settings.table)
+    settings = runtime.settings
+    assert settings.table is not None
+    ledger = DynamoDreamLedger(session.client("dynamodb"), settings.table)
     queue = SQSDreamQueue(session.client("sqs"), settings.dream_queue_url) if settings.dream_queue_url else None
-    return _install(runtime, ledger, queue, settings)
+    return _install(runtime, ledger, queue)
 
 
 def lifecycle_of(runtime: Runtime) -> Lifecycle:

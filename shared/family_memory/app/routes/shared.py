@@ -104,7 +104,8 @@ _ERROR_TEXT: dict[int, str] = {
     409: "The state changed (`conflict`); the message says what to do.",
     413: "The body is over 1,000,000 bytes, or the change too large to record (`payload_too_large`).",
     415: "A body sent with a Content-Type other than application/json (`unsupported_media_type`).",
-    500: "Anything else (`internal_error`), logged; the message gives the request id.",
+    500: "The service's settings are wrong (`configuration_error`, a fixed message), or anything else "
+    "(`internal_error`); logged; the message gives the request id.",
     503: "Retry after `Retry-After` seconds: the family is busy (`family_busy`) or search is down "
     "(`search_unavailable`).",
 }
