@@ -18,12 +18,13 @@ from family_memory.adapters.local.events import InProcessBus
 from family_memory.app.settings import Settings, load_settings
 from family_memory.domain.clock import Clock, SystemClock
 from family_memory.domain.errors import ConfigurationError, DeliveryFailedError, FamilyMemoryError
+from family_memory.domain.layout import Service, key_pattern
 from family_memory.ports.catalog import Catalog
 from family_memory.ports.store import Store
 from family_memory.retrieval.embedding import Embedder
 from family_memory.retrieval.index import IndexUnavailableError
 from family_memory.retrieval.lookup import LookupSettings
-from family_memory.retrieval.service import MEMORY_FILE_KEYS, Retrieval, build_retrieval
+from family_memory.retrieval.service import Retrieval, build_retrieval
 from family_memory.writes.protocol import FamilyWriter
 
 log = logging.getLogger(__name__)
@@ -155,7 +156,7 @@ def build_local(settings: Settings, clock: Clock | None = None) -> Runtime:
         _lookup_settings(settings),
         search_deadline=settings.search_deadline_seconds,
     )
-    bus.subscribe(MEMORY_FILE_KEYS, retrieval.indexer.handle_event)
+    bus.subscribe(key_pattern(Service.INDEX), retrieval.indexer.handle_event)
     writer = _writer(settings, store, catalog, clock)
     runtime = Runtime(settings, clock, store, catalog, writer, bus, retrieval=retrieval)
     install_local_lifecycle(runtime)

@@ -25,6 +25,7 @@ from aws_lambda_powertools.utilities.idempotency import (
     idempotent_function,
 )
 
+from family_memory.domain.layout import Service, key_pattern
 from family_memory.formation.document import Limits
 from family_memory.formation.extraction import Extractor
 from family_memory.formation.offline import OfflineExtractor
@@ -43,8 +44,6 @@ if TYPE_CHECKING:
     from family_memory.adapters.local.queue import InProcessQueue
     from family_memory.app.bootstrap import Runtime
 
-#: Object keys of stored sessions (what the extract function is subscribed to).
-SESSION_KEY_PATTERN = r"families/[^/]+/sessions/[^/]+\.json"
 IDEMPOTENCY_TTL_SECONDS = 24 * 3600
 
 
@@ -185,7 +184,7 @@ def wire_local(runtime: Runtime) -> None:
         queue=queue,
     )
     if runtime.bus is not None:
-        runtime.bus.subscribe(SESSION_KEY_PATTERN, lambda event: handle_session_created(runtime, event))
+        runtime.bus.subscribe(key_pattern(Service.EXTRACT), lambda event: handle_session_created(runtime, event))
     queue.set_handler(lambda event: handle_reconcile_batch(runtime, event))
     runtime.pumps.append(queue.pump)
 

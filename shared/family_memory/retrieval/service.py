@@ -27,10 +27,6 @@ from family_memory.retrieval.must_know import names_of
 from family_memory.retrieval.similar import IndexSimilarMemories
 from family_memory.retrieval.tools import ReadTools
 
-#: The object keys the indexer listens to (S3 -> EventBridge, or the local bus): memory files
-#: and their evidence sidecars (the quotes a document holds).
-MEMORY_FILE_KEYS = r"families/[^/]+/memories/[^/]+\.(?:md|evidence\.jsonl)"
-
 
 @dataclass
 class Retrieval:
