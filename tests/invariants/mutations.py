@@ -88,6 +88,8 @@ MCP = "shared/family_memory/app/mcp_server.py"
 EVAL_REPORT = "shared/family_memory/evaluation/report.py"
 EVAL_CLI = "shared/family_memory/app/commands/evaluate.py"
 EXTRACTOR = "shared/family_memory/adapters/aws/bedrock_extractor.py"
+CARD_MARKUP = "shared/family_memory/app/card_web/markup.py"
+CARD_WEB = "shared/family_memory/app/card_web/app.py"
 
 T_STORE = "tests/contract/test_store_contract.py"
 T_CATALOG = "tests/contract/test_catalog_contract.py"
@@ -115,6 +117,8 @@ T_MCP = "tests/integration/test_mcp_server.py"
 T_TOOLS = "tests/integration/test_read_tools.py"
 T_BEDROCK = "tests/integration/test_bedrock_extractor.py"
 T_INV = "tests/invariants"
+T_CARD_WEB = "tests/unit/test_card_web.py"
+T_CARD_BROWSER = "tests/integration/test_card_browser.py"
 
 
 MUTATIONS: list[Mutation] = [
@@ -1331,6 +1335,38 @@ MUTATIONS: list[Mutation] = [
             )
         ],
         ["tests/unit/test_reconcile_decisions.py"],
+    ),
+    # --- the memory card's page (issue 15) ----------------------------------------------------
+    m(
+        "3.group-forget-ignores-the-preview",
+        "3: forget is deliberate: a group forget confirms the list its preview showed (the preview's token)",
+        [(CARD, "        if expected_token is not None and expected_token != preview.token:", "        if False:")],
+        [T_CARD, T_CARD_WEB],
+    ),
+    m(
+        "7.card-page-unescaped",
+        "7: memory text is data on the card page too: escaped, invisible characters shown",
+        [
+            (
+                CARD_MARKUP,
+                "    return Html(_HIDDEN.sub(_marker, html.escape(str(value), quote=True)))",
+                "    return Html(str(value))",
+            )
+        ],
+        [T_CARD_WEB, T_CARD_BROWSER],
+    ),
+    m(
+        "card.form-token-unchecked",
+        "card: a change from the page needs the form token of this browser's session (no cross-site request)",
+        [
+            (
+                CARD_WEB,
+                "        if not self.sessions.accepts(call.session if not call.new_session else None, "
+                'call.request.form.get("csrf")):',
+                "        if False:",
+            )
+        ],
+        [T_CARD_WEB],
     ),
 ]
 

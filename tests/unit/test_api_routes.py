@@ -196,12 +196,15 @@ def test_forget_group_previews_then_forgets_the_confirmed_count(rt: Runtime, fam
     path = f"/families/{FAMILY}/forget-group"
     preview = payload(call(rt, "POST", path, {"member_id": "lucia", "topic": "Thai"}))
     assert preview["confirmed"] is False and preview["count"] == 1
-    assert preview["to_confirm"] == {"confirm": True, "expected_count": 1}
+    token = preview["to_confirm"]["preview_token"]
+    assert preview["to_confirm"] == {"confirm": True, "expected_count": 1, "preview_token": token}
     stale = call(rt, "POST", path, {"member_id": "lucia", "topic": "Thai", "confirm": True, "expected_count": 2})
     assert error_of(stale)[:2] == (409, "conflict")
-    done = payload(
-        call(rt, "POST", path, {"member_id": "lucia", "topic": "Thai", "confirm": True, "expected_count": 1})
-    )
+    wrong = {"member_id": "lucia", "topic": "Thai", "confirm": True, "expected_count": 1, "preview_token": "0" * 32}
+    status, code, message = error_of(call(rt, "POST", path, wrong))
+    assert (status, code) == (409, "conflict") and "preview the group again" in message
+    confirmed = {"member_id": "lucia", "topic": "Thai", "confirm": True, "expected_count": 1, "preview_token": token}
+    done = payload(call(rt, "POST", path, confirmed))
     assert done["forgotten"] == [family["thai"]] and done["suppression_rules"]
     unconfirmed = call(rt, "POST", path, {"member_id": "lucia", "topic": "Thai", "confirm": True})
     assert error_of(unconfirmed) == (

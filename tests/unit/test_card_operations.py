@@ -372,3 +372,26 @@ def test_an_empty_group_after_its_memories_were_forgotten_keeps_the_one_rule(d: 
     # Another group (a different type) still gets a rule of its own.
     other = forget_group(d.writer, FAMILY, GroupSelector(memory_type=MemoryType.CONSTRAINT), "lucia", expected_count=0)
     assert other.already_forgotten is False and len(records) == writes + 1
+
+
+def test_a_group_preview_token_names_the_memories_so_a_changed_group_of_the_same_size_is_refused(
+    d: FormationDeps, local: Adapters
+) -> None:
+    learn(d, "Maya loves swimming. Maya is allergic to peanuts.")
+    selector = GroupSelector(entity="Maya")
+    seen = preview_group(d.writer, FAMILY, selector)
+    assert seen.count == 2 and seen.token == preview_group(d.writer, FAMILY, selector).token  # counting is stable
+    swimming = next(r.id for r in seen.memories if "swimming" in r.summary)
+    forget_memory(d.writer, FAMILY, swimming, "lucia", "she stopped")
+    draft = MemoryDraft(
+        type=MemoryType.PREFERENCE, about="Maya's sport", summary="Maya loves judo.", applies_to=["Maya"]
+    )
+    new = add_memory(d.writer, FAMILY, "lucia", draft)
+    now = preview_group(d.writer, FAMILY, selector)
+    assert now.count == 2 and now.token != seen.token  # same size, another memory in it
+    with pytest.raises(ConflictError, match="out of date.*preview the group again"):
+        forget_group(d.writer, FAMILY, selector, "lucia", expected_count=2, expected_token=seen.token)
+    current = local.catalog.get_rows(FAMILY, [r.id for r in now.memories])
+    assert all(r.status is Status.ACTIVE for r in current.values())  # refused: nothing changed
+    result = forget_group(d.writer, FAMILY, selector, "lucia", expected_count=2, expected_token=now.token)
+    assert new.id in [r.id for r in result.preview.memories]

@@ -10,6 +10,12 @@ Requests are resolved one at a time (the resolver holds the current event, and
 the local runtime's in-process bus and SQLite connections serve one writer);
 ThreadingHTTPServer still reads and writes slow connections in parallel.
 
+The same server serves the memory card's pages (``/families/{id}/card``, ``app/card_web/``)
+to this machine only: a browser's request from another address is refused, and so is a
+change (POST) whose Origin is not the card's own or whose body is not a form; the card's
+own per-session form token is checked by the pages. Every other path is the JSON API's,
+whose rules below are unchanged (a request with an Origin is refused there).
+
 Every answer is JSON in the API's error shape, including the ones http.server
 would write as an HTML page: a method the resolver does not route on a known path
 is its 405 (with ``Allow``: PUT, DELETE, OPTIONS, TRACE, HEAD or any other method
@@ -22,6 +28,7 @@ sequences to the terminal that runs the server.
 from __future__ import annotations
 
 import base64
+import ipaddress
 import json
 import re
 import threading
@@ -36,6 +43,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from family_memory.app.api import MAX_BODY_BYTES, error_payload, handle
 from family_memory.app.bootstrap import Runtime
+from family_memory.app.card_web import app as card_web
 from family_memory.domain.literal import for_terminal
 
 DEFAULT_HOST = "127.0.0.1"
@@ -162,6 +170,7 @@ class LocalApiServer(ThreadingHTTPServer):
         self.runtime = runtime
         self.lock = threading.Lock()
         self.hosts = allowed_hosts(address[0], int(self.server_address[1]))
+        self.card = card_web.CardWeb(runtime)
 
     @property
     def url(self) -> str:
@@ -172,12 +181,39 @@ class LocalApiServer(ThreadingHTTPServer):
         with self.lock:  # this server's runtime serves one writer (handle also serialises the resolver)
             return handle(self.runtime, event)
 
+    def card_page(self, request: card_web.WebRequest) -> card_web.WebResponse:
+        with self.lock:  # the card's changes share the API's one writer
+            return self.card.handle(request)
+
+
+def is_loopback(address: str) -> bool:
+    """Whether a client address is this machine's (127.0.0.0/8, ::1, or IPv4 mapped into IPv6)."""
+    try:
+        parsed = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return False
+    mapped = getattr(parsed, "ipv4_mapped", None)
+    return bool(parsed.is_loopback or (mapped is not None and mapped.is_loopback))
+
+
+def cookies_of(header: str) -> dict[str, str]:
+    """A Cookie header's name=value pairs (the first of a repeated name wins)."""
+    found: dict[str, str] = {}
+    for part in header.split(";"):
+        name, sep, value = part.strip().partition("=")
+        if sep and name and name not in found:
+            found[name] = value.strip()
+    return found
+
 
 class _Handler(BaseHTTPRequestHandler):
     server: LocalApiServer
     protocol_version = "HTTP/1.1"
 
     def _serve(self) -> None:
+        if card_web.owns(urlsplit(self.path).path):
+            self._serve_card()
+            return
         refused = self._framing_refused() or self._caller_refused()
         if refused is not None:
             # Nothing of the body was read, and it cannot be skipped safely: this connection ends here.
@@ -190,6 +226,58 @@ class _Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(length) if length > 0 else b""
         event = http_event(self.command, self.path, list(self.headers.items()), body, source_ip=self.client_address[0])
         self._reply(*response_parts(self.server.resolve(event)))
+
+    def _serve_card(self) -> None:
+        """A card page: this machine's browser only, the card's own origin for a change, a form body."""
+        refused = self._framing_refused() or self._card_caller_refused()
+        if refused is not None:
+            self.close_connection = True
+            status, _, message = refused
+            self._reply_card(self.server.card.refusal(status, message))
+            return
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length > 0 else b""
+        parts = urlsplit(self.path)
+        try:
+            form = dict(parse_qsl(body.decode("utf-8"), keep_blank_values=True, max_num_fields=50)) if body else {}
+            query = dict(parse_qsl(parts.query, keep_blank_values=True, max_num_fields=50))
+        except (UnicodeDecodeError, ValueError):
+            self._reply_card(
+                self.server.card.refusal(HTTPStatus.BAD_REQUEST, "The form could not be read (not UTF-8).")
+            )
+            return
+        session = cookies_of(self.headers.get("Cookie") or "").get(card_web.COOKIE)
+        request = card_web.WebRequest(self.command.upper(), parts.path, query, form, session)
+        self._reply_card(self.server.card_page(request))
+
+    def _card_caller_refused(self) -> tuple[HTTPStatus, str, str] | None:
+        """Who may open the card: a browser on this machine, at this server's name (no DNS
+        rebinding). A change (POST) must come from the card's own pages: Origin absent or this
+        server's, a same-origin fetch, a form body of a sensible size."""
+        host = (self.headers.get("Host") or "").strip().lower()
+        if self.server.hosts is not None and host not in self.server.hosts:
+            allowed = ", ".join(sorted(self.server.hosts))
+            return HTTPStatus.FORBIDDEN, "forbidden", f"Host: {host[:80]!r} is not this server; use one of {allowed}"
+        if not is_loopback(self.client_address[0]):
+            return HTTPStatus.FORBIDDEN, "forbidden", "The memory card is served to this machine only."
+        if self.command.upper() != "POST":
+            return None
+        origin = self.headers.get("Origin")
+        if origin is not None and origin.strip().lower() != f"http://{host}":
+            return HTTPStatus.FORBIDDEN, "forbidden", "A change to the memory card must come from its own pages."
+        site = (self.headers.get("Sec-Fetch-Site") or "same-origin").strip().lower()
+        if site not in ("same-origin", "none"):
+            return HTTPStatus.FORBIDDEN, "forbidden", "A change to the memory card must come from its own pages."
+        given = media_type(self.headers.get("Content-Type") or "")
+        if int(self.headers.get("Content-Length") or 0) > 0 and given != "application/x-www-form-urlencoded":
+            message = f"Content-Type: {given[:80]!r}; the card's forms send application/x-www-form-urlencoded"
+            return HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type", message
+        if int(self.headers.get("Content-Length") or 0) > card_web.MAX_FORM_BYTES:
+            return HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "payload_too_large", "The form is too large to be the card's."
+        return None
+
+    def _reply_card(self, response: card_web.WebResponse) -> None:
+        self._reply(response.status, response.all_headers(), response.body)
 
     def _framing_refused(self) -> tuple[HTTPStatus, str, str] | None:
         """Where the body ends must be beyond doubt, or its bytes would be read as the next

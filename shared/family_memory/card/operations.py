@@ -16,8 +16,11 @@
   summary, body and quotes, not its subject), so formation does not learn it
   back but does learn a new value for the same subject.
 - **forget a group**: everything about one person, one topic or one type.
-  ``preview_group`` counts what it would affect; ``forget_group`` takes that
-  count back as confirmation and refuses if the group changed meanwhile. A
+  ``preview_group`` counts what it would affect and gives the preview a
+  ``token`` (a digest of exactly which memories, at which revision);
+  ``forget_group`` takes that count (and, from the card page or an API caller
+  that sends it, that token) back as confirmation and refuses if the group
+  changed meanwhile, even to another list of the same length. A
   group that holds nothing (count 0) still gets its rule, so formation does not
   learn it later; confirmed again while an active rule for that same group
   stands, it writes nothing and returns that rule (``already_forgotten``).
@@ -29,6 +32,7 @@ change too large to record becomes a ``PayloadTooLargeError`` saying so.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -84,6 +88,8 @@ RULE_FINGERPRINT_BYTES = 60_000
 RULE_MEMORY_IDS = 1_000
 #: ``Suppression.fingerprints`` holds at most this many.
 RULE_MAX_FINGERPRINTS = 2_000
+#: Hex characters of a group preview's token.
+PREVIEW_TOKEN_LENGTH = 32
 #: What a change set's own fields take besides its writes (pack_writes keeps the same margin).
 _CHANGE_SET_OVERHEAD = 4_000
 
@@ -165,6 +171,14 @@ class GroupPreview:
     @property
     def count(self) -> int:
         return len(self.memories)
+
+    @property
+    def token(self) -> str:
+        """What the family saw: the group and each memory in it at its revision. Any change to
+        the group since (a memory added, forgotten, edited, or another in its place) changes it."""
+        seen = [self.selector.model_dump(mode="json"), self.entity_id, [[r.id, r.revision] for r in self.memories]]
+        digest = hashlib.sha256(json.dumps(seen, separators=(",", ":")).encode("utf-8")).hexdigest()
+        return digest[:PREVIEW_TOKEN_LENGTH]
 
 
 @dataclass(frozen=True)
@@ -638,12 +652,16 @@ def forget_group(
     member_id: str,
     *,
     expected_count: int,
+    expected_token: str | None = None,
     reason: str = "",
 ) -> GroupResult:
     """Retract the whole group and record one suppression rule for it.
 
     ``expected_count`` is the count the family confirmed (from ``preview_group``);
     if the group holds a different number now, nothing is changed (ConflictError).
+    ``expected_token``, when given, is the preview's ``token``: a group that now holds
+    other memories (or other versions of them) is refused the same way, even at the
+    same count: the family confirmed a list, not a number.
     A group with nothing left to retract (count 0) whose rule already stands writes
     nothing: a retried confirmation returns the standing rules (``already_forgotten``)."""
     actor, _ = _actor(writer, family_id, member_id)
@@ -654,6 +672,11 @@ def forget_group(
             raise ConflictError(
                 f"{selector.describe()} now covers {preview.count} memories, not the {expected_count} confirmed; "
                 "count again before forgetting"
+            )
+        if expected_token is not None and expected_token != preview.token:
+            raise ConflictError(
+                f"the preview of {selector.describe()} is out of date: the memories in it changed since "
+                f"(it now covers {preview.count}); preview the group again and confirm what it shows now"
             )
         if preview.count == 0:
             standing = _standing_rules(writer, family_id, preview)

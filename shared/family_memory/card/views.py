@@ -16,17 +16,25 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from family_memory.domain.entity import Entity
 from family_memory.domain.errors import InvalidInputError, NotFoundError
 from family_memory.domain.evidence import parse_ledger
-from family_memory.domain.layout import evidence_path, memory_path, session_path
+from family_memory.domain.layout import ENTITIES, evidence_path, memory_path, session_path
 from family_memory.domain.memory import Memory, MemoryType, Status
-from family_memory.domain.okf import parse_memory
+from family_memory.domain.okf import parse_entity, parse_memory
 from family_memory.domain.refs import ConvRef
 from family_memory.domain.transcript import parse_transcript
-from family_memory.ports.catalog import DEFAULT_PAGE_SIZE, Catalog, Page
+from family_memory.ports.catalog import DEFAULT_PAGE_SIZE, Catalog, CatalogRow, Page
 from family_memory.ports.store import Store
+from family_memory.retrieval.forgotten import ForgottenWords
 
 MAX_LINEAGE = 100
+#: Rows a filtered page reads from the catalog at most; past that it ends early with a cursor.
+MAX_FILTER_SCAN = 1_000
+#: Turns shown around a cited range, before and after it.
+EXCERPT_CONTEXT_TURNS = 1
+#: Turns one excerpt shows at most (the read tool's own cap).
+MAX_EXCERPT_TURNS = 20
 
 
 def list_memories(
@@ -39,6 +47,49 @@ def list_memories(
 ) -> Page:
     """The card's list: newest first, one page at a time."""
     return catalog.list_rows(family_id, status=status, limit=limit, cursor=cursor)
+
+
+def list_filtered(
+    catalog: Catalog,
+    family_id: str,
+    *,
+    status: Status | None = None,
+    entity_id: str | None = None,
+    memory_type: MemoryType | None = None,
+    limit: int = DEFAULT_PAGE_SIZE,
+    cursor: str | None = None,
+) -> Page:
+    """The card's list narrowed to one person (an entity id in ``applies_to``) and/or one type,
+    through the same cursor pagination: the catalog is read a page at a time, never more rows
+    than the page still needs, so the cursor handed back continues right after the last row
+    shown. A sparse filter reads at most ``MAX_FILTER_SCAN`` rows per call and may answer a
+    short page with a cursor: the next page goes on from there."""
+    if entity_id is None and memory_type is None:
+        return catalog.list_rows(family_id, status=status, limit=limit, cursor=cursor)
+
+    def wanted(row: CatalogRow) -> bool:
+        return (entity_id is None or entity_id in row.applies_to) and (memory_type is None or row.type is memory_type)
+
+    rows: list[CatalogRow] = []
+    scanned = 0
+    while len(rows) < limit and scanned < MAX_FILTER_SCAN:
+        page = catalog.list_rows(family_id, status=status, limit=limit - len(rows), cursor=cursor)
+        scanned += len(page.rows)
+        rows += [row for row in page.rows if wanted(row)]
+        cursor = page.cursor
+        if cursor is None:
+            break
+    return Page(rows, cursor)
+
+
+def family_entities(store: Store, family_id: str) -> list[Entity]:
+    """The people, pets, places and groups the family's memories apply to, by name."""
+    found = [
+        parse_entity(store.read(family_id, path).data, path)
+        for path in store.list(family_id, ENTITIES)
+        if path.endswith(".md")
+    ]
+    return sorted(found, key=lambda e: (e.name.casefold(), e.id))
 
 
 def read_memory(store: Store, family_id: str, memory_id: str) -> Memory:
@@ -242,3 +293,72 @@ def lineage_view(store: Store, family_id: str, memory_id: str) -> Lineage:
         current = following
     chain = [*reversed(older), asked, *newer]
     return Lineage(asked.id, [LineageStep(m) for m in chain])
+
+
+# --- what the family reads on the card: evidence with its conversation, forgotten words hidden ---
+
+
+@dataclass(frozen=True)
+class ExcerptTurn:
+    n: int
+    role: str  # "user", "assistant", "tool"
+    member_id: str | None
+    at: datetime | None
+    text: str | None  # None: it holds words the family asked to forget
+    cited: bool
+
+
+@dataclass(frozen=True)
+class Excerpt:
+    ref: str
+    started_at: datetime | None
+    turns: list[ExcerptTurn]
+    missing: str = ""  # why no turn is shown (the conversation is not on file)
+
+
+@dataclass(frozen=True)
+class ShownEvidence:
+    line: EvidenceLine
+    quote: str | None  # None: forgotten words
+    excerpt: Excerpt | None  # the conversation it came from (None: typed on the card)
+
+
+def conversation_excerpt(
+    store: Store, family_id: str, ref: ConvRef, forgotten: ForgottenWords, *, around: int = EXCERPT_CONTEXT_TURNS
+) -> Excerpt:
+    """The cited turns and ``around`` turns either side, with the read tool's redaction: a turn
+    holding words the family asked to forget shows none of them (``ForgottenWords.covers``)."""
+    if ref.family_id != family_id:
+        return Excerpt(str(ref), None, [], f"the reference names another family ({ref.family_id})")
+    document = store.read_optional(family_id, session_path(ref.session_id))
+    if document is None:
+        return Excerpt(str(ref), None, [], f"conversation {ref.session_id} is not on file")
+    try:
+        transcript = parse_transcript(document.data, session_path(ref.session_id))
+    except InvalidInputError as exc:
+        return Excerpt(str(ref), None, [], f"conversation {ref.session_id} could not be read ({exc})")
+    first = max(1, ref.first_turn - around)
+    last = min(len(transcript.turns), ref.last_turn + around, first + MAX_EXCERPT_TURNS - 1)
+    turns = []
+    for n in range(first, last + 1):
+        turn = transcript.turns[n - 1]
+        text = None if forgotten.covers(turn.text) else turn.text
+        turns.append(ExcerptTurn(n, turn.role.value, turn.member_id, turn.at, text, n in ref.turns))
+    missing = "" if turns else f"conversation {ref.session_id} has no turn {ref.first_turn}"
+    return Excerpt(str(ref), transcript.started_at, turns, missing)
+
+
+def shown_evidence(store: Store, family_id: str, memory_id: str) -> tuple[Memory, list[ShownEvidence]]:
+    """The memory and its evidence as the card shows it to the family: every record, its quote
+    (hidden when it holds forgotten words, as the read tools hide it) and the excerpt of the
+    conversation it came from, oldest first."""
+    view = evidence_view(store, family_id, memory_id)
+    forgotten = ForgottenWords.load(store, family_id)
+    shown = []
+    for line in view.lines:
+        excerpt = None
+        if line.source == "conversation":
+            excerpt = conversation_excerpt(store, family_id, ConvRef.parse(line.ref), forgotten)
+        quote = None if forgotten.covers(line.quote) else line.quote
+        shown.append(ShownEvidence(line, quote, excerpt))
+    return view.memory, shown

@@ -45,6 +45,8 @@ _FORMAT = (
     "\u2060-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3"
     "\U0001d173-\U0001d17a\U000e0000-\U000e007f"
 )
+#: The format characters, for other renderers of untrusted text (the card page marks them visibly).
+FORMAT_CHARACTERS = _FORMAT
 #: A JSON escape sequence (kept, except ``\"``) or a character to ``\u``-escape.
 _UNSAFE = re.compile("\\\\.|[<>&\u2028\u2029\x7f-\x9f\ud800-\udfff" + _FORMAT + "]")
 

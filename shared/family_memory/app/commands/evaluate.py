@@ -97,7 +97,9 @@ def _eval(args: argparse.Namespace) -> int:
         print(render(report))
         if args.details:
             print(details(report))
+    calibration = {} if args.family else _calibration(data)
     meta = {
+        "calibration": calibration,
         "commit": _commit(),
         "machine": f"{platform.machine()}, {platform.system()}, Python {platform.python_version()}",
         "families": len(families),
@@ -127,6 +129,29 @@ def _eval(args: argparse.Namespace) -> int:
         print("REGRESSED (enforced targets missed):\n  " + "\n  ".join(regressions))
         return 1
     return 0
+
+
+def _calibration(data: Path) -> dict[str, Any]:
+    """The support check's and the forget rules' error rates on the labelled pairs beside the
+    families (eval/calibration/), printed and returned for the JSON report."""
+    from family_memory.adapters.local.minilm_embedder import MiniLMEmbedder
+    from family_memory.evaluation.calibration import restatement_rates, support_rates
+    from family_memory.formation.suppression_rules import ClaimMeaning
+
+    out: dict[str, Any] = {}
+    support, restatement = data / "calibration" / "support.yaml", data / "calibration" / "restatement.yaml"
+    if support.exists():
+        rates = support_rates(support)
+        print(
+            "\n" + "\n".join(rates.lines()) + "\n  targets (issue 10): supported accepted >= 97%, not supported <= 2%"
+        )
+        out["support"] = {"supported_accepted": rates.yes_rate, "unsupported_accepted": rates.no_rate}
+    if restatement.exists():
+        embedder = MiniLMEmbedder()
+        rates = restatement_rates(restatement, ClaimMeaning.for_model(embedder.model_id, embedder.embed))
+        print("\n" + "\n".join(rates.lines()) + f"\n  (forget rules by meaning, {embedder.model_id})")
+        out["restatement"] = {"restated_kept_out": rates.yes_rate, "new_claims_kept_out": rates.no_rate}
+    return out
 
 
 def _run_mode(families: list[Any], mode_name: str, extractor: str, args: argparse.Namespace) -> Any:

@@ -210,7 +210,7 @@ def group(family_id: FamilyPath, request: Annotated[GroupRequest, Body()]) -> Re
                 "confirmed": False,
                 "count": preview.count,
                 "memories": [row_out(r) for r in preview.memories],
-                "to_confirm": {"confirm": True, "expected_count": preview.count},
+                "to_confirm": {"confirm": True, "expected_count": preview.count, "preview_token": preview.token},
             }
         )
         return json_response(HTTPStatus.OK, shown)
@@ -222,6 +222,7 @@ def group(family_id: FamilyPath, request: Annotated[GroupRequest, Body()]) -> Re
         selector,
         request.member_id,
         expected_count=request.expected_count,
+        expected_token=request.preview_token,
         reason=request.reason,
     )
     runtime.drain_committed()  # the write has committed: it answers success whatever follows

@@ -297,12 +297,19 @@ class GroupRequest(_Request):
     expected_count: Annotated[int, Field(ge=0), BeforeValidator(_json_integer)] | None = Field(
         default=None, description="With confirm: the count the preview showed; refused (409) if it changed."
     )
+    preview_token: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=64,
+        description="With confirm: the preview's token; refused (409) if the group now holds other memories.",
+    )
     reason: str = Field(default="", max_length=500)
 
 
 class ToConfirm(_Response):
     confirm: Literal[True]
     expected_count: int
+    preview_token: str = Field(description="Exactly these memories at these revisions; send it back to confirm them.")
 
 
 class GroupPreview(_Response):
