@@ -43,7 +43,8 @@ from opensearchpy.exceptions import AuthorizationException
 from api_helpers import api_event, payload
 from conftest import FIXTURES, TEST_BUCKET, TEST_TABLE, fake_credentials, serialise_moto_requests, with_bucket_and_table
 from family_memory.adapters.aws.s3_store import S3Store
-from family_memory.app.bootstrap import Runtime, build_aws
+from family_memory.app.bootstrap import build_aws
+from family_memory.app.runtime import Runtime
 from family_memory.app.settings import load_settings
 from family_memory.card.operations import forget_memory
 from family_memory.domain.clock import FixedClock

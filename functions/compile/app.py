@@ -13,7 +13,7 @@ from typing import Any
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from family_memory.app.bootstrap import lambda_runtime
-from family_memory.app.lifecycle import compile_sqs_batch, lifecycle_of
+from family_memory.app.lifecycle import compile_sqs_batch
 from family_memory.app.observability import logger, metrics, tracer
 
 # Built at INIT in Lambda (a missing or bad variable fails INIT, naming it); on first use elsewhere.
@@ -25,4 +25,4 @@ runtime = lambda_runtime("compile")
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     rt = runtime()
-    return compile_sqs_batch(lifecycle_of(rt), event, rt.clock, metrics)
+    return compile_sqs_batch(rt.lifecycle, event, rt.clock, metrics)

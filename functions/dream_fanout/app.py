@@ -9,7 +9,6 @@ from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from family_memory.app.bootstrap import lambda_runtime
-from family_memory.app.lifecycle import lifecycle_of
 from family_memory.app.observability import logger, metrics, tracer
 from family_memory.domain.errors import ConfigurationError
 from family_memory.lifecycle.fanout import fan_out
@@ -23,7 +22,7 @@ runtime = lambda_runtime("dream_fanout", needs=("dream_queue_url",))
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     rt = runtime()
-    lifecycle = lifecycle_of(rt)
+    lifecycle = rt.lifecycle
     if lifecycle.queue is None:
         raise ConfigurationError("configuration: the dream_fanout function needs DREAM_QUEUE_URL, which is not set")
     report = fan_out(rt.store, lifecycle.ledger, lifecycle.queue, now=rt.clock.now())

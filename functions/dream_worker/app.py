@@ -10,7 +10,7 @@ from typing import Any
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from family_memory.app.bootstrap import lambda_runtime
-from family_memory.app.lifecycle import dream_sqs_batch, lifecycle_of
+from family_memory.app.lifecycle import dream_sqs_batch
 from family_memory.app.observability import logger, metrics, tracer
 
 # Built at INIT in Lambda (a missing or bad variable fails INIT, naming it); on first use elsewhere.
@@ -22,4 +22,4 @@ runtime = lambda_runtime("dream_worker")
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     rt = runtime()
-    return dream_sqs_batch(lifecycle_of(rt), event, context, rt.clock, metrics)
+    return dream_sqs_batch(rt.lifecycle, event, context, rt.clock, metrics)

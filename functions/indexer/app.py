@@ -12,8 +12,9 @@ from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.parser.models import S3EventNotificationEventBridgeModel
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from family_memory.app.bootstrap import lambda_runtime, retrieval_for
+from family_memory.app.bootstrap import lambda_runtime
 from family_memory.app.observability import logger, metrics, tracer
+from family_memory.app.runtime import retrieval_for
 
 # Built at INIT in Lambda (a missing or bad variable fails INIT, naming it); on first use elsewhere.
 runtime = lambda_runtime("indexer", needs=("opensearch_endpoint",))

@@ -23,7 +23,8 @@ from api_helpers import api_event, error_of, payload
 from conftest import TEST_BUCKET, TEST_REGION, TEST_TABLE
 from factories import FAMILY
 from family_memory.app.api import handle
-from family_memory.app.bootstrap import Runtime, build_aws
+from family_memory.app.bootstrap import build_aws
+from family_memory.app.runtime import Runtime
 from family_memory.app.settings import load_settings
 from family_memory.domain.clock import FixedClock
 from family_memory.retrieval.deadline import DeadlineExceededError, DeadlineIndex, SearchTimeoutError, request_deadline

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from factories import FAMILY
-from family_memory.app.bootstrap import Runtime
+from family_memory.app.runtime import Runtime
 from family_memory.domain.clock import FixedClock
 from family_memory.domain.literal import one_line
 from family_memory.retrieval.embedding import Embedder, Vector, prepare_text

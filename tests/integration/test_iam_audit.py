@@ -34,7 +34,6 @@ from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingErro
 import family_memory.app.observability  # noqa: F401 - X-Ray's recorder opens a socket at import: before sockets are off
 from conftest import TEST_BUCKET
 from family_memory.adapters.aws.opensearch_index import OpenSearchIndex
-from family_memory.app.formation import formation
 from family_memory.domain.ids import new_ulid
 from family_memory.domain.memory import Status
 from family_memory.formation.similar import FallingBackTo, IndexWithRecentCatalog
@@ -217,7 +216,7 @@ def test_reconcile_finds_similar_memories_through_the_index_the_indexer_writes(l
     reconcile, indexer = (lived.stack.environment(FUNCTIONS[f]) for f in ("reconcile", "indexer"))
     for name in ("OPENSEARCH_ENDPOINT", "OPENSEARCH_INDEX", "FAMILY_MEMORY_EMBEDDER"):
         assert reconcile[name] == indexer[name], name
-    finder = formation(lived.runtime("reconcile")).deps.finder
+    finder = lived.runtime("reconcile").formation.deps.finder
     assert isinstance(finder, IndexWithRecentCatalog) and isinstance(finder.index, FallingBackTo)
     assert isinstance(finder.index.primary, IndexSimilarMemories)
     index = finder.index.primary.index

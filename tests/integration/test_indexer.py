@@ -13,7 +13,7 @@ import pytest
 from factories import FAMILY, add, change_set, evidence
 from family_memory.adapters.aws.opensearch_index import OpenSearchIndex
 from family_memory.adapters.local.events import object_created_event
-from family_memory.app.bootstrap import Runtime
+from family_memory.app.runtime import Runtime
 from family_memory.domain.changes import Action
 from family_memory.domain.clock import FixedClock
 from family_memory.domain.errors import InvalidInputError

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from factories import FAMILY, OTHER_FAMILY, add, change_set, evidence
-from family_memory.app.bootstrap import Runtime
+from family_memory.app.runtime import Runtime
 from family_memory.card.operations import (
     GroupSelector,
     MemoryEdit,

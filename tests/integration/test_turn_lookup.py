@@ -13,8 +13,7 @@ import pytest
 
 from factories import FAMILY, OTHER_FAMILY
 from family_memory.adapters.local.embedded_index import stem
-from family_memory.app.bootstrap import Runtime
-from family_memory.app.lifecycle import lifecycle_of
+from family_memory.app.runtime import Runtime
 from family_memory.brief.render import render_brief
 from family_memory.domain.changes import Action
 from family_memory.domain.clock import FixedClock
@@ -80,9 +79,9 @@ def seed_household(runtime: Runtime) -> dict[str, str]:
 
 
 def compiled_brief(runtime: Runtime) -> str:
-    lifecycle = lifecycle_of(runtime)
+    lifecycle = runtime.lifecycle
     compile_family(lifecycle.deps, FAMILY, now=NOW)
-    brief = lifecycle.loader.load(FAMILY, now=NOW)
+    brief = runtime.brief.loader.load(FAMILY, now=NOW)
     assert brief is not None
     return render_brief(brief)
 

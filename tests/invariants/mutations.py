@@ -79,7 +79,7 @@ LOAD = "shared/family_memory/brief/load.py"
 PATCH = "shared/family_memory/brief/patch.py"
 BRIEF_MODEL = "shared/family_memory/brief/model.py"
 SENSITIVITY = "shared/family_memory/formation/sensitivity.py"
-APP_LIFECYCLE = "shared/family_memory/app/lifecycle.py"
+BOOTSTRAP = "shared/family_memory/app/bootstrap.py"
 LOOKUP = "shared/family_memory/retrieval/lookup.py"
 TOOLS = "shared/family_memory/retrieval/tools.py"
 API_SESSIONS = "shared/family_memory/app/routes/sessions.py"
@@ -1243,7 +1243,7 @@ MUTATIONS: list[Mutation] = [
     m(
         "9.patcher-not-wired",
         "9: the runtime patches the brief on every settled change (wiring)",
-        [(APP_LIFECYCLE, "    runtime.writer.listeners.append(patcher)\n", "")],
+        [(BOOTSTRAP, "    base.writer.listeners.append(brief.patcher)\n", "")],
         [T_LOADPATCH, T_DREAM, T_INV],
     ),
     m(

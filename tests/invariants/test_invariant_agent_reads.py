@@ -16,7 +16,7 @@ from typing import Any, cast
 import pytest
 
 from factories import FAMILY, OTHER_FAMILY
-from family_memory.app.bootstrap import Runtime
+from family_memory.app.runtime import Runtime
 from family_memory.domain.changes import Action
 from family_memory.domain.clock import FixedClock
 from family_memory.domain.family import Surface

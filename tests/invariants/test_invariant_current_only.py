@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from factories import FAMILY
-from family_memory.app.bootstrap import Runtime
+from family_memory.app.runtime import Runtime
 from family_memory.domain.changes import Action
 from family_memory.domain.clock import FixedClock
 from family_memory.domain.family import Surface

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from api_helpers import running_server
-from family_memory.app.bootstrap import Runtime
+from family_memory.app.runtime import Runtime
 from family_memory.client import ApiError, FamilyMemoryClient, SigV4Signer
 from family_memory.domain.clock import FixedClock
 from family_memory.retrieval.tools import TOOL_NAMES, tool_config

@@ -10,8 +10,8 @@ import pytest
 
 from api_helpers import api_event, error_of
 from family_memory.app.api import handle
-from family_memory.app.bootstrap import Runtime
 from family_memory.app.cli import main
+from family_memory.app.runtime import Runtime
 from family_memory.domain.clock import FixedClock
 from family_memory.domain.errors import MISCONFIGURED, ConfigurationError
 from formation_helpers import FAMILY, FRIDAY_MORNING

@@ -17,9 +17,9 @@ import pytest
 
 from api_helpers import api_event
 from family_memory.app.api import MAX_BODY_BYTES, handle
-from family_memory.app.bootstrap import Runtime
 from family_memory.app.cli import build_parser
 from family_memory.app.local_server import READ_LIMIT_BYTES, allowed_hosts, http_event, response_parts, serve
+from family_memory.app.runtime import Runtime
 from family_memory.domain.clock import FixedClock
 from formation_helpers import FAMILY, FRIDAY_MORNING, session_json
 from retrieval_helpers import local_runtime

@@ -49,7 +49,6 @@ from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValida
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from pydantic import ValidationError
 
-from family_memory.app.bootstrap import Runtime
 from family_memory.app.observability import logger
 from family_memory.app.routes import agent, card, sessions
 from family_memory.app.routes.shared import (
@@ -61,6 +60,7 @@ from family_memory.app.routes.shared import (
     error_response,
     json_response,
 )
+from family_memory.app.runtime import Runtime
 from family_memory.domain.errors import (
     ConfigurationError,
     ConflictError,

@@ -22,7 +22,7 @@ from aws_lambda_powertools.utilities.batch import SqsFifoPartialProcessor, proce
 from aws_lambda_powertools.utilities.data_classes import S3EventBridgeNotificationEvent
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
-from family_memory.app.formation import FormationServices, formation
+from family_memory.app.formation import FormationServices
 from family_memory.app.observability import logger
 from family_memory.domain.errors import InvalidInputError, NotFoundError
 from family_memory.domain.layout import SESSIONS, Service, split_key, starts
@@ -32,7 +32,7 @@ from family_memory.formation.queue import ReconcileRequest
 from family_memory.formation.service import extract_session
 
 if TYPE_CHECKING:
-    from family_memory.app.bootstrap import Runtime
+    from family_memory.app.runtime import Runtime
 
 _SESSION_PATH = re.compile(rf"{SESSIONS}([A-Za-z0-9][A-Za-z0-9_-]*)\.json")
 
@@ -58,7 +58,7 @@ def record_extraction_metrics(services: FormationServices, document: CandidatesD
 
 def handle_session_created(runtime: Runtime, event: dict[str, Any]) -> dict[str, Any]:
     """A session landed: extract it (once), store the candidates, queue the reconciliation."""
-    services = formation(runtime)
+    services = runtime.formation
     key = S3EventBridgeNotificationEvent(event).detail.object.key
     try:
         family_id, path = split_key(key)
@@ -124,7 +124,7 @@ def handle_session_created(runtime: Runtime, event: dict[str, Any]) -> dict[str,
 
 def handle_reconcile_batch(runtime: Runtime, event: dict[str, Any], context: Any = None) -> dict[str, Any]:
     """An SQS FIFO batch of reconcile requests, with partial batch failures."""
-    services = formation(runtime)
+    services = runtime.formation
     if context is not None:
         services.idempotency_config.register_lambda_context(context)
 

@@ -1,108 +1,83 @@
-"""Wiring the lifecycle (dreaming and the brief) into a Runtime, and its metrics.
+"""Wiring the lifecycle (dreaming) and the brief, and the lifecycle's batch policies and metrics.
 
-``install_local`` and ``install_aws`` are called by the composition roots in
-``app/bootstrap.py``. They build the dream ledger and queue for the backend,
-register the brief patcher on the writer (every settled change set patches
-the brief at once) and, locally, subscribe the compile to ``changes/`` and
-``candidates/`` events on the in-process bus, as the EventBridge rule does in
-AWS. Other parts reach the pieces through ``lifecycle_of(runtime)``.
+``wire_local`` and ``wire_aws`` (called by the composition roots in ``app/bootstrap.py``)
+return the dream's parts for the backend (``Lifecycle``: its deps, ledger and queue);
+``wire_brief`` returns the brief's (``BriefServices``: its loader and the patcher the
+root registers on the writer, so every settled change set patches the brief at once).
+Locally the root subscribes ``compile_object_created`` to ``changes/`` and ``candidates/``
+events on the in-process bus, as the EventBridge rule does on AWS for ``compile_sqs_batch``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools.metrics import MetricUnit
 from pydantic import ValidationError
 
+from family_memory.app.foundation import Foundation
+from family_memory.app.observability import MetricsSink
 from family_memory.brief.load import BriefLoader
 from family_memory.brief.patch import BriefPatcher
 from family_memory.domain.clock import Clock
 from family_memory.domain.errors import InvalidInputError, LeaseHeldError
-from family_memory.domain.layout import Service, key_pattern
-from family_memory.lifecycle.dream import DREAM_ACTOR, DreamDeps, DreamReport, dream_family
+from family_memory.lifecycle.dream import DREAM_ACTOR, DreamDeps, DreamReport
 from family_memory.lifecycle.fanout import dream_requested
 from family_memory.lifecycle.rules import DreamPolicy
-from family_memory.lifecycle.triggers import Trigger, by_family, handle, trigger_for_key
+from family_memory.lifecycle.triggers import Trigger, by_family, dream_on_triggers, trigger_for_key
 from family_memory.ports.lifecycle import DreamLedger, DreamQueue
 
 if TYPE_CHECKING:
     from family_memory.adapters.local.dream_queue import LocalDreamQueue
-    from family_memory.app.bootstrap import Runtime
-    from family_memory.app.formation import MetricsSink
-
-EXTRA_KEY = "lifecycle"
 
 
-@dataclass
+@dataclass(frozen=True)
 class Lifecycle:
     deps: DreamDeps
     ledger: DreamLedger
-    loader: BriefLoader
-    patcher: BriefPatcher
     queue: DreamQueue | None
     local_queue: LocalDreamQueue | None = None
 
 
-def _install(runtime: Runtime, ledger: DreamLedger, queue: DreamQueue | None) -> Lifecycle:
-    settings = runtime.settings
-    deps = DreamDeps(runtime.writer, ledger, DreamPolicy(settings.dream_promote_after, settings.dream_decay_after_days))
-    patcher = BriefPatcher(runtime.store, runtime.catalog, skip_actors={DREAM_ACTOR})
-    runtime.writer.listeners.append(patcher)
-    lifecycle = Lifecycle(deps, ledger, BriefLoader(runtime.store, runtime.clock), patcher, queue)
-    runtime.extras[EXTRA_KEY] = lifecycle
-    # What formation's replay calls once a family's history has been replayed.
-    runtime.extras["dream"] = dream_one(runtime)
-    return lifecycle
+@dataclass(frozen=True)
+class BriefServices:
+    #: The compiled brief as served (and its prompt block).
+    loader: BriefLoader
+    #: Patches the brief after every settled change set but the dream's (which recompiles it).
+    patcher: BriefPatcher
 
 
-def install_local(runtime: Runtime) -> Lifecycle:
+def _lifecycle(base: Foundation, ledger: DreamLedger, queue: DreamQueue | None, **local: Any) -> Lifecycle:
+    settings = base.settings
+    deps = DreamDeps(base.writer, ledger, DreamPolicy(settings.dream_promote_after, settings.dream_decay_after_days))
+    return Lifecycle(deps, ledger, queue, **local)
+
+
+def wire_local(base: Foundation) -> Lifecycle:
     from family_memory.adapters.local.dream_queue import LocalDreamQueue
     from family_memory.adapters.local.sqlite_dream_ledger import SQLiteDreamLedger
 
     queue = LocalDreamQueue()
-    lifecycle = _install(runtime, SQLiteDreamLedger(runtime.settings.home / "dreams.sqlite3"), queue)
-    lifecycle.local_queue = queue
-    if runtime.bus is not None:
-
-        def on_object_created(event: dict[str, Any]) -> None:
-            # One event per delivery here (the bus retries a failed one); SQS batches them on AWS.
-            outcome = compile_keys(lifecycle, [("local", event["detail"]["object"]["key"])], runtime.clock)
-            if outcome.errors:
-                raise outcome.errors[0]
-
-        runtime.bus.subscribe(key_pattern(Service.COMPILE), on_object_created)
-    return lifecycle
+    return _lifecycle(base, SQLiteDreamLedger(base.settings.home / "dreams.sqlite3"), queue, local_queue=queue)
 
 
-def install_aws(runtime: Runtime, session: Any) -> Lifecycle:
+def wire_aws(base: Foundation, session: Any) -> Lifecycle:
     from family_memory.adapters.aws.dynamo_dream_ledger import DynamoDreamLedger
     from family_memory.adapters.aws.sqs_dream_queue import SQSDreamQueue
 
-    settings = runtime.settings
+    settings = base.settings
     assert settings.table is not None
     ledger = DynamoDreamLedger(session.client("dynamodb"), settings.table)
     queue = SQSDreamQueue(session.client("sqs"), settings.dream_queue_url) if settings.dream_queue_url else None
-    return _install(runtime, ledger, queue)
+    return _lifecycle(base, ledger, queue)
 
 
-def lifecycle_of(runtime: Runtime) -> Lifecycle:
-    """The lifecycle parts of a runtime built by ``build_local`` or ``build_aws``."""
-    lifecycle = runtime.extras.get(EXTRA_KEY)
-    if not isinstance(lifecycle, Lifecycle):
-        raise InvalidInputError("this runtime has no lifecycle wired (build it with build_local or build_aws)")
-    return lifecycle
-
-
-def dream_one(runtime: Runtime) -> Callable[[str], DreamReport]:
-    """``family_id -> DreamReport`` as of the runtime's clock: what a replay calls when it is done."""
-
-    def dream(family_id: str) -> DreamReport:
-        return dream_family(lifecycle_of(runtime).deps, family_id, now=runtime.clock.now())
-
-    return dream
+def wire_brief(base: Foundation) -> BriefServices:
+    """The brief's loader and patcher (the root registers the patcher on the writer)."""
+    patcher = BriefPatcher(base.store, base.catalog, skip_actors={DREAM_ACTOR})
+    return BriefServices(BriefLoader(base.store, base.clock), patcher)
 
 
 # --- the compile: a batch of object-created events, one dream per family -----------------
@@ -143,7 +118,7 @@ def compile_keys(
             messages.setdefault(trigger.family_id, []).append(message_id)
     for family_id, family_triggers in by_family(triggers).items():
         try:
-            report = handle(lifecycle.deps, family_id, family_triggers, now=clock.now())
+            report = dream_on_triggers(lifecycle.deps, family_id, family_triggers, now=clock.now())
         except LeaseHeldError as exc:
             # Another writer holds the family (LEASE_WAIT_SECONDS is short): retried later.
             logger.warning("family busy; its messages are retried later", extra={"family_id": family_id})
@@ -162,6 +137,14 @@ def compile_keys(
                 record_dream_metrics(report)
             logger.info("compiled", extra={"family_id": family_id, "brief_tokens": report.brief_tokens})
     return outcome
+
+
+def compile_object_created(lifecycle: Lifecycle, clock: Clock, event: dict[str, Any]) -> None:
+    """Local mode's compile: one object-created event per delivery (the bus retries a failed
+    one; SQS batches them on AWS), through ``compile_keys``; a failure raises its error."""
+    outcome = compile_keys(lifecycle, [("local", event["detail"]["object"]["key"])], clock)
+    if outcome.errors:
+        raise outcome.errors[0]
 
 
 def compile_sqs_batch(

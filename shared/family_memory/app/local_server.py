@@ -42,8 +42,8 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from family_memory.app.api import MAX_BODY_BYTES, error_payload, handle
-from family_memory.app.bootstrap import Runtime
 from family_memory.app.card_web import app as card_web
+from family_memory.app.runtime import Runtime
 from family_memory.domain.literal import for_terminal
 
 DEFAULT_HOST = "127.0.0.1"

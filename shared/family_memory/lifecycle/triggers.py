@@ -15,7 +15,7 @@
 
 Which keys these are is the event table's (``domain.layout.OBJECT_EVENTS``, service
 ``compile``). The AWS compile function and the local in-process bus both go through
-``app.lifecycle.compile_keys``, which calls ``handle`` once per family.
+``app.lifecycle.compile_keys``, which calls ``dream_on_triggers`` once per family.
 """
 
 from __future__ import annotations
@@ -77,7 +77,9 @@ def _reconciled_with_changes(store: Store, family_id: str, session_id: str) -> b
     return isinstance(reconciliation, dict) and bool(reconciliation.get("change_ids"))
 
 
-def handle(deps: DreamDeps, family_id: str, triggers: Sequence[Trigger], *, now: datetime) -> DreamReport | None:
+def dream_on_triggers(
+    deps: DreamDeps, family_id: str, triggers: Sequence[Trigger], *, now: datetime
+) -> DreamReport | None:
     """Note the family's new conversations, then dream it once if any change landed
     (or the newest conversation's reconciliation changed something)."""
     newest_changed = False

@@ -621,8 +621,8 @@ def combsum_max(semantic: Sequence[Hit], keyword: Sequence[Hit], weight: float) 
 
 
 def _fusion(args: argparse.Namespace) -> int:
-    from family_memory.app.bootstrap import retrieval_for
     from family_memory.app.commands.evaluate import default_data
+    from family_memory.app.runtime import retrieval_for
     from family_memory.domain.family import Surface
     from family_memory.domain.refs import MemoryRef
     from family_memory.domain.tokens import count_tokens

@@ -14,8 +14,8 @@ from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 from pydantic import BaseModel
 
-from family_memory.app.bootstrap import Runtime
 from family_memory.app.routes.schema import ErrorResponse
+from family_memory.app.runtime import Runtime
 from family_memory.domain.family import Surface
 from family_memory.domain.ids import MAX_ID_LENGTH, FamilyId, MemoryId
 

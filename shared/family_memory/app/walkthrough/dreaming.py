@@ -13,8 +13,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from family_memory.app.commands.brief import budget_lines
-from family_memory.app.lifecycle import lifecycle_of
-from family_memory.app.walkthrough import WalkContext
+from family_memory.app.walkthrough.context import WalkContext
 from family_memory.brief.model import Brief
 from family_memory.brief.render import prompt_block, render_brief, render_line
 from family_memory.card.operations import MemoryEdit, edit_memory, forget_memory
@@ -57,7 +56,7 @@ def _apply(ctx: WalkContext, actor: str, reason: str, *writes: MemoryWrite, **ex
 
 
 def _brief(ctx: WalkContext) -> Brief:
-    brief = lifecycle_of(ctx.runtime).loader.load(ctx.family_id)
+    brief = ctx.runtime.brief.loader.load(ctx.family_id)
     return brief or Brief(family_id=ctx.family_id)
 
 
@@ -82,7 +81,7 @@ def _log_head(ctx: WalkContext, lines: int = 8) -> None:
 
 def run(ctx: WalkContext) -> None:
     runtime, family_id = ctx.runtime, ctx.family_id
-    lifecycle = lifecycle_of(runtime)
+    lifecycle = runtime.lifecycle
     now = ctx.clock.now()
     ctx.chapter("4. Dreaming and the brief: what the agent starts with, kept true as time passes")
 

@@ -9,8 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from family_memory.app.commands.formation import NO_DREAM, document_lines, location
-from family_memory.app.formation import formation
-from family_memory.app.walkthrough import WalkContext
+from family_memory.app.walkthrough.context import WalkContext
 from family_memory.card.operations import GroupSelector, MemoryEdit, edit_memory, forget_memory, preview_group
 from family_memory.card.views import evidence_view, lineage_view
 from family_memory.domain.layout import entity_path, evidence_path, memory_path
@@ -38,7 +37,7 @@ def _session(family_id: str, session_id: str, started: datetime, turns: list[tup
 
 
 def _ingest(ctx: WalkContext, data: bytes, supplied: SuppliedCandidates | None = None) -> CandidatesDocument:
-    services = formation(ctx.runtime)
+    services = ctx.runtime.formation
     receipt = receive_session(services.deps, data, supplied=supplied)
     transcript = receipt.intake.transcript
     ctx.say(f"stored {location(ctx.runtime, transcript.family_id, f'sessions/{transcript.session_id}.json')}")
@@ -242,8 +241,7 @@ def run(ctx: WalkContext) -> None:
 
     ctx.step("Replaying the family's history (as a migration would) changes nothing the second time.")
     before = {p: runtime.store.read(family_id, p).tag for p in runtime.store.list(family_id, "memories/")}
-    dream = runtime.extras.get("dream")
-    report = replay_family(formation(runtime).deps, family_id, dream=dream if callable(dream) else None)
+    report = replay_family(runtime.formation.deps, family_id, dream=runtime.dream)
     ctx.show("\n".join(report.lines()))
     after = {p: runtime.store.read(family_id, p).tag for p in runtime.store.list(family_id, "memories/")}
     changed = report.counts[OutcomeKind.ADDED.value] + report.counts[OutcomeKind.REINFORCED.value]

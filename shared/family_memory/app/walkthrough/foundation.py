@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from family_memory.app.walkthrough import WalkContext
+from family_memory.app.walkthrough.context import WalkContext
 from family_memory.domain.changes import Action, ChangeSet, MemoryWrite
 from family_memory.domain.errors import StaleRevisionError
 from family_memory.domain.evidence import EvidenceRecord

@@ -7,7 +7,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from family_memory.adapters.local.embedded_index import stem
-from family_memory.app.walkthrough import WalkContext
+from family_memory.app.walkthrough.context import WalkContext
 from family_memory.domain.changes import Action, ChangeSet, MemoryWrite
 from family_memory.domain.evidence import EvidenceRecord
 from family_memory.domain.family import Surface
