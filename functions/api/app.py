@@ -11,7 +11,7 @@ from typing import Any
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from family_memory.app.api import handle
+from family_memory.app.api import resolve_api_event
 from family_memory.app.bootstrap import lambda_runtime
 from family_memory.app.observability import logger, metrics, tracer
 
@@ -23,4 +23,4 @@ runtime = lambda_runtime("api")
 @tracer.capture_lambda_handler
 @metrics.log_metrics(capture_cold_start_metric=True)
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return handle(runtime(), event, context)
+    return resolve_api_event(runtime(), event, context)

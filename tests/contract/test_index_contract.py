@@ -23,7 +23,7 @@ from family_memory.domain.errors import InvalidInputError
 from family_memory.domain.ids import new_ulid
 from family_memory.domain.memory import Memory, MemoryType, Sensitivity, Status, embedding_text
 from family_memory.retrieval.documents import IndexDocument, document_from_memory
-from family_memory.retrieval.index import MemoryIndex, SearchFilter
+from family_memory.retrieval.search_index import MemoryIndex, SearchFilter
 from retrieval_helpers import hashed
 
 TODAY = date(2026, 11, 30)

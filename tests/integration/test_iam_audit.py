@@ -36,8 +36,8 @@ from conftest import TEST_BUCKET
 from family_memory.adapters.aws.opensearch_index import OpenSearchIndex
 from family_memory.domain.ids import new_ulid
 from family_memory.domain.memory import Status
+from family_memory.forgotten import CLAIMS_ONLY
 from family_memory.formation.similar import FallingBackTo, IndexWithRecentCatalog
-from family_memory.formation.suppression_rules import CLAIMS_ONLY
 from family_memory.retrieval.similar import IndexSimilarMemories
 from iam_audit import FAMILY, FUNCTIONS, Cloud, cloud, forget, sqs_event
 from iam_policy import ACCOUNT, Grant, Stack, every_grant

@@ -19,8 +19,8 @@ from family_memory.domain.clock import FixedClock
 from family_memory.domain.errors import InvalidInputError
 from family_memory.domain.layout import evidence_path, memory_path
 from family_memory.domain.memory import Status
-from family_memory.retrieval.index import SearchFilter
 from family_memory.retrieval.indexer import Indexer, IndexOutcome
+from family_memory.retrieval.search_index import SearchFilter
 from opensearch_engine import Engine, RecordingClient
 from retrieval_helpers import change, fact, local_runtime, remember, retrieval_of
 

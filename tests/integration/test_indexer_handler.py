@@ -22,7 +22,7 @@ from family_memory.app.runtime import Runtime
 from family_memory.app.settings import load_settings
 from family_memory.domain.clock import FixedClock
 from family_memory.domain.layout import evidence_path
-from family_memory.retrieval.index import SearchFilter
+from family_memory.retrieval.search_index import SearchFilter
 from family_memory.retrieval.service import build_retrieval
 from family_memory.writes.protocol import FamilyWriter
 from lambda_harness import EVENTS, LambdaContext, load_handler

@@ -23,7 +23,7 @@ from family_memory.domain.changes import Action
 from family_memory.domain.clock import FixedClock
 from family_memory.domain.memory import Status
 from family_memory.retrieval.documents import document_from_memory
-from family_memory.retrieval.index import IndexMismatchError
+from family_memory.retrieval.search_index import IndexMismatchError
 from family_memory.retrieval.tools import TOOL_SPECS
 from retrieval_helpers import change, fact, local_runtime, remember, retrieval_of
 

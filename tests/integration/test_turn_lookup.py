@@ -23,9 +23,9 @@ from family_memory.domain.memory import Authority, MemoryType, Sensitivity, Stat
 from family_memory.domain.tokens import count_tokens
 from family_memory.lifecycle.dream import compile_family
 from family_memory.retrieval.embedding import Embedder, EmbeddingUnavailableError, Vector
-from family_memory.retrieval.index import SearchFilter
 from family_memory.retrieval.lookup import LOOKUP_CLOSE, LOOKUP_OPEN
 from family_memory.retrieval.query_words import STOPWORDS, words
+from family_memory.retrieval.search_index import SearchFilter
 from retrieval_helpers import change, fact, local_runtime, remember, retrieval_of, set_zone
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -109,7 +109,7 @@ def test_a_message_sharing_no_word_with_its_memory_is_found_by_meaning_alone(run
 def test_a_misspelled_query_still_finds_its_memory(runtime: Runtime) -> None:
     ids = seed_household(runtime)
     keyword = retrieval_of(runtime).index.keyword
-    from family_memory.retrieval.index import SearchFilter
+    from family_memory.retrieval.search_index import SearchFilter
 
     hits = keyword(FAMILY, "Kinikinnick", SearchFilter.current(date(2026, 11, 30)), 5)
     assert [h.memory_id for h in hits] == [ids["camp"]]

@@ -25,8 +25,8 @@ from family_memory.domain.memory import Status
 from family_memory.families import load_family
 from family_memory.ports.catalog import Catalog
 from family_memory.ports.store import Store
-from family_memory.retrieval.index import MemoryIndex
 from family_memory.retrieval.lookup import FamilyZones, TurnLookup
+from family_memory.retrieval.search_index import MemoryIndex
 from family_memory.retrieval.tools import ReadTools
 from retrieval_helpers import change, fact, local_runtime, remember, retrieval_of
 

@@ -22,8 +22,8 @@ from family_memory.domain.clock import FixedClock
 from family_memory.domain.family import Surface
 from family_memory.domain.ids import new_ulid
 from family_memory.domain.memory import Sensitivity, Status
-from family_memory.retrieval.index import Hit, SearchFilter
 from family_memory.retrieval.lookup import TurnLookup
+from family_memory.retrieval.search_index import Hit, SearchFilter
 from retrieval_helpers import change, fact, local_runtime, remember, retrieval_of, set_zone
 
 #: 22:00 on Sunday the 29th in Los Angeles; already Monday the 30th in UTC.

@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 
 from api_helpers import api_event, error_of, payload
-from family_memory.app.api import MAX_BODY_BYTES, RETRY_AFTER_SECONDS, handle, openapi_document
+from family_memory.app.api import MAX_BODY_BYTES, RETRY_AFTER_SECONDS, openapi_document, resolve_api_event
 from family_memory.app.routes.agent import entity_tag
 from family_memory.app.runtime import Runtime
 from family_memory.card import operations, service
 from family_memory.domain.clock import FixedClock
 from family_memory.domain.ids import new_ulid
-from family_memory.retrieval.index import IndexUnavailableError
+from family_memory.retrieval.search_index import IndexUnavailableError
 from family_memory.retrieval.tools import TOOL_NAMES
 from formation_helpers import FAMILY, FRIDAY_MORNING, candidate, session_json
 from retrieval_helpers import local_runtime
@@ -32,7 +32,7 @@ def rt(tmp_path: Path) -> Runtime:
 
 
 def call(rt: Runtime, method: str, path: str, body: Any = None, **kw: Any) -> dict[str, Any]:
-    return handle(rt, api_event(method, path, body, **kw))
+    return resolve_api_event(rt, api_event(method, path, body, **kw))
 
 
 def end_session(rt: Runtime, family_id: str = FAMILY, session_id: str = "sess-1", turns: Any = TURNS) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from family_memory.retrieval.service import Retrieval
 
 PACKAGE = Path(__file__).resolve().parents[2] / "shared" / "family_memory"
 #: The core: what the layers below the app are; none of it may import ``family_memory.app``.
-CORE = ("domain", "ports", "formation", "lifecycle", "brief", "retrieval", "card", "writes", "adapters")
+CORE = ("domain", "ports", "formation", "lifecycle", "brief", "retrieval", "card", "writes", "adapters", "forgotten")
 
 
 def module_name(path: Path) -> str:

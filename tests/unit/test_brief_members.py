@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from api_helpers import api_event, payload
-from family_memory.app.api import handle
+from family_memory.app.api import resolve_api_event
 from family_memory.app.runtime import Runtime
 from family_memory.app.sessions import end_session
 from family_memory.brief.compile import LastConversation, compile_brief
@@ -109,7 +109,7 @@ def session(rt: Runtime, session_id: str, member: str, text: str, hours: int, *c
 
 
 def brief_api(rt: Runtime, **query: str) -> dict[str, Any]:
-    response = handle(rt, api_event("GET", f"/families/{FAMILY}/brief", query=query or None))
+    response = resolve_api_event(rt, api_event("GET", f"/families/{FAMILY}/brief", query=query or None))
     assert response["statusCode"] == 200, response
     return {"body": payload(response), "etag": response["headers"]["ETag"]}
 
@@ -161,7 +161,7 @@ def test_the_brief_route_takes_the_member_and_tags_each_members_brief_apart(rt: 
     assert len({lucia["etag"], marco["etag"], nobody["etag"]}) == 3
     household = brief_api(rt, member_id="marco", surface="household")
     assert "surprise" not in household["body"]["prompt"] and "Last conversation" not in household["body"]["prompt"]
-    bad = handle(rt, api_event("GET", f"/families/{FAMILY}/brief", query={"member_id": "../x"}))
+    bad = resolve_api_event(rt, api_event("GET", f"/families/{FAMILY}/brief", query={"member_id": "../x"}))
     assert bad["statusCode"] == 400
 
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from api_helpers import api_event, error_of
-from family_memory.app.api import handle
+from family_memory.app.api import resolve_api_event
 from family_memory.app.cli import main
 from family_memory.app.runtime import Runtime
 from family_memory.domain.clock import FixedClock
@@ -31,7 +31,7 @@ def test_a_configuration_error_in_a_request_is_a_500_with_a_fixed_text_and_is_lo
 
     monkeypatch.setattr("family_memory.app.routes.card.list_memories", misconfigured)
     with caplog.at_level(logging.ERROR):
-        response = handle(rt, api_event("GET", f"/families/{FAMILY}/memories"))
+        response = resolve_api_event(rt, api_event("GET", f"/families/{FAMILY}/memories"))
     assert error_of(response) == (500, "configuration_error", MISCONFIGURED)
     assert "hunter2" not in response["body"]
     assert any("OPENSEARCH_ENDPOINT" in str(getattr(r, "detail", "")) for r in caplog.records)

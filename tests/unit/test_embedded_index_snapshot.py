@@ -17,7 +17,7 @@ from factories import FAMILY, memory
 from family_memory.adapters.local.embedded_index import EmbeddedIndex, _Vocabulary, edit_budget
 from family_memory.domain.memory import Memory, MemoryType, Sensitivity, Status, embedding_text
 from family_memory.retrieval.documents import IndexDocument, document_from_memory
-from family_memory.retrieval.index import IndexMismatchError, SearchFilter
+from family_memory.retrieval.search_index import IndexMismatchError, SearchFilter
 from retrieval_helpers import hashed
 
 TODAY = date(2026, 11, 30)

@@ -12,7 +12,7 @@ from family_memory.adapters.local.embedded_index import EmbeddedIndex
 from family_memory.app.cli import main
 from family_memory.formation.extraction import ExtractionUnavailableError
 from family_memory.formation.offline import OfflineExtractor
-from family_memory.retrieval.index import IndexUnavailableError
+from family_memory.retrieval.search_index import IndexUnavailableError
 from formation_helpers import candidate, session_json
 
 Run = tuple[int, str, str]

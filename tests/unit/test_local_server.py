@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from api_helpers import api_event
-from family_memory.app.api import MAX_BODY_BYTES, handle
+from family_memory.app.api import MAX_BODY_BYTES, resolve_api_event
 from family_memory.app.cli import build_parser
 from family_memory.app.local_server import READ_LIMIT_BYTES, allowed_hosts, http_event, response_parts, serve
 from family_memory.app.runtime import Runtime
@@ -57,10 +57,14 @@ def test_a_body_that_is_not_utf8_is_base64_encoded_as_api_gateway_does() -> None
 
 def test_the_translated_event_resolves_like_api_gateways_own(rt: Runtime) -> None:
     data = session_json([("user", "lucia", "We love Thai food.")])
-    local = handle(rt, http_event("POST", f"/families/{FAMILY}/sessions", {"content-type": "application/json"}, data))
+    local = resolve_api_event(
+        rt, http_event("POST", f"/families/{FAMILY}/sessions", {"content-type": "application/json"}, data)
+    )
     assert local["statusCode"] == 201
-    ours = response_parts(handle(rt, http_event("GET", f"/families/{FAMILY}/memories?limit=5", {}, b"")))
-    theirs = response_parts(handle(rt, api_event("GET", f"/families/{FAMILY}/memories", query={"limit": "5"})))
+    ours = response_parts(resolve_api_event(rt, http_event("GET", f"/families/{FAMILY}/memories?limit=5", {}, b"")))
+    theirs = response_parts(
+        resolve_api_event(rt, api_event("GET", f"/families/{FAMILY}/memories", query={"limit": "5"}))
+    )
     assert ours == theirs and len(json.loads(ours[2])["memories"]) == 1
 
 

@@ -29,9 +29,9 @@ from family_memory.adapters.aws.opensearch_index import (
 )
 from family_memory.domain.memory import Memory, MemoryType, Sensitivity
 from family_memory.retrieval.documents import IndexDocument, document_from_memory
-from family_memory.retrieval.index import IndexMismatchError, IndexUnavailableError, SearchFilter
 from family_memory.retrieval.indexer import IndexReport
 from family_memory.retrieval.query_words import MAX_QUERY_TEXT_CHARS, MAX_QUERY_WORDS, query_words
+from family_memory.retrieval.search_index import IndexMismatchError, IndexUnavailableError, SearchFilter
 from opensearch_engine import ID_REFUSED, Engine, RecordingClient
 
 TODAY = date(2026, 11, 30)

@@ -1,7 +1,7 @@
 """The HTTP API: one API Gateway HTTP API (payload v2) resolver over the routers in ``app/routes/``.
 
 The same resolver serves Lambda (``functions/api/app.py``) and the local server
-(``family-memory serve``, ``app/local_server.py``); ``handle`` resolves one event
+(``family-memory serve``, ``app/local_server.py``); ``resolve_api_event`` resolves one event
 on a runtime, which the routers read from the resolver's context. The routes are
 grouped by audience (``routes/agent.py``: brief, context, tools; ``routes/card.py``:
 the memory card; ``routes/sessions.py``: session end); each takes typed, validated
@@ -76,7 +76,7 @@ from family_memory.domain.okf import validation_message
 from family_memory.domain.transcript import MAX_TRANSCRIPT_BYTES
 from family_memory.retrieval.deadline import DeadlineExceededError, request_deadline
 from family_memory.retrieval.embedding import EmbeddingUnavailableError
-from family_memory.retrieval.index import IndexUnavailableError
+from family_memory.retrieval.search_index import IndexUnavailableError
 
 __all__ = [
     "ERRORS",
@@ -84,9 +84,9 @@ __all__ = [
     "RETRY_AFTER_SECONDS",
     "error_payload",
     "error_response",
-    "handle",
     "json_response",
     "openapi_document",
+    "resolve_api_event",
     "resolver",
 ]
 
@@ -298,7 +298,7 @@ def request_budget(runtime: Runtime, context: LambdaContext | None) -> float:
     return max(budget, 0.1)
 
 
-def handle(runtime: Runtime, event: dict[str, Any], context: LambdaContext | None = None) -> dict[str, Any]:
+def resolve_api_event(runtime: Runtime, event: dict[str, Any], context: LambdaContext | None = None) -> dict[str, Any]:
     """Resolve one HTTP API (payload v2) event on ``runtime``: the Lambda response dict,
     within the request's deadline (``retrieval/deadline.py``)."""
     app = resolver()

@@ -29,6 +29,7 @@ from aws_lambda_powertools.utilities.idempotency import (
 from family_memory.app.foundation import Foundation
 from family_memory.app.observability import CountingMetrics, MetricsSink
 from family_memory.app.settings import Settings
+from family_memory.forgotten import ClaimMeaning
 from family_memory.formation.document import Limits
 from family_memory.formation.extraction import Extractor
 from family_memory.formation.offline import OfflineExtractor
@@ -40,9 +41,8 @@ from family_memory.formation.similar import (
     IndexWithRecentCatalog,
     SimilarMemories,
 )
-from family_memory.formation.suppression_rules import ClaimMeaning
 from family_memory.ports.catalog import Catalog
-from family_memory.retrieval.index import IndexMismatchError
+from family_memory.retrieval.search_index import IndexMismatchError
 from family_memory.retrieval.service import Retrieval
 
 if TYPE_CHECKING:

@@ -21,7 +21,7 @@ from family_memory.app.foundation import Foundation
 from family_memory.app.lifecycle import BriefServices, Lifecycle
 from family_memory.card.service import Card
 from family_memory.lifecycle.dream import DreamReport, dream_family
-from family_memory.retrieval.index import IndexUnavailableError
+from family_memory.retrieval.search_index import IndexUnavailableError
 from family_memory.retrieval.service import Retrieval
 
 

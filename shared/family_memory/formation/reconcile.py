@@ -52,6 +52,7 @@ from family_memory.domain.refs import ConvRef
 from family_memory.domain.text import normalise_for_match
 from family_memory.domain.transcript import Transcript, parse_transcript
 from family_memory.families import load_family
+from family_memory.forgotten import ClaimMeaning, SuppressionRules
 from family_memory.formation.candidate import AUTHORITY_RANK, Candidate
 from family_memory.formation.children import children_learned, tag_minors, with_children
 from family_memory.formation.decisions import (
@@ -72,7 +73,6 @@ from family_memory.formation.document import (
 )
 from family_memory.formation.entities import EntityDirectory, Resolution
 from family_memory.formation.similar import SimilarMemories
-from family_memory.formation.suppression_rules import ClaimMeaning, SuppressionRules
 from family_memory.formation.text_similarity import content_tokens, similarity
 from family_memory.writes.protocol import FamilyWriter, WriteSession
 

@@ -20,10 +20,10 @@ from family_memory.ports.catalog import Catalog
 from family_memory.ports.store import Store
 from family_memory.retrieval.deadline import DeadlineIndex
 from family_memory.retrieval.embedding import CachedEmbeddings, Embedder, EmbeddingCache
-from family_memory.retrieval.index import MemoryIndex
 from family_memory.retrieval.indexer import Indexer
 from family_memory.retrieval.lookup import FamilyZones, LookupSettings, TurnLookup
 from family_memory.retrieval.must_know import names_of
+from family_memory.retrieval.search_index import MemoryIndex
 from family_memory.retrieval.similar import IndexSimilarMemories
 from family_memory.retrieval.tools import ReadTools
 

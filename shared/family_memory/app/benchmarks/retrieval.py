@@ -72,8 +72,8 @@ from family_memory.domain.memory import Authority, Durability, MemoryType, Sensi
 from family_memory.ports.catalog import CatalogRow
 from family_memory.retrieval.documents import IndexDocument
 from family_memory.retrieval.embedding import Embedder, Vector, content_hash
-from family_memory.retrieval.index import Hit, MemoryIndex, SearchFilter
 from family_memory.retrieval.lookup import LookupSettings, TurnLookup
+from family_memory.retrieval.search_index import Hit, MemoryIndex, SearchFilter
 
 FAMILY = "fam-bench"
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)

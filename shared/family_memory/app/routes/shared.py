@@ -19,7 +19,7 @@ from family_memory.app.runtime import Runtime
 from family_memory.domain.family import Surface
 from family_memory.domain.ids import MAX_ID_LENGTH, FamilyId, MemoryId
 
-#: The resolver's context key under which ``app.api.handle`` puts the request's runtime.
+#: The resolver's context key under which ``app.api.resolve_api_event`` puts the request's runtime.
 RUNTIME = "runtime"
 #: The context key under which the body hardening middleware puts the request's body.
 BODY = "body"
@@ -37,10 +37,12 @@ class RequestBody:
 
 
 def runtime_of(router: Router) -> Runtime:
-    """The runtime the current request acts on (``app.api.handle`` sets it on the resolver)."""
+    """The runtime the current request acts on (``app.api.resolve_api_event`` sets it on the resolver)."""
     runtime = router.context.get(RUNTIME)
     if not isinstance(runtime, Runtime):
-        raise RuntimeError("the API was resolved without a runtime: resolve requests with family_memory.app.api.handle")
+        raise RuntimeError(
+            "the API was resolved without a runtime: resolve requests with family_memory.app.api.resolve_api_event"
+        )
     return runtime
 
 
