@@ -18,7 +18,7 @@ def walkthrough(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     home = tmp_path_factory.mktemp("walk") / "home"
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        assert main(["walkthrough", "--dir", str(home)]) == 0
+        assert main(["walkthrough", "--dir", str(home), "--verbose"]) == 0
     text = out.getvalue()
     titles = ["1. Files are the truth", "2. Formation", "3. Carry little", "4. Dreaming and the brief"]
     positions = [text.index(t) for t in titles]

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from conftest import TEST_BUCKET, TEST_TABLE
-from factories import FAMILY, add, change_set, memory
+from factories import FAMILY, add, change_set, evidence, memory
 from family_memory.adapters.aws.dynamo_catalog import DynamoCatalog
 from family_memory.adapters.aws.s3_store import S3Store
 from family_memory.app.bootstrap import build_aws, build_local
@@ -107,7 +107,9 @@ def test_catalog_check_exits_zero_when_consistent_and_one_when_not(
 
 
 def test_bundle_check_reports_conformance(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    _seed(tmp_path)
+    runtime = build_local(load_settings({}, home=str(tmp_path)))
+    runtime.writer.apply(change_set(add(memory(), evidence(session="sess-1"))))
+    runtime.store.put(FAMILY, "sessions/sess-1.json", b"{}")  # the cited session is stored
     assert main(["--home", str(tmp_path), "bundle", "check", "--family", FAMILY]) == 0
     assert "0 problems" in capsys.readouterr().out
     (tmp_path / "families" / FAMILY / "memories" / "broken.md").write_text("no front matter here")

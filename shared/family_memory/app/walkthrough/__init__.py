@@ -33,11 +33,11 @@ def prepare_home(home: Path) -> None:
     (home / MARKER).write_text("made by family-memory walkthrough; safe to delete\n")
 
 
-def run_walkthrough(home: Path) -> int:
+def run_walkthrough(home: Path, *, verbose: bool = False) -> int:
     prepare_home(home)
     clock = FixedClock(START)
     runtime = build_local(load_settings(home=str(home), backend="local", lease_wait_seconds=5), clock)
-    ctx = WalkContext(runtime, clock, home)
+    ctx = WalkContext(runtime, clock, home, verbose=verbose)
     print(f"family-memory walk-through: everything is written under {home.resolve()}")
     print("Local mode: a folder of OKF files is the store, SQLite holds the catalog and leases; no AWS, no downloads.")
     for chapter in chapters():

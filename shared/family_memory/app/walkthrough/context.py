@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import json
+import logging
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from family_memory.app.runtime import Runtime
 from family_memory.domain.clock import FixedClock
+
+#: Lines of a file or block shown before the rest is only counted (``--verbose`` shows all).
+SHOWN_LINES = 4
 
 
 @dataclass
@@ -20,26 +25,53 @@ class WalkContext:
     home: Path
     family_id: str = "fam-rivera"
     state: dict[str, Any] = field(default_factory=dict)
+    #: Show everything (every candidate's verdict, every file); by default a page's worth.
+    verbose: bool = False
 
     def family_path(self, relpath: str = "") -> Path:
         return self.home / "families" / self.family_id / relpath
 
     # --- output -------------------------------------------------------------
     def chapter(self, title: str) -> None:
-        print(f"\n{'=' * 78}\n{title}\n{'=' * 78}")
+        print(f"\n{'=' * 78}\n{title}\n{'=' * 78}" if self.verbose else f"\n== {title}")
 
     def step(self, text: str) -> None:
-        print(f"\n-- {text}")
+        print(f"\n-- {text}" if self.verbose else f"-- {text}")
+
+    def detail(self, text: str) -> None:
+        """``say``, with ``--verbose`` only: what explains a step further."""
+        if self.verbose:
+            self.say(text)
 
     def say(self, text: str) -> None:
-        print(textwrap.fill(text, width=100, subsequent_indent="   ") if len(text) > 100 else text)
+        wrapped = textwrap.fill(
+            text, width=100, subsequent_indent="   ", break_long_words=False, break_on_hyphens=False
+        )
+        print(wrapped if len(text) > 100 else text)
 
-    def show(self, text: str, indent: str = "   | ") -> None:
-        for line in text.rstrip("\n").split("\n"):
+    def show(self, text: str, indent: str = "   | ", *, limit: int = SHOWN_LINES) -> None:
+        """``text`` indented; past ``limit`` lines only a count of the rest, unless ``verbose``."""
+        lines = text.rstrip("\n").split("\n")
+        cut = len(lines) if self.verbose or len(lines) <= limit + 1 else limit
+        for line in lines[:cut]:
             print(f"{indent}{line}")
+        if cut < len(lines):
+            print(f"{indent}... {len(lines) - cut} more lines (--verbose shows them)")
 
     def show_json(self, data: Any) -> None:
         self.show(json.dumps(data, indent=2, ensure_ascii=False, default=str))
 
 
 Chapter = Callable[[WalkContext], None]
+
+
+@contextmanager
+def quiet_log(name: str) -> Iterator[None]:
+    """Hold back the log lines of ``name`` below ERROR (the walk-through says what they would)."""
+    logger = logging.getLogger(name)
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)

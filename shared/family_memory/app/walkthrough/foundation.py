@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from family_memory.app.walkthrough.context import WalkContext
+from family_memory.app.walkthrough.context import WalkContext, quiet_log
+from family_memory.card.operations import MemoryDraft
 from family_memory.domain.changes import Action, ChangeSet, MemoryWrite
 from family_memory.domain.errors import StaleRevisionError
-from family_memory.domain.evidence import EvidenceRecord
 from family_memory.domain.family import FamilySettings, Member, MemberRole
 from family_memory.domain.ids import new_ulid
 from family_memory.domain.layout import evidence_path, memory_path
-from family_memory.domain.memory import Authority, Memory, MemoryType, Strength
+from family_memory.domain.memory import MemoryType, Strength
 from family_memory.families import save_family
 from family_memory.writes.projections import check_catalog, rebuild_catalog
 from family_memory.writes.protocol import FamilyWriter
@@ -34,54 +34,36 @@ def run(ctx: WalkContext) -> None:
     save_family(runtime.store, settings)
     ctx.say(f"wrote {ctx.family_path('family.json')}")
 
-    ctx.step("A change set adds one memory with its evidence, through the write protocol.")
-    directive = Memory(
-        id=new_ulid(),
+    ctx.step("Lucía adds a standing rule on the memory card: one change set through the write protocol.")
+    draft = MemoryDraft(
         type=MemoryType.DIRECTIVE,
         about="Soccer team group chat",
         summary="Ask before sending anything to the soccer team group chat.",
         when_to_use="Any request to message, post to, or reply in the soccer group chat",
         strength=Strength.HARD,
-        authority=Authority.USER_EXPLICIT,
-        confidence=1.0,
-        formed_at=now,
-        last_reinforced_at=now,
         body="Always show the draft and wait for a yes before anything goes to the soccer team group chat.",
     )
-    quote = EvidenceRecord.model_validate(
-        {
-            "ref": f"conv://{family_id}/sess-walkthrough-0#turn=2",
-            "quote": "Please check with me before anything goes to the team chat",
-            "recordedAt": now,
-        }
-    )
-    add = ChangeSet(
-        id=new_ulid(),
-        family_id=family_id,
-        actor="human:lucia",
-        reason="walk-through: a first memory",
-        created_at=now,
-        memories=[MemoryWrite(action=Action.ADD, memory=directive, evidence=[quote])],
-    )
-    result = runtime.writer.apply(add)
-    ctx.say(f"applied change set {add.id}: {len(result.record.memories) if result.record else 0} memory written")
+    directive = runtime.card.add(family_id, "lucia", draft)
     ctx.say(f"the claim:    {ctx.family_path(memory_path(directive.id))}")
     ctx.show(ctx.family_path(memory_path(directive.id)).read_text())
-    ctx.say(f"its evidence: {ctx.family_path(evidence_path(directive.id))}")
+    ctx.say(f"its evidence (what Lucía typed, and where): {ctx.family_path(evidence_path(directive.id))}")
     ctx.show(ctx.family_path(evidence_path(directive.id)).read_text())
 
-    ctx.step("Applying the same change set again (a retried request) changes nothing.")
-    again = runtime.writer.apply(add)
-    ctx.say(f"already applied: {again.already_applied}; files untouched")
+    ctx.step("The same add sent again (a retried request, the same memory id) changes nothing.")
+    tags = {p: runtime.store.read(family_id, p).tag for p in runtime.store.list(family_id)}
+    runtime.card.add(family_id, "lucia", draft, memory_id=directive.id)
+    untouched = tags == {p: runtime.store.read(family_id, p).tag for p in runtime.store.list(family_id)}
+    ctx.say(f"already applied: {untouched}; files untouched")
 
     ctx.step("Every write checks the revision it read: a change decided on a stale read is refused.")
+    # A reinforcement moves the memory to revision 2 (written here by hand: it forms nothing).
     reinforced = directive.evolve(revision=2, reinforcement_count=1, last_reinforced_at=now + timedelta(minutes=5))
     runtime.writer.apply(
         ChangeSet(
             id=new_ulid(),
             family_id=family_id,
             actor="process:walkthrough",
-            reason="reinforced",
+            reason="walk-through: a reinforcement, to move the revision on",
             created_at=now,
             memories=[MemoryWrite(action=Action.REINFORCE, memory=reinforced, expected_revision=1)],
         )
@@ -106,37 +88,27 @@ def run(ctx: WalkContext) -> None:
         ctx.say(f"refused: {exc}")
 
     ctx.step("A writer dies half-way through a change set; the next writer completes it.")
+    widened = reinforced.evolve(
+        revision=3, when_to_use="Any request to message, post to, reply in or share to the soccer group chat"
+    )
     crashed = ChangeSet(
         id=new_ulid(),
         family_id=family_id,
         actor="process:walkthrough",
-        reason="a change set interrupted by a crash",
+        reason="walk-through: a change set interrupted by a crash",
         created_at=now,
-        memories=[
-            MemoryWrite(
-                action=Action.ADD,
-                memory=Memory(
-                    id=new_ulid(),
-                    type=MemoryType.FACT,
-                    about="Pizza night",
-                    summary="Friday is pizza night.",
-                    authority=Authority.USER_IMPLICIT,
-                    confidence=0.8,
-                    formed_at=now,
-                    last_reinforced_at=now,
-                ),
-            )
-        ],
+        memories=[MemoryWrite(action=Action.UPDATE, memory=widened, expected_revision=2)],
     )
     dying = FamilyWriter(runtime.store, runtime.catalog, ctx.clock, lease_ttl=timedelta(seconds=30))
     lease = runtime.catalog.acquire_lease(family_id, dying.holder, dying.lease_ttl)
     runtime.catalog.record_intent(family_id, crashed.id, crashed.model_dump_json(), lease=lease)
-    ctx.say("the dying writer recorded its intent, then stopped (no file, no row, lease still held)")
+    ctx.say("the dying writer recorded its intent, then stopped (the file not written, its lease still held)")
     ctx.clock.advance(timedelta(seconds=31))
-    with runtime.writer.open(family_id) as session:
+    with quiet_log("family_memory.writes"), runtime.writer.open(family_id) as session:
         ctx.say(f"the next writer took the lease (token {session.lease.token} > {lease.token}) and completed it")
-    written = crashed.memories[0].memory
-    ctx.say(f"now on disk: {ctx.family_path(memory_path(written.id))}")
+        revision = session.read_memory(directive.id)[0].revision
+    ctx.say(f"now on disk: {ctx.family_path(memory_path(directive.id))} at revision {revision}")
+    written = directive
 
     ctx.step("The catalog is a projection: list newest first, check it against the files, rebuild it.")
     for row in runtime.catalog.list_rows(family_id).rows:

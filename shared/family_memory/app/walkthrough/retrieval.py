@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import json
-from datetime import date, timedelta
+from datetime import timedelta
 from typing import Any
 
 from family_memory.adapters.local.embedded_index import stem
 from family_memory.app.walkthrough.context import WalkContext
-from family_memory.domain.changes import Action, ChangeSet, MemoryWrite
-from family_memory.domain.evidence import EvidenceRecord
+from family_memory.app.walkthrough.pipeline import ingest, memory_of, session_bytes
 from family_memory.domain.family import Surface
-from family_memory.domain.ids import new_ulid
-from family_memory.domain.layout import session_path
-from family_memory.domain.memory import Authority, Memory, MemoryType, Sensitivity, Status
+from family_memory.domain.memory import Authority, Memory, MemoryType, Sensitivity
+from family_memory.formation.extraction import SuppliedCandidates
 from family_memory.retrieval.lookup import LookupResult
 from family_memory.retrieval.query_words import STOPWORDS, words
 from family_memory.retrieval.service import Retrieval
@@ -27,84 +24,62 @@ TURNS = [
     ("user", "lucia", "Leo is allergic to peanuts, so no peanut snacks at his piano lesson please."),
     ("user", "marco", "The Thanksgiving potluck sign-up closes on the 25th."),
 ]
-# (turns cited, type, about, summary, days ago, extra fields)
-MEMORIES: list[tuple[str, MemoryType, str, str, int, dict[str, Any]]] = [
+# (cited turns and their words, type, about, summary, extra fields): what a batch job
+# proposed for the session.
+MEMORIES: list[tuple[list[tuple[int, str]], MemoryType, str, str, dict[str, Any]]] = [
     (
-        "1-3",
+        [(1, "wants to see her every six weeks"), (3, "the orthodontist on Elm Street")],
         MemoryType.FACT,
         "Maya's orthodontist",
         "Maya sees Dr. Patel, the orthodontist on Elm Street, every six weeks; mornings work best.",
-        21,
         {},
     ),
-    ("4", MemoryType.FACT, "Leo's piano lessons", "Leo has piano with Ms. Okonkwo on Wednesdays at 4 pm.", 9, {}),
     (
-        "5",
+        [(4, "Leo has piano with Ms. Okonkwo on Wednesdays at 4")],
+        MemoryType.FACT,
+        "Leo's piano lessons",
+        "Leo has piano with Ms. Okonkwo on Wednesdays at 4 pm.",
+        {},
+    ),
+    (
+        [(5, "Leo is allergic to peanuts")],
         MemoryType.CONSTRAINT,
         "Leo's allergy",
         "Leo is allergic to peanuts: no peanut snacks.",
-        9,
-        {"sensitivity": Sensitivity.HEALTH},
+        {"sensitivity": Sensitivity.HEALTH.value},
     ),
     (
-        "6",
+        [(6, "The Thanksgiving potluck sign-up closes on the 25th")],
         MemoryType.FACT,
         "Potluck sign-up",
         "The Thanksgiving potluck sign-up closes on November 25.",
-        30,
-        {"valid_until": date(2026, 11, 25)},
+        {"valid_until": "2026-11-25"},
     ),
 ]
 
 
 def _seed(ctx: WalkContext) -> dict[str, Memory]:
+    """The session three weeks ago, through the pipeline, with the candidates a batch job supplied."""
     family_id, now = ctx.family_id, ctx.clock.now()
-    started = now - timedelta(days=21)
-    transcript = {
-        "family_id": family_id,
-        "session_id": SESSION,
-        "surface": "chat",
-        "started_at": started.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "time_zone": "America/Los_Angeles",
-        "turns": [
-            {"n": n, "role": role, **({"member_id": member} if member else {}), "text": text}
-            for n, (role, member, text) in enumerate(TURNS, start=1)
-        ],
-    }
-    ctx.runtime.store.put(family_id, session_path(SESSION), json.dumps(transcript, indent=2).encode())
-    memories: dict[str, Memory] = {}
-    writes = []
-    for turns, kind, about, summary, days, extra in MEMORIES:
-        formed = now - timedelta(days=days)
-        memory = Memory(
-            id=new_ulid(),
-            type=kind,
-            about=about,
-            summary=summary,
-            authority=Authority.USER_EXPLICIT,
-            confidence=1.0,
-            formed_at=formed,
-            last_reinforced_at=formed,
-            body=summary,
+    candidates = [
+        {
+            "type": kind.value,
+            "about": about,
+            "summary": summary,
+            "body": summary,
+            "authority": Authority.USER_EXPLICIT.value,
+            "confidence": 1.0,
+            "evidence": [{"turns": [n], "quote": quote} for n, quote in cited],
             **extra,
-        )
-        first = int(turns.split("-")[0])
-        quote = TURNS[first - 1][2].split(".")[0]
-        evidence = EvidenceRecord.model_validate(
-            {"ref": f"conv://{family_id}/{SESSION}#turn={turns}", "quote": quote, "recordedAt": formed}
-        )
-        memories[about] = memory
-        writes.append(MemoryWrite(action=Action.ADD, memory=memory, evidence=[evidence]))
-    ctx.runtime.writer.apply(
-        ChangeSet(
-            id=new_ulid(),
-            family_id=family_id,
-            actor="process:walkthrough",
-            reason="walk-through: retrieval",
-            created_at=now,
-            memories=writes,
-        )
-    )
+        }
+        for cited, kind, about, summary, extra in MEMORIES
+    ]
+    data = session_bytes(family_id, SESSION, now - timedelta(days=21), TURNS)
+    document = ingest(ctx, data, SuppliedCandidates(candidates, producer="walkthrough-batch"), quiet=True)
+    memories: dict[str, Memory] = {}
+    with ctx.runtime.writer.open(family_id) as session:
+        for _, _, about, summary, _ in MEMORIES:
+            memories[about] = session.read_memory(memory_of(document, summary))[0]
     return memories
 
 
@@ -132,11 +107,12 @@ def run(ctx: WalkContext) -> None:
     assert retrieval is not None, "local mode always wires retrieval"
     ctx.chapter("3. Carry little, find the rest: the search index, turn-level lookups and the read tools")
 
-    ctx.step("Four memories arrive through the write protocol, citing a conversation from three weeks ago.")
+    ctx.step("A conversation from three weeks ago is ingested; four memories are formed from it.")
     memories = _seed(ctx)
-    delivered = runtime.drain()
-    ctx.say(f"each memories/*.md write raised an Object Created event; the indexer handled {delivered} of them,")
-    ctx.say("re-reading each file and embedding about + summary + when_to_use with the offline MiniLM model.")
+    ctx.say(
+        "each memories/*.md write raised an Object Created event for the indexer, which re-read the file and "
+        "embedded about + summary + when_to_use with the offline MiniLM model:"
+    )
     ctx.show("\n".join(retrieval.indexer.check(family_id).lines()))
 
     ctx.step("Turn-level lookups: meaning and words searched together, interleaved, confirmed against the catalog.")
@@ -162,19 +138,7 @@ def run(ctx: WalkContext) -> None:
     _lookup(ctx, retrieval, "Leo's piano lesson snacks", Surface.HOUSEHOLD)
 
     ctx.step("A memory forgotten a moment ago never comes back, even before the index hears about it.")
-    forget = ChangeSet(
-        id=new_ulid(),
-        family_id=family_id,
-        actor="human:marco",
-        reason="forget from the card",
-        created_at=ctx.clock.now(),
-        memories=[
-            MemoryWrite(
-                action=Action.RETRACT, memory=piano.evolve(revision=2, status=Status.RETRACTED), expected_revision=1
-            )
-        ],
-    )
-    runtime.writer.apply(forget)
+    runtime.card.forget(family_id, piano.id, "marco", "forgotten from the memory card")
     held = retrieval.index.get(family_id, [piano.id])[piano.id].status.value
     result = retrieval.lookup.lookup(family_id, "when is Leo's piano lesson?")
     ctx.say(f"the index still says {held!r}; the lookup asked the catalog and dropped it: {result.dropped}")
