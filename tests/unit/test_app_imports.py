@@ -1,5 +1,6 @@
-"""The wiring layer's shape: no import cycle among the ``app/`` modules, the core never
-imports the app, and ``bootstrap()`` returns one typed runtime with every part.
+"""The wiring layer's shape: no import cycle among the ``app/`` modules (nor the tools'), the
+core never imports the app, the package the Lambda layer ships never imports the tools, and
+``bootstrap()`` returns one typed runtime with every part.
 
 The import graph is read from the source (every ``import``, at module level, inside a
 function or under ``TYPE_CHECKING``), so a cycle hidden behind a lazy import is caught too.
@@ -20,6 +21,7 @@ from family_memory.card.service import Card
 from family_memory.retrieval.service import Retrieval
 
 PACKAGE = Path(__file__).resolve().parents[2] / "shared" / "family_memory"
+TOOLS = PACKAGE.parent / "family_memory_tools"
 #: The core: what the layers below the app are; none of it may import ``family_memory.app``.
 CORE = ("domain", "ports", "formation", "lifecycle", "brief", "retrieval", "card", "writes", "adapters", "forgotten")
 
@@ -51,11 +53,12 @@ def imports_of(path: Path) -> set[str]:
     return found
 
 
-MODULES = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+MODULES = {module_name(p): p for p in [*PACKAGE.rglob("*.py"), *TOOLS.rglob("*.py")]}
 
 
 def app_graph() -> dict[str, set[str]]:
-    app = {name for name in MODULES if name.startswith("family_memory.app")}
+    """The import graph among the wiring layer's modules and the tools' (which build on it)."""
+    app = {name for name in MODULES if name.startswith(("family_memory.app", "family_memory_tools"))}
     return {name: {m for m in imports_of(MODULES[name]) if m in app and m != name} for name in sorted(app)}
 
 
@@ -103,6 +106,12 @@ def test_the_core_never_imports_the_app() -> None:
     for name, path in MODULES.items():
         if name.count(".") and name.split(".")[1] in CORE:
             assert not [m for m in imports_of(path) if m.startswith("family_memory.app")], name
+
+
+def test_the_package_the_layer_ships_never_imports_the_tools() -> None:
+    for name, path in MODULES.items():
+        if name.startswith("family_memory.") or name == "family_memory":
+            assert not [m for m in imports_of(path) if m.startswith("family_memory_tools")], name
 
 
 def test_bootstrap_returns_one_typed_runtime_with_every_part(tmp_path: Path) -> None:

@@ -31,7 +31,7 @@ def test_make_ci_runs_every_check_and_the_readme_test_command() -> None:
     assert re.search(r"^format: ", makefile, re.MULTILINE)
 
 
-def test_mypy_checks_the_package_the_handlers_and_the_tests() -> None:
+def test_mypy_checks_the_package_the_tools_the_handlers_and_the_tests() -> None:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mypy"]
     assert config["strict"] is True
-    assert set(config["files"]) == {"shared/family_memory", "functions", "tests"}
+    assert set(config["files"]) == {"shared/family_memory", "shared/family_memory_tools", "functions", "tests"}

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from family_memory.app.walkthrough.context import WalkContext, quiet_log
 from family_memory.card.operations import MemoryDraft
 from family_memory.domain.changes import Action, ChangeSet, MemoryWrite
 from family_memory.domain.errors import StaleRevisionError
@@ -15,6 +14,7 @@ from family_memory.domain.memory import MemoryType, Strength
 from family_memory.families import save_family
 from family_memory.writes.projections import check_catalog, rebuild_catalog
 from family_memory.writes.protocol import FamilyWriter
+from family_memory_tools.walkthrough.context import WalkContext, quiet_log
 
 
 def run(ctx: WalkContext) -> None:

@@ -10,15 +10,15 @@ from pathlib import Path
 
 from family_memory.app.bootstrap import build_local
 from family_memory.app.settings import load_settings
-from family_memory.app.walkthrough.context import Chapter, WalkContext
 from family_memory.domain.clock import FixedClock
+from family_memory_tools.walkthrough.context import Chapter, WalkContext
 
 MARKER = ".walkthrough"
 START = datetime(2026, 11, 27, 17, 0, tzinfo=UTC)
 
 
 def chapters() -> list[Chapter]:
-    from family_memory.app.walkthrough import dreaming, formation, foundation, retrieval
+    from family_memory_tools.walkthrough import dreaming, formation, foundation, retrieval
 
     return [foundation.run, formation.run, retrieval.run, dreaming.run]
 

@@ -6,14 +6,14 @@ from datetime import timedelta
 from typing import Any
 
 from family_memory.adapters.local.embedded_index import stem
-from family_memory.app.walkthrough.context import WalkContext
-from family_memory.app.walkthrough.pipeline import ingest, memory_of, session_bytes
 from family_memory.domain.family import Surface
 from family_memory.domain.memory import Authority, Memory, MemoryType, Sensitivity
 from family_memory.formation.extraction import SuppliedCandidates
 from family_memory.retrieval.lookup import LookupResult
 from family_memory.retrieval.query_words import STOPWORDS, words
 from family_memory.retrieval.service import Retrieval
+from family_memory_tools.walkthrough.context import WalkContext
+from family_memory_tools.walkthrough.pipeline import ingest, memory_of, session_bytes
 
 SESSION = "sess-walkthrough-retrieval"
 TURNS = [

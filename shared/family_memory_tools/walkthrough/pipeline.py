@@ -13,10 +13,10 @@ from collections import Counter
 from datetime import datetime
 
 from family_memory.app.commands.formation import document_lines, location
-from family_memory.app.walkthrough.context import WalkContext
 from family_memory.formation.document import CandidatesDocument
 from family_memory.formation.extraction import SuppliedCandidates
 from family_memory.formation.service import read_document, receive_session
+from family_memory_tools.walkthrough.context import WalkContext
 
 
 def session_bytes(

@@ -23,6 +23,6 @@ def register(subparsers: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from family_memory.app.walkthrough import run_walkthrough
+    from family_memory_tools.walkthrough import run_walkthrough
 
     return run_walkthrough(Path(args.dir), verbose=args.verbose)

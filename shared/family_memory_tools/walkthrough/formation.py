@@ -8,14 +8,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 from family_memory.app.commands.formation import NO_DREAM, location
-from family_memory.app.walkthrough.context import WalkContext
-from family_memory.app.walkthrough.pipeline import ingest, memory_of, session_bytes
 from family_memory.card.operations import GroupSelector, MemoryEdit, edit_memory, forget_memory, preview_group
 from family_memory.card.views import evidence_view, lineage_view
 from family_memory.domain.layout import entity_path, evidence_path, memory_path
 from family_memory.formation.document import OutcomeKind
 from family_memory.formation.extraction import SuppliedCandidates
 from family_memory.formation.replay import replay_family
+from family_memory_tools.walkthrough.context import WalkContext
+from family_memory_tools.walkthrough.pipeline import ingest, memory_of, session_bytes
 
 
 def _supplied_batch() -> list[dict[str, Any]]:

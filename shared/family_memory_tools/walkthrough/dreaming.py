@@ -12,8 +12,6 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from family_memory.app.commands.brief import budget_lines
-from family_memory.app.walkthrough.context import WalkContext
-from family_memory.app.walkthrough.pipeline import ingest, memory_of, session_bytes
 from family_memory.brief.model import Brief
 from family_memory.brief.render import prompt_block, render_brief, render_line
 from family_memory.card.operations import MemoryEdit
@@ -27,6 +25,8 @@ from family_memory.families import load_family, save_family
 from family_memory.formation.extraction import SuppliedCandidates
 from family_memory.lifecycle.dream import dream_family
 from family_memory.lifecycle.fanout import dream_requested, fan_out
+from family_memory_tools.walkthrough.context import WalkContext
+from family_memory_tools.walkthrough.pipeline import ingest, memory_of, session_bytes
 
 
 def _memory(now: datetime, **fields: Any) -> Memory:
