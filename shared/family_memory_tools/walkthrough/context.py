@@ -15,7 +15,7 @@ from family_memory.app.runtime import Runtime
 from family_memory.domain.clock import FixedClock
 
 #: Lines of a file or block shown before the rest is only counted (``--verbose`` shows all).
-SHOWN_LINES = 4
+SHOWN_LINES = 3
 
 
 @dataclass
@@ -35,8 +35,16 @@ class WalkContext:
     def chapter(self, title: str) -> None:
         print(f"\n{'=' * 78}\n{title}\n{'=' * 78}" if self.verbose else f"\n== {title}")
 
-    def step(self, text: str) -> None:
+    def step(self, text: str, *, verbose_only: bool = False) -> bool:
+        """Start a step; a ``verbose_only`` one is skipped by default (the caller checks the answer)."""
+        if verbose_only and not self.verbose:
+            return False
         print(f"\n-- {text}" if self.verbose else f"-- {text}")
+        return True
+
+    def place(self, relpath: str) -> str:
+        """Where a family file is: its whole path with ``--verbose``, else from the family's folder."""
+        return str(self.family_path(relpath)) if self.verbose else f"families/{self.family_id}/{relpath}"
 
     def detail(self, text: str) -> None:
         """``say``, with ``--verbose`` only: what explains a step further."""
@@ -52,6 +60,8 @@ class WalkContext:
     def show(self, text: str, indent: str = "   | ", *, limit: int = SHOWN_LINES) -> None:
         """``text`` indented; past ``limit`` lines only a count of the rest, unless ``verbose``."""
         lines = text.rstrip("\n").split("\n")
+        if limit == 0 and not self.verbose:
+            return  # the caller says what --verbose shows here
         cut = len(lines) if self.verbose or len(lines) <= limit + 1 else limit
         for line in lines[:cut]:
             print(f"{indent}{line}")

@@ -20,7 +20,7 @@ from family_memory.domain.clock import zone
 from family_memory.domain.family import FamilySettings, Member, MemberRole, Surface
 from family_memory.domain.ids import new_ulid
 from family_memory.domain.layout import BRIEF, LOG
-from family_memory.domain.memory import Authority, Memory
+from family_memory.domain.memory import Authority, Durability, Memory
 from family_memory.families import load_family, save_family
 from family_memory.formation.extraction import SuppliedCandidates
 from family_memory.lifecycle.dream import dream_family
@@ -75,8 +75,15 @@ def _show_diff(ctx: WalkContext, before: Brief, after: Brief) -> None:
 
 def _log_head(ctx: WalkContext, lines: int = 8) -> None:
     document = ctx.runtime.store.read_optional(ctx.family_id, LOG)
-    if document is not None:
-        ctx.show("\n".join(document.data.decode().splitlines()[:lines]))
+    if document is None:
+        return
+    head = document.data.decode().splitlines()[:lines]
+    if ctx.verbose:
+        ctx.show("\n".join(head))
+        return
+    for line in head:
+        if line.startswith("* **") and not line.startswith(("* **Brief**", "* **Reinforce**")):
+            ctx.say(f"   log.md: {line[2:].split('](')[0].replace('[', '')}")
 
 
 Turns = list[tuple[str, str | None, str]]
@@ -103,11 +110,13 @@ def _dinosaurs(turn: int, turns: Turns) -> dict[str, Any]:
     )
 
 
-def _dinosaurs_again(ctx: WalkContext, session_id: str, started: datetime) -> None:
+def _dinosaurs_again(ctx: WalkContext, session_id: str, started: datetime, *, silent: bool = False) -> None:
     """Maya mentions dinosaurs once more: a session whose one candidate restates the memory."""
     turns: Turns = [("user", "maya", "I'm really into dinosaurs at the moment!")]
     data = session_bytes(ctx.family_id, session_id, started, turns)
-    ingest(ctx, data, SuppliedCandidates([_dinosaurs(1, turns)], producer="walkthrough-batch"), quiet=True)
+    ingest(
+        ctx, data, SuppliedCandidates([_dinosaurs(1, turns)], producer="walkthrough-batch"), quiet=True, silent=silent
+    )
 
 
 def _mornings_long_ago(ctx: WalkContext) -> None:
@@ -125,7 +134,7 @@ def _mornings_long_ago(ctx: WalkContext) -> None:
         confidence=0.85,
     )
     data = session_bytes(ctx.family_id, "sess-walkthrough-appointments", ctx.clock.now() - timedelta(minutes=5), turns)
-    ingest(ctx, data, SuppliedCandidates([guess], producer="walkthrough-batch"), quiet=True)
+    ingest(ctx, data, SuppliedCandidates([guess], producer="walkthrough-batch"), quiet=True, silent=True)
     ctx.clock.set(now)
 
 
@@ -147,17 +156,16 @@ def run(ctx: WalkContext) -> None:
             ],
         )
         save_family(runtime.store, settings)
-    ctx.say(
-        f"The Riveras live in {settings.time_zone}; it is {now:%Y-%m-%d %H:%M} UTC, "
-        f"{now.astimezone(zone(settings.time_zone)):%A %d %B %H:%M} for them."
-    )
+    local = now.astimezone(zone(settings.time_zone))
+    ctx.say(f"It is {now:%Y-%m-%d %H:%M} UTC, {local:%A %H:%M} for the Riveras ({settings.time_zone}).")
 
     ctx.step("More of what the family said this week goes through formation, with a batch job's candidates.")
     travel_end = (now.astimezone(zone(settings.time_zone)) + timedelta(days=1)).date()
     until = f"{travel_end:%B} {travel_end.day}"
     _mornings_long_ago(ctx)
     for day in (3, 2):
-        _dinosaurs_again(ctx, f"sess-walkthrough-dinosaurs-{day}", now - timedelta(days=day))
+        _dinosaurs_again(ctx, f"sess-walkthrough-dinosaurs-{day}", now - timedelta(days=day), silent=True)
+    ctx.say("three earlier sessions: a guess about appointments half a year ago, Maya on dinosaurs twice; then:")
     week: Turns = [
         ("user", "lucia", "Please always call Lu before booking anything for the family."),
         ("user", "marco", f"I'm away for work until {until}."),
@@ -197,27 +205,27 @@ def run(ctx: WalkContext) -> None:
     travel_id = memory_of(document, "away for work")
     for memory_id in (memory_of(document, c["summary"][:20]) for c in candidates):
         m = _read(ctx, memory_id)[0]
-        tags = [m.type.value, m.authority.value, m.durability.value]
+        tags = [m.type.value] + ([m.durability.value] if m.durability is Durability.PASSING else [])
         if m.valid_until:
             tags.append(f"valid until {m.valid_until}")
         if m.reinforcement_count:
             tags.append(f"said {m.reinforcement_count + 1} times")
         ctx.say(f"  + {m.summary}  [{', '.join(tags)}]")
 
-    ctx.step("Each change set formation applied landed in changes/: its event started the compile.")
-    ctx.say("The compile (a dream of this one family) ran in process as the session was delivered, as")
-    ctx.say("EventBridge would deliver the change's event to the compile function; it left this brief.")
+    ctx.step("Each change set formation applied landed in changes/: its event started the compile.", verbose_only=True)
+    ctx.detail("The compile (a dream of this one family) ran in process as the session was delivered, as")
+    ctx.detail("EventBridge would deliver the change's event to the compile function; it left this brief.")
     brief = _brief(ctx)
     block = prompt_block(brief)
     ctx.say("What the agent puts first in its prompt: a stable instruction block, then the brief.")
-    ctx.show(block.brief)
-    ctx.show("\n".join(budget_lines(brief)))
-    ctx.say("Not in it, each tagged sensitive (never in the always-on brief; search reaches them, marked):")
-    ctx.say("the peanut allergy and the morning-appointments guess (health: it names the dentist), and")
-    ctx.say("Maya's dinosaurs and Abuela Rosa (about a child: minors).")
-    ctx.say("Lu's joke is quoted as JSON with < and > escaped: memory text cannot close the block or give orders.")
+    ctx.show(block.brief, limit=10)
+    ctx.show("\n".join(budget_lines(brief)), limit=0)
+    ctx.say(f"   {block.brief_tokens} of 2000 tokens; each section has a fixed budget (--verbose shows them)")
+    ctx.say("Not in it, tagged sensitive (search reaches them): the peanut allergy, the appointments guess")
+    ctx.say("(health: it names the dentist), Maya's dinosaurs and Abuela Rosa (about a child: minors).")
+    ctx.detail("Lu's joke is quoted as JSON with < and > escaped: memory text cannot close the block or give orders.")
     household = prompt_block(brief, Surface.HOUSEHOLD)
-    ctx.say(
+    ctx.detail(
         f"The household variant drops the last conversation: {household.brief_tokens} tokens, "
         f"'Last conversation' in it: {'Last conversation' in household.brief}."
     )
@@ -236,10 +244,7 @@ def run(ctx: WalkContext) -> None:
     before = _brief(ctx)
     _dinosaurs_again(ctx, "sess-walkthrough-dinosaurs-evening", ctx.clock.now() - timedelta(minutes=5))
     runtime.drain()
-    ctx.say(
-        "The compile that follows the change dreams the family: a passing fact confirmed three times is "
-        "promoted to lasting."
-    )
+    ctx.say("The compile that follows dreams the family: a passing fact said three times is made lasting.")
     _log_head(ctx, 6)
 
     ctx.step("Simulated time passes to the family's midnight; the hourly fan-out finds who is due.")
@@ -248,16 +253,11 @@ def run(ctx: WalkContext) -> None:
     queue = lifecycle.local_queue
     assert queue is not None
     report = fan_out(runtime.store, lifecycle.ledger, queue, now=ctx.clock.now())
-    ctx.say(
-        f"{ctx.clock.now():%H:%M} UTC on {ctx.clock.now():%B} {ctx.clock.now().day} (already {travel_end} in UTC, "
-        f"still the day before in Los Angeles): {report.lines()[0]}"
-    )
+    ctx.say(f"{ctx.clock.now():%H:%M} UTC, {travel_end} in UTC but not yet in Los Angeles: {report.lines()[0]}")
     ctx.clock.set(midnight_utc + timedelta(minutes=5))
     loaded = _brief(ctx)
-    ctx.say(
-        f"{ctx.clock.now():%H:%M} UTC, 00:05 in Los Angeles, before any dream runs: loading the brief already "
-        f"drops Marco's trip line: {'gone' if travel_id not in loaded.memory_ids() else 'still there'}."
-    )
+    gone = "gone" if travel_id not in loaded.memory_ids() else "still there"
+    ctx.say(f"{ctx.clock.now():%H:%M} UTC, 00:05 there, before any dream: the brief as loaded drops the trip: {gone}")
     ctx.clock.set(midnight_utc + timedelta(minutes=61))
     report = fan_out(runtime.store, lifecycle.ledger, queue, now=ctx.clock.now())
     ctx.say(f"{ctx.clock.now():%H:%M} UTC, the next hourly run: {report.lines()[0]}")
@@ -265,11 +265,13 @@ def run(ctx: WalkContext) -> None:
     queue.drain(lambda body: dreams.append(dream_requested(lifecycle.deps, body, now=ctx.clock.now())))
     runtime.drain()
     for dreamed in dreams:
-        ctx.show("\n".join(dreamed.lines()))
+        ctx.show("\n".join(dreamed.lines()), limit=0)
+        ctx.say(f"   the dream: {dreamed.lines()[1].strip()} (--verbose shows each)")
     ctx.say("The brief, before this day's changes and after:")
     _show_diff(ctx, before, _brief(ctx))
-    ctx.say("log.md, newest first:")
-    _log_head(ctx, 8)
+    ctx.detail("log.md, newest first:")
+    if ctx.verbose:
+        _log_head(ctx, 8)
 
     ctx.step("The same pass again for the same date changes nothing.")
     files = {p: runtime.store.read(family_id, p).data for p in runtime.store.list(family_id)}
@@ -287,11 +289,11 @@ def run(ctx: WalkContext) -> None:
     ctx.say("Before any event is delivered (the next reply would read this):")
     _show_diff(ctx, before, _brief(ctx))
     runtime.drain()
-    ctx.say(
+    ctx.detail(
         f"After the recompile the edit keeps its place by weight, and the forget rule "
         f"suppressions/{rule.id}.json is on file."
     )
-    ctx.say(
+    ctx.detail(
         "Formation checks that rule before every write, so when a later conversation mentions the joke it is "
         "not learned back (shown in the formation chapter). Dreams and recompiles never bring it back either:"
     )
@@ -299,7 +301,7 @@ def run(ctx: WalkContext) -> None:
     dream_family(lifecycle.deps, family_id, now=ctx.clock.now())
     ctx.say(f"  next night's brief mentions the joke: {joke_id in _brief(ctx).memory_ids()}")
     lines = [render_line(line).rstrip() for line in _brief(ctx).directives]
-    ctx.show("\n".join(lines))
+    ctx.show("\n".join(lines), limit=0)
 
 
 def _read(ctx: WalkContext, memory_id: str) -> tuple[Memory, str]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from family_memory.app.commands.formation import NO_DREAM, location
+from family_memory.app.commands.formation import NO_DREAM
 from family_memory.card.operations import GroupSelector, MemoryEdit, edit_memory, forget_memory, preview_group
 from family_memory.card.views import evidence_view, lineage_view
 from family_memory.domain.layout import entity_path, evidence_path, memory_path
@@ -79,7 +79,7 @@ def _supplied_batch() -> list[dict[str, Any]]:
 def run(ctx: WalkContext) -> None:
     runtime, family_id = ctx.runtime, ctx.family_id
     ctx.chapter("2. Formation: finished conversations become cited, reconciled memories")
-    ctx.say(
+    ctx.detail(
         "Extraction here is the offline rule-based extractor (explicit statements only, not a language model); "
         "in AWS it is Bedrock with a forced tool call. Either way code checks every candidate before reconciling."
     )
@@ -101,7 +101,7 @@ def run(ctx: WalkContext) -> None:
             ],
         ),
     )
-    ctx.say(
+    ctx.detail(
         "Relative dates became absolute against the session clock in the family's time zone: tonight (Friday "
         "2026-11-27) is valid_until 2026-11-28, the day it is no longer true. Maya's allergy is tagged health."
     )
@@ -124,11 +124,10 @@ def run(ctx: WalkContext) -> None:
     allergy, swimming = memory_of(s1, "allergic to peanuts"), memory_of(s2, "loves swimming")
     maya = runtime.store.read(family_id, memory_path(allergy)).data.decode()
     maya_entity = next(line.split("- ")[1] for line in maya.splitlines() if line.startswith("  - "))
-    ctx.say(
-        f"'my daughter Maya' (Lucía) and 'my daughter' (Marco) resolved to one entity, {maya_entity}: "
-        f"{location(runtime, family_id, entity_path(maya_entity))}"
-    )
-    ctx.show(ctx.family_path(entity_path(maya_entity)).read_text())
+    ctx.say("'my daughter Maya' (Lucía) and 'my daughter' (Marco) resolved to one entity, Maya's.")
+    ctx.detail(ctx.place(entity_path(maya_entity)))
+    if ctx.verbose:
+        ctx.show(ctx.family_path(entity_path(maya_entity)).read_text())
 
     ctx.step("Session 3, with candidates a batch job supplied: the same checks, and every rejection kept.")
     ctx.clock.set(datetime(2026, 12, 1, 3, 10, tzinfo=UTC))
@@ -147,12 +146,9 @@ def run(ctx: WalkContext) -> None:
         ),
         SuppliedCandidates(_supplied_batch(), producer="nightly-batch"),
     )
-    ctx.say(
-        "The inference did not overwrite what the family said: it is recorded against the memory as a "
-        "contradiction (evidence with stance 'contradicts'), and the memory stays as it was."
-    )
+    ctx.say("The inference did not overwrite what Marco said: it is kept as evidence that contradicts it.")
     for line in evidence_view(runtime.store, family_id, swimming).lines:
-        ctx.say(f'   {line.stance:<11} "{line.quote}" {line.note}'.rstrip())
+        ctx.detail(f'   {line.stance:<11} "{line.quote}" {line.note}'.rstrip())
 
     ctx.step("The family corrects one claim (edit supersedes) and forgets another (retract + a suppression rule).")
     ctx.clock.set(datetime(2026, 12, 1, 16, 0, tzinfo=UTC))
@@ -160,12 +156,14 @@ def run(ctx: WalkContext) -> None:
     old, new = edit_memory(
         runtime.writer, family_id, pills, "lucia", MemoryEdit(summary="Pepper needs her pills at 8am and 8pm.")
     )
-    ctx.say(f"edited: {old.id} is now {old.status.value}, superseded_by {new.id} (explicit, verified by human:lucia)")
+    ctx.say(f"edited: the old memory is now {old.status.value}, superseded_by the new one (verified by human:lucia)")
+    ctx.detail(f"   {old.id} -> {new.id}")
     for step in lineage_view(runtime.store, family_id, new.id).steps:
-        ctx.say(f"   lineage: {step.memory.id} {step.memory.status.value:<10} {step.memory.summary}")
+        ctx.detail(f"   lineage: {step.memory.id} {step.memory.status.value:<10} {step.memory.summary}")
     thai = memory_of(s1, "Thai food")
     _, rule = forget_memory(runtime.writer, family_id, thai, "marco", reason="we are off Thai food for a while")
-    ctx.say(f"forgot {thai}: retracted, and suppression rule {rule.id if rule else '-'} remembers what was forgotten")
+    ctx.say("forgot the Thai food: retracted, and a suppression rule remembers what was forgotten")
+    ctx.detail(f"   {thai}, rule {rule.id if rule else '-'}")
     runtime.drain()
 
     ctx.step("Session 4: Lucía mentions the Thai food again. The forgotten fact stays forgotten.")
@@ -184,22 +182,24 @@ def run(ctx: WalkContext) -> None:
     preview = preview_group(runtime.writer, family_id, GroupSelector(entity="Pepper"))
     ctx.say(f"{preview.selector.describe()}: {preview.count} memories would be forgotten")
     for row in preview.memories:
-        ctx.say(f"   {row.status.value:<10} {row.summary}")
-    ctx.say(
+        ctx.detail(f"   {row.status.value:<10} {row.summary}")
+    ctx.detail(
         f"(on the command line: family-memory memories forget-group --family {family_id} --member lucia "
         f"--entity Pepper --yes --expect {preview.count})"
     )
 
     ctx.step("Every memory shows where it came from: one claim file and its evidence ledger.")
-    ctx.say(location(runtime, family_id, memory_path(allergy)))
-    ctx.show(ctx.family_path(memory_path(allergy)).read_text())
-    ctx.say(location(runtime, family_id, evidence_path(allergy)))
+    ctx.say(
+        f"{ctx.place(memory_path(allergy))} and its evidence:" if not ctx.verbose else ctx.place(memory_path(allergy))
+    )
+    ctx.show(ctx.family_path(memory_path(allergy)).read_text(), limit=0)
+    ctx.detail(ctx.place(evidence_path(allergy)))
     ctx.show(ctx.family_path(evidence_path(allergy)).read_text())
 
     ctx.step("Replaying the family's history (as a migration would) changes nothing the second time.")
     before = {p: runtime.store.read(family_id, p).tag for p in runtime.store.list(family_id, "memories/")}
     report = replay_family(runtime.formation.deps, family_id, dream=runtime.dream)
-    ctx.show("\n".join(report.lines()))
+    ctx.show("\n".join(report.lines()), limit=0)
     after = {p: runtime.store.read(family_id, p).tag for p in runtime.store.list(family_id, "memories/")}
     changed = report.counts[OutcomeKind.ADDED.value] + report.counts[OutcomeKind.REINFORCED.value]
     ctx.say(

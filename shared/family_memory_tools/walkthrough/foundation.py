@@ -32,7 +32,7 @@ def run(ctx: WalkContext) -> None:
         ],
     )
     save_family(runtime.store, settings)
-    ctx.say(f"wrote {ctx.family_path('family.json')}")
+    ctx.say(f"wrote {ctx.place('family.json')}")
 
     ctx.step("Lucía adds a standing rule on the memory card: one change set through the write protocol.")
     draft = MemoryDraft(
@@ -44,9 +44,9 @@ def run(ctx: WalkContext) -> None:
         body="Always show the draft and wait for a yes before anything goes to the soccer team group chat.",
     )
     directive = runtime.card.add(family_id, "lucia", draft)
-    ctx.say(f"the claim:    {ctx.family_path(memory_path(directive.id))}")
-    ctx.show(ctx.family_path(memory_path(directive.id)).read_text())
-    ctx.say(f"its evidence (what Lucía typed, and where): {ctx.family_path(evidence_path(directive.id))}")
+    ctx.say(f"the claim:    {ctx.place(memory_path(directive.id))}")
+    ctx.show(ctx.family_path(memory_path(directive.id)).read_text(), limit=0)
+    ctx.say(f"its evidence: {ctx.place(evidence_path(directive.id))}")
     ctx.show(ctx.family_path(evidence_path(directive.id)).read_text())
 
     ctx.step("The same add sent again (a retried request, the same memory id) changes nothing.")
@@ -102,23 +102,23 @@ def run(ctx: WalkContext) -> None:
     dying = FamilyWriter(runtime.store, runtime.catalog, ctx.clock, lease_ttl=timedelta(seconds=30))
     lease = runtime.catalog.acquire_lease(family_id, dying.holder, dying.lease_ttl)
     runtime.catalog.record_intent(family_id, crashed.id, crashed.model_dump_json(), lease=lease)
-    ctx.say("the dying writer recorded its intent, then stopped (the file not written, its lease still held)")
+    ctx.detail("the dying writer recorded its intent, then stopped (the file not written, its lease still held)")
     ctx.clock.advance(timedelta(seconds=31))
     with quiet_log("family_memory.writes"), runtime.writer.open(family_id) as session:
         ctx.say(f"the next writer took the lease (token {session.lease.token} > {lease.token}) and completed it")
         revision = session.read_memory(directive.id)[0].revision
-    ctx.say(f"now on disk: {ctx.family_path(memory_path(directive.id))} at revision {revision}")
+    ctx.say(f"now on disk at revision {revision}: {ctx.place(memory_path(directive.id))}")
     written = directive
 
     ctx.step("The catalog is a projection: list newest first, check it against the files, rebuild it.")
     for row in runtime.catalog.list_rows(family_id).rows:
-        ctx.say(f"  {row.formed_at:%Y-%m-%d %H:%M}  {row.status.value:<7} r{row.revision}  {row.summary}")
+        ctx.detail(f"  {row.formed_at:%Y-%m-%d %H:%M}  {row.status.value:<7} r{row.revision}  {row.summary}")
     report = check_catalog(runtime.store, runtime.catalog, family_id)
-    ctx.show("\n".join(report.lines()))
+    ctx.say(f"catalog check: {' '.join(' '.join(report.lines()).split())}")
     lost = runtime.catalog.acquire_lease(family_id, "walkthrough-vandal", timedelta(seconds=5))
     runtime.catalog.delete_rows(family_id, [written.id], lease=lost)
     runtime.catalog.release_lease(lost)
-    ctx.say("after losing a row:")
-    ctx.show("\n".join(check_catalog(runtime.store, runtime.catalog, family_id).lines()))
-    ctx.say("after `family-memory catalog rebuild`:")
-    ctx.show("\n".join(rebuild_catalog(runtime.writer, family_id).lines()))
+    lost_row = check_catalog(runtime.store, runtime.catalog, family_id).lines()[1:]
+    ctx.say(f"after losing a row: {' '.join(' '.join(lost_row).split())}")
+    rebuilt = rebuild_catalog(runtime.writer, family_id).lines()[1:]
+    ctx.say(f"after `family-memory catalog rebuild`: {' '.join(' '.join(rebuilt).split())}")

@@ -39,10 +39,16 @@ def session_bytes(
 
 
 def ingest(
-    ctx: WalkContext, data: bytes, supplied: SuppliedCandidates | None = None, *, quiet: bool = False
+    ctx: WalkContext,
+    data: bytes,
+    supplied: SuppliedCandidates | None = None,
+    *,
+    quiet: bool = False,
+    silent: bool = False,
 ) -> CandidatesDocument:
     """Store the session and form its memories, then say what became of each candidate: one
-    line each (``quiet``: one line in all); ``--verbose`` shows the whole candidates document."""
+    line each (``quiet``: one line in all; ``silent``: none, the caller says it); ``--verbose``
+    shows the whole candidates document."""
     services = ctx.runtime.formation
     receipt = receive_session(services.deps, data, supplied=supplied)
     transcript = receipt.intake.transcript
@@ -50,12 +56,14 @@ def ingest(
     document = read_document(ctx.runtime.store, transcript.family_id, transcript.session_id)
     assert document is not None
     where = location(ctx.runtime, transcript.family_id, f"sessions/{transcript.session_id}.json")
+    if silent and not ctx.verbose:
+        return document
     if ctx.verbose:
         ctx.say(
             f"stored {where}; {delivered} in-process deliveries followed (the same handlers Lambda runs): its "
             "event to extraction, the queue message to reconciliation, each file written to the indexer and the compile"
         )
-    else:
+    elif not quiet:
         ctx.say(
             f"sessions/{transcript.session_id}.json stored: {delivered} deliveries (extract, reconcile, index, compile)"
         )
@@ -65,9 +73,10 @@ def ingest(
         kinds = Counter(o.kind.value for o in document.reconciliation.outcomes) if document.reconciliation else {}
         rejected = len(document.candidates) - len(document.accepted())
         formed = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
-        ctx.say(f"   {len(document.candidates)} candidates: {formed or 'none formed'}; {rejected} rejected")
+        count = len(document.candidates)
+        ctx.say(f"{transcript.session_id}: {count} candidates, {formed or 'none formed'}, {rejected} rejected")
     else:
-        ctx.show("\n".join(verdict_lines(document)), limit=1000)
+        ctx.show("\n".join(verdict_lines(document)), limit=5)
     return document
 
 

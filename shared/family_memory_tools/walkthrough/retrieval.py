@@ -86,10 +86,14 @@ def _seed(ctx: WalkContext) -> dict[str, Memory]:
 def _lookup(ctx: WalkContext, retrieval: Retrieval, message: str, surface: Surface = Surface.CHAT) -> LookupResult:
     result = retrieval.lookup.lookup(ctx.family_id, message, surface)
     ctx.say(f'user ({surface.value}): "{message}"')
-    ctx.show(result.block or "(nothing placed in the turn)")
-    ctx.say(f"   {len(result.items)} items, {result.tokens} tokens (caps: 5 items, 300 tokens)")
-    for item in result.items:
-        ctx.say(f"   found by {item.via}: {item.row.about}")
+    if ctx.verbose:
+        ctx.show(result.block or "(nothing placed in the turn)")
+        ctx.say(f"   {len(result.items)} items, {result.tokens} tokens (caps: 5 items, 300 tokens)")
+        for item in result.items:
+            ctx.say(f"   found by {item.via}: {item.row.about}")
+    else:
+        found = ", ".join(f"{item.row.about} ({item.via})" for item in result.items) or "nothing"
+        ctx.say(f"   -> {found}")
     return result
 
 
@@ -109,7 +113,7 @@ def run(ctx: WalkContext) -> None:
 
     ctx.step("A conversation from three weeks ago is ingested; four memories are formed from it.")
     memories = _seed(ctx)
-    ctx.say(
+    ctx.detail(
         "each memories/*.md write raised an Object Created event for the indexer, which re-read the file and "
         "embedded about + summary + when_to_use with the offline MiniLM model:"
     )
@@ -121,17 +125,18 @@ def run(ctx: WalkContext) -> None:
     found = {item.row.id: item.via for item in _lookup(ctx, retrieval, synonym).items}
     ctx.say(
         f"   words the message shares with the orthodontist memory: {sorted(_shared_words(synonym, ortho)) or 'none'};"
-        f" it was found by {found.get(ortho.id, 'nothing')}: the embedding puts teeth near an orthodontist."
+        f" it was found by {found.get(ortho.id, 'nothing')}"
     )
+    ctx.detail("   the embedding puts teeth near an orthodontist.")
     misspelt = "is pianno still on?"
     found = {item.row.id: item.via for item in _lookup(ctx, retrieval, misspelt).items}
     ctx.say(
         f"   words the message shares with the piano memory: {sorted(_shared_words(misspelt, piano)) or 'none'};"
-        f" it was found by {found.get(piano.id, 'nothing')}: 'pianno' is one edit from 'piano', which the keyword"
-        " search tolerates."
+        f" it was found by {found.get(piano.id, 'nothing')}"
     )
+    ctx.detail("   'pianno' is one edit from 'piano', which the keyword search tolerates.")
     _lookup(ctx, retrieval, "did we sign up for the potluck?")
-    ctx.say("   the potluck memory was valid until November 25, which has passed in Los Angeles: not eligible.")
+    ctx.say("   not the potluck: it was valid until November 25, which has passed in Los Angeles.")
 
     ctx.step("The household thread (read by everyone) gets no sensitive memories; private chat does, marked.")
     _lookup(ctx, retrieval, "Leo's piano lesson snacks", Surface.CHAT)
@@ -141,7 +146,9 @@ def run(ctx: WalkContext) -> None:
     runtime.card.forget(family_id, piano.id, "marco", "forgotten from the memory card")
     held = retrieval.index.get(family_id, [piano.id])[piano.id].status.value
     result = retrieval.lookup.lookup(family_id, "when is Leo's piano lesson?")
-    ctx.say(f"the index still says {held!r}; the lookup asked the catalog and dropped it: {result.dropped}")
+    dropped = ", ".join(f"{memory_id}: {why}" for memory_id, why in result.dropped.items())
+    ctx.say(f"the index still says {held!r}; the lookup asked the catalog: dropped ({dropped.split(': ')[-1]})")
+    ctx.detail(f"   {dropped}")
     runtime.drain()
     now_held = retrieval.index.get(family_id, [piano.id])[piano.id].status.value
     ctx.say(f"after the event is delivered the index says {now_held!r}")
@@ -150,14 +157,21 @@ def run(ctx: WalkContext) -> None:
     tools = retrieval.tools(family_id)
     ortho = memories["Maya's orthodontist"]
     ctx.say(f"read_memory memory://{family_id}/{ortho.id}")
-    ctx.show(tools.run("read_memory", {"ref": f"memory://{family_id}/{ortho.id}"}).text)
+    ctx.show(tools.run("read_memory", {"ref": f"memory://{family_id}/{ortho.id}"}).text, limit=0)
     ref = f"conv://{family_id}/{SESSION}#turn=1-3"
-    ctx.say(f"read_conversation_excerpt {ref}  (the evidence behind it: 'why do you think that?')")
-    ctx.show(tools.run("read_conversation_excerpt", {"ref": ref}).text)
-    ctx.say("a reference to another family gets an error and no data:")
-    ctx.show(tools.run("read_memory", {"ref": f"memory://fam-okafor/{ortho.id}"}).text)
+    ctx.say(f"read_conversation_excerpt {ref}")
+    ctx.show(tools.run("read_conversation_excerpt", {"ref": ref}).text, limit=2)
+    refused = tools.run("read_memory", {"ref": f"memory://fam-okafor/{ortho.id}"}).text
+    ctx.say(
+        f"a reference to another family gets an error and no data: {refused}"
+        if ctx.verbose
+        else f"another family's reference: {refused}"
+    )
 
-    ctx.step("The index is a projection: lose it, rebuild it from the files, get the same documents.")
+    if not ctx.step(
+        "The index is a projection: lose it, rebuild it from the files, get the same documents.", verbose_only=True
+    ):
+        return
     before = list(retrieval.index.documents(family_id))
     retrieval.index.delete(family_id, [doc.memory_id for doc in before])
     ctx.say(f"every document deleted; the index now holds {len(retrieval.index.revisions(family_id))}")
