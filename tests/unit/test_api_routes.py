@@ -14,7 +14,7 @@ from api_helpers import api_event, error_of, payload
 from family_memory.app.api import MAX_BODY_BYTES, RETRY_AFTER_SECONDS, openapi_document, resolve_api_event
 from family_memory.app.routes.agent import entity_tag
 from family_memory.app.runtime import Runtime
-from family_memory.card import operations, service
+from family_memory.card import operations
 from family_memory.domain.clock import FixedClock
 from family_memory.domain.ids import new_ulid
 from family_memory.retrieval.search_index import IndexUnavailableError
@@ -308,7 +308,7 @@ def test_a_pydantic_error_escaping_a_service_is_400_naming_the_field_and_logged(
     def escapes(*_: Any, **__: Any) -> Any:
         return EvidenceRecord.model_validate({"ref": "memory://x", "quote": 7})
 
-    monkeypatch.setattr(service, "add_memory", escapes)  # what runtime.card.add calls
+    monkeypatch.setattr(operations, "add_memory", escapes)
     with caplog.at_level("ERROR"):
         response = call(rt, "POST", f"/families/{FAMILY}/memories", TEA)
     status, code, message = error_of(response)
@@ -422,7 +422,7 @@ def test_a_lease_taken_between_commit_and_delivery_still_answers_201(
         leases.append(rt.catalog.acquire_lease(FAMILY, "another-writer", timedelta(seconds=30)))
         return added
 
-    monkeypatch.setattr(service, "add_memory", add_then_another_writer_comes)
+    monkeypatch.setattr(operations, "add_memory", add_then_another_writer_comes)
     added = call(rt, "POST", f"/families/{FAMILY}/memories", TEA)
     assert added["statusCode"] == 201 and leases[0] is not None
     memory_id = payload(added)["memory"]["id"]

@@ -9,19 +9,10 @@ store or catalog they read.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from family_memory.card.operations import (
-    GroupPreview,
-    GroupResult,
-    GroupSelector,
-    MemoryDraft,
-    MemoryEdit,
-    add_memory,
-    edit_memory,
-    forget_group,
-    forget_memory,
-    preview_group,
-)
+from family_memory.card import operations
+from family_memory.card.operations import GroupPreview, GroupResult, GroupSelector, MemoryDraft, MemoryEdit
 from family_memory.domain.memory import Memory
 from family_memory.domain.suppression import Suppression
 from family_memory.writes.protocol import FamilyWriter
@@ -32,35 +23,20 @@ class Card:
     writer: FamilyWriter
 
     def add(self, family_id: str, member_id: str, draft: MemoryDraft, *, memory_id: str | None = None) -> Memory:
-        return add_memory(self.writer, family_id, member_id, draft, memory_id=memory_id)
+        return operations.add_memory(self.writer, family_id, member_id, draft, memory_id=memory_id)
 
     def edit(self, family_id: str, memory_id: str, member_id: str, edit: MemoryEdit) -> tuple[Memory, Memory]:
-        return edit_memory(self.writer, family_id, memory_id, member_id, edit)
+        return operations.edit_memory(self.writer, family_id, memory_id, member_id, edit)
 
     def forget(
         self, family_id: str, memory_id: str, member_id: str, reason: str = ""
     ) -> tuple[Memory, Suppression | None]:
-        return forget_memory(self.writer, family_id, memory_id, member_id, reason)
+        return operations.forget_memory(self.writer, family_id, memory_id, member_id, reason)
 
     def preview_group(self, family_id: str, selector: GroupSelector) -> GroupPreview:
-        return preview_group(self.writer, family_id, selector)
+        return operations.preview_group(self.writer, family_id, selector)
 
-    def forget_group(
-        self,
-        family_id: str,
-        selector: GroupSelector,
-        member_id: str,
-        *,
-        expected_count: int,
-        expected_token: str | None = None,
-        reason: str = "",
-    ) -> GroupResult:
-        return forget_group(
-            self.writer,
-            family_id,
-            selector,
-            member_id,
-            expected_count=expected_count,
-            expected_token=expected_token,
-            reason=reason,
-        )
+    def forget_group(self, family_id: str, selector: GroupSelector, member_id: str, **confirmed: Any) -> GroupResult:
+        """``confirmed``: ``operations.forget_group``'s keywords (``expected_count``, the preview's
+        ``expected_token``, ``reason``)."""
+        return operations.forget_group(self.writer, family_id, selector, member_id, **confirmed)

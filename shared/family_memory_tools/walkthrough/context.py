@@ -13,6 +13,7 @@ from typing import Any
 
 from family_memory.app.runtime import Runtime
 from family_memory.domain.clock import FixedClock
+from family_memory.domain.family import FamilySettings, Member, MemberRole
 
 #: Lines of a file or block shown before the rest is only counted (``--verbose`` shows all).
 SHOWN_LINES = 3
@@ -85,3 +86,16 @@ def quiet_log(name: str) -> Iterator[None]:
         yield
     finally:
         logger.setLevel(level)
+
+
+def the_riveras(family_id: str) -> FamilySettings:
+    """The invented family's settings: its time zone and members (Lucía, Marco, and Maya, a child)."""
+    return FamilySettings(
+        family_id=family_id,
+        time_zone="America/Los_Angeles",
+        members=[
+            Member(id="lucia", name="Lucía Rivera", address_as="Lu"),
+            Member(id="marco", name="Marco Rivera"),
+            Member(id="maya", name="Maya Rivera", role=MemberRole.CHILD),
+        ],
+    )

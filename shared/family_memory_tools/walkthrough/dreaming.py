@@ -17,7 +17,7 @@ from family_memory.brief.render import prompt_block, render_brief, render_line
 from family_memory.card.operations import MemoryEdit
 from family_memory.domain.changes import ChangeSet, MemoryWrite
 from family_memory.domain.clock import zone
-from family_memory.domain.family import FamilySettings, Member, MemberRole, Surface
+from family_memory.domain.family import Surface
 from family_memory.domain.ids import new_ulid
 from family_memory.domain.layout import BRIEF, LOG
 from family_memory.domain.memory import Authority, Durability, Memory
@@ -25,7 +25,7 @@ from family_memory.families import load_family, save_family
 from family_memory.formation.extraction import SuppliedCandidates
 from family_memory.lifecycle.dream import dream_family
 from family_memory.lifecycle.fanout import dream_requested, fan_out
-from family_memory_tools.walkthrough.context import WalkContext
+from family_memory_tools.walkthrough.context import WalkContext, the_riveras
 from family_memory_tools.walkthrough.pipeline import ingest, memory_of, session_bytes
 
 
@@ -146,15 +146,7 @@ def run(ctx: WalkContext) -> None:
 
     settings = load_family(runtime.store, family_id)
     if not settings.members:
-        settings = FamilySettings(
-            family_id=family_id,
-            time_zone="America/Los_Angeles",
-            members=[
-                Member(id="lucia", name="Lucía Rivera", address_as="Lu"),
-                Member(id="marco", name="Marco Rivera"),
-                Member(id="maya", name="Maya Rivera", role=MemberRole.CHILD),
-            ],
-        )
+        settings = the_riveras(family_id)
         save_family(runtime.store, settings)
     local = now.astimezone(zone(settings.time_zone))
     ctx.say(f"It is {now:%Y-%m-%d %H:%M} UTC, {local:%A %H:%M} for the Riveras ({settings.time_zone}).")

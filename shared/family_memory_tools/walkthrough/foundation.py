@@ -7,14 +7,24 @@ from datetime import timedelta
 from family_memory.card.operations import MemoryDraft
 from family_memory.domain.changes import Action, ChangeSet, MemoryWrite
 from family_memory.domain.errors import StaleRevisionError
-from family_memory.domain.family import FamilySettings, Member, MemberRole
 from family_memory.domain.ids import new_ulid
 from family_memory.domain.layout import evidence_path, memory_path
-from family_memory.domain.memory import MemoryType, Strength
+from family_memory.domain.memory import Memory, MemoryType, Strength
 from family_memory.families import save_family
 from family_memory.writes.projections import check_catalog, rebuild_catalog
 from family_memory.writes.protocol import FamilyWriter
-from family_memory_tools.walkthrough.context import WalkContext, quiet_log
+from family_memory_tools.walkthrough.context import WalkContext, quiet_log, the_riveras
+
+
+def _one_write(
+    ctx: WalkContext, actor: str, reason: str, action: Action, memory: Memory, expected_revision: int
+) -> ChangeSet:
+    """A change set of one write to a memory already on file (it forms none: formation and the
+    card do that), for showing what the write protocol does with it."""
+    write = MemoryWrite(action=action, memory=memory, expected_revision=expected_revision)
+    return ChangeSet(
+        id=new_ulid(), family_id=ctx.family_id, actor=actor, reason=reason, created_at=ctx.clock.now(), memories=[write]
+    )
 
 
 def run(ctx: WalkContext) -> None:
@@ -22,15 +32,7 @@ def run(ctx: WalkContext) -> None:
     ctx.chapter("1. Files are the truth: one claim per file, written under a lease")
 
     ctx.step("The Rivera family (invented) gets a settings file: time zone and members.")
-    settings = FamilySettings(
-        family_id=family_id,
-        time_zone="America/Los_Angeles",
-        members=[
-            Member(id="lucia", name="Lucía Rivera", address_as="Lu"),
-            Member(id="marco", name="Marco Rivera"),
-            Member(id="maya", name="Maya Rivera", role=MemberRole.CHILD),
-        ],
-    )
+    settings = the_riveras(family_id)
     save_family(runtime.store, settings)
     ctx.say(f"wrote {ctx.place('family.json')}")
 
@@ -58,30 +60,10 @@ def run(ctx: WalkContext) -> None:
     ctx.step("Every write checks the revision it read: a change decided on a stale read is refused.")
     # A reinforcement moves the memory to revision 2 (written here by hand: it forms nothing).
     reinforced = directive.evolve(revision=2, reinforcement_count=1, last_reinforced_at=now + timedelta(minutes=5))
-    runtime.writer.apply(
-        ChangeSet(
-            id=new_ulid(),
-            family_id=family_id,
-            actor="process:walkthrough",
-            reason="walk-through: a reinforcement, to move the revision on",
-            created_at=now,
-            memories=[MemoryWrite(action=Action.REINFORCE, memory=reinforced, expected_revision=1)],
-        )
-    )
-    stale_edit = ChangeSet(
-        id=new_ulid(),
-        family_id=family_id,
-        actor="human:marco",
-        reason="an edit made against revision 1",
-        created_at=now,
-        memories=[
-            MemoryWrite(
-                action=Action.UPDATE,
-                memory=directive.evolve(revision=2, summary="Never post to the soccer chat."),
-                expected_revision=1,
-            )
-        ],
-    )
+    why = "walk-through: a reinforcement, to move the revision on"
+    runtime.writer.apply(_one_write(ctx, "process:walkthrough", why, Action.REINFORCE, reinforced, 1))
+    stale = directive.evolve(revision=2, summary="Never post to the soccer chat.")
+    stale_edit = _one_write(ctx, "human:marco", "an edit made against revision 1", Action.UPDATE, stale, 1)
     try:
         runtime.writer.apply(stale_edit)
     except StaleRevisionError as exc:
@@ -91,13 +73,8 @@ def run(ctx: WalkContext) -> None:
     widened = reinforced.evolve(
         revision=3, when_to_use="Any request to message, post to, reply in or share to the soccer group chat"
     )
-    crashed = ChangeSet(
-        id=new_ulid(),
-        family_id=family_id,
-        actor="process:walkthrough",
-        reason="walk-through: a change set interrupted by a crash",
-        created_at=now,
-        memories=[MemoryWrite(action=Action.UPDATE, memory=widened, expected_revision=2)],
+    crashed = _one_write(
+        ctx, "process:walkthrough", "walk-through: a change set interrupted by a crash", Action.UPDATE, widened, 2
     )
     dying = FamilyWriter(runtime.store, runtime.catalog, ctx.clock, lease_ttl=timedelta(seconds=30))
     lease = runtime.catalog.acquire_lease(family_id, dying.holder, dying.lease_ttl)

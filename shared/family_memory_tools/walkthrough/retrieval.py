@@ -97,6 +97,15 @@ def _lookup(ctx: WalkContext, retrieval: Retrieval, message: str, surface: Surfa
     return result
 
 
+def _why_found(ctx: WalkContext, retrieval: Retrieval, message: str, memory: Memory, label: str, why: str) -> None:
+    """Look ``message`` up, then say which words it shares with ``memory`` and how it was found."""
+    found = {item.row.id: item.via for item in _lookup(ctx, retrieval, message).items}
+    shared = sorted(_shared_words(message, memory)) or "none"
+    how = found.get(memory.id, "nothing")
+    ctx.say(f"   words the message shares with the {label} memory: {shared}; it was found by {how}")
+    ctx.detail(f"   {why}")
+
+
 def _shared_words(message: str, memory: Memory) -> set[str]:
     """The message's words that the memory also holds, compared as the keyword search
     compares them (case-folded, stemmed, stop words left out)."""
@@ -122,19 +131,10 @@ def run(ctx: WalkContext) -> None:
     ctx.step("Turn-level lookups: meaning and words searched together, interleaved, confirmed against the catalog.")
     ortho, piano = memories["Maya's orthodontist"], memories["Leo's piano lessons"]
     synonym = "who fixes the kids teeth?"
-    found = {item.row.id: item.via for item in _lookup(ctx, retrieval, synonym).items}
-    ctx.say(
-        f"   words the message shares with the orthodontist memory: {sorted(_shared_words(synonym, ortho)) or 'none'};"
-        f" it was found by {found.get(ortho.id, 'nothing')}"
-    )
-    ctx.detail("   the embedding puts teeth near an orthodontist.")
+    _why_found(ctx, retrieval, synonym, ortho, "orthodontist", "the embedding puts teeth near an orthodontist.")
     misspelt = "is pianno still on?"
-    found = {item.row.id: item.via for item in _lookup(ctx, retrieval, misspelt).items}
-    ctx.say(
-        f"   words the message shares with the piano memory: {sorted(_shared_words(misspelt, piano)) or 'none'};"
-        f" it was found by {found.get(piano.id, 'nothing')}"
-    )
-    ctx.detail("   'pianno' is one edit from 'piano', which the keyword search tolerates.")
+    why = "'pianno' is one edit from 'piano', which the keyword search tolerates."
+    _why_found(ctx, retrieval, misspelt, piano, "piano", why)
     _lookup(ctx, retrieval, "did we sign up for the potluck?")
     ctx.say("   not the potluck: it was valid until November 25, which has passed in Los Angeles.")
 
