@@ -2,7 +2,7 @@
 
 For one session, under the family's lease: for each accepted candidate,
 resolve the names it applies to (``entities``), check the family's forget
-rules (``suppression_rules``), find similar memories (the ``SimilarMemories``
+rules (``family_memory.forgotten``), find similar memories (the ``SimilarMemories``
 finder given to the constructor), and decide (``decisions``): add, reinforce,
 supersede, record a contradiction, or do nothing. The decisions of one session
 go to the write protocol as one change set (split when it would grow past
