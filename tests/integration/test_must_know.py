@@ -227,3 +227,74 @@ def test_a_screen_question_surfaces_the_screen_rule(tmp_path: Path) -> None:
     rt.drain()
     found = retrieval_of(rt).lookup.lookup(FAMILY, "can noor play on the tablet on a wednesday night?").items
     assert [i.row.id for i in found if i.via == "rule"] == [phones.id]
+
+
+def test_who_plans_a_meal_for_named_guests_eats_it_too(runtime: Runtime) -> None:
+    dairy = fact(
+        "Layla is lactose intolerant; no cream sauces for her.",
+        "Layla's lactose intolerance",
+        applies_to=[MOM],
+        type=MemoryType.CONSTRAINT,
+        strength=Strength.HARD,
+        sensitivity=Sensitivity.HEALTH,
+    )
+    runtime.writer.apply(change_set(add(dairy)))
+    runtime.drain()
+    # Layla asks for a dinner for Dad: her rule ranks with his, before Noor's (not named).
+    found = rules(runtime, "plan the dinner for when dad's here", member="layla")
+    assert set(found[:2]) == {VEGETARIAN.id, dairy.id} and found[2] == SESAME.id
+    # Someone else asking: Layla is not at the table by being the speaker.
+    assert set(rules(runtime, "plan the dinner for when dad's here", member="ciaran")[:1]) == {VEGETARIAN.id}
+
+
+def test_asking_whether_someone_may_have_something_is_a_food_question(runtime: Runtime) -> None:
+    assert SESAME.id in rules(runtime, "can noor have halva?")
+    assert SESAME.id in rules(runtime, "is noor allowed to eat that")
+    assert rules(runtime, "can you have a look at noor's chess games") == []
+
+
+def test_spreading_a_cost_is_a_booking_that_brings_the_spending_rule(runtime: Runtime) -> None:
+    cash = fact(
+        "No Klarna, credit cards or anything with interest: cash or nothing.",
+        "Paying for things",
+        type=MemoryType.DIRECTIVE,
+        strength=Strength.HARD,
+        sensitivity=Sensitivity.FINANCES,
+    )
+    runtime.writer.apply(change_set(add(cash)))
+    runtime.drain()
+    assert cash.id in rules(runtime, "find us a pram with a carrycot, can we spread the cost over a few months?")
+
+
+def test_a_fact_that_lifts_a_food_rule_reaches_a_meal_as_the_rule_would(runtime: Runtime) -> None:
+    lifted = fact(
+        "Noor is no longer allergic to kiwi; the allergist retested her and she can have it now.",
+        "Noor and kiwi",
+        applies_to=[NOOR],
+        type=MemoryType.FACT,
+        sensitivity=Sensitivity.HEALTH,
+    )
+    plain = fact(
+        "Noor's school trip to the farm is on Friday.", "Noor's school trip", applies_to=[NOOR], type=MemoryType.FACT
+    )
+    runtime.writer.apply(change_set(add(lifted), add(plain)))
+    runtime.drain()
+    found = rules(runtime, "what should we bring to the potluck?")
+    assert lifted.id in found and plain.id not in found
+    # No meal, no allowance.
+    assert lifted.id not in rules(runtime, "can Ciarán take the car to training tonight?")
+
+
+def test_two_rules_of_one_slot_are_one_rule_to_the_task(runtime: Runtime) -> None:
+    again = fact(
+        "Noor is allergic to sesame, and the teachers on the trip need to know.",
+        "Noor's sesame allergy",
+        applies_to=[NOOR],
+        type=MemoryType.CONSTRAINT,
+        strength=Strength.HARD,
+        sensitivity=Sensitivity.HEALTH,
+    )
+    runtime.writer.apply(change_set(add(again)))
+    runtime.drain()
+    found = rules(runtime, "what should we bring to the potluck?")
+    assert len({SESAME.id, again.id} & set(found)) == 1 and VEGETARIAN.id in found

@@ -349,3 +349,25 @@ def test_the_writers_own_words_support_a_claim_about_someone_else() -> None:
     )
     [entry] = validate_proposals(thanks, family(), [claim], Limits())
     assert entry.accepted, entry.reasons
+
+
+def test_a_place_named_in_an_earlier_conversation_may_be_named_again() -> None:
+    from family_memory.domain.entity import Entity, EntityKind
+
+    turns = transcript([("user", "lucia", "mortgage settled on the 15th, we're with the new bank now")])
+    refinance = candidate(
+        type="fact",
+        about="Mortgage",
+        summary="The family's mortgage is now with Adelaide Bank.",
+        evidence=[{"turns": [1], "quote": "we're with the new bank now"}],
+    )
+    [refused] = validate_proposals(turns, family(), [refinance], Limits())
+    assert not refused.accepted and "adelaide" in refused.reasons[0].message
+    bank = Entity(
+        id="01K0000000000000000000B001",
+        type=EntityKind.ORGANISATION,
+        name="Adelaide Bank",
+        created_at=datetime(2026, 1, 1, tzinfo=UTC),
+    )
+    [entry] = validate_proposals(turns, family(), [refinance], Limits(), [bank])
+    assert entry.accepted, entry.reasons

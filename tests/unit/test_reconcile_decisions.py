@@ -96,6 +96,14 @@ HARD_PILLS = thai(
 AUSTIN = thai(type=MemoryType.FACT, about="Where the family lives", summary="The family lives in Austin.")
 
 
+SCREENS = thai(
+    type=MemoryType.DIRECTIVE,
+    strength=Strength.HARD,
+    authority=Authority.USER_EXPLICIT,
+    about="Screens on school nights",
+    summary="House rule - no phones or tablets for the children on school nights except for homework.",
+    applies_to=[ANA, BEN],
+)
 VEGETARIAN_SINCE = PEANUTS.evolve(about="Maya's diet", summary="Maya has been vegetarian since January 2026.")
 
 
@@ -462,6 +470,19 @@ TABLE: list[tuple[str, Proposal, list[Known], DecisionKind, Memory | None]] = [
         None,
     ),
     (
+        "a house rule restated by one of the people it covers, shorter: reinforce, the rule for all stays",
+        proposal(
+            type=MemoryType.DIRECTIVE,
+            about="Screens on school nights",
+            summary="House rule - no phone for the children on school nights.",
+            authority=Authority.USER_EXPLICIT,
+            applies_to=(ANA,),
+        ),
+        [known(SCREENS)],
+        DecisionKind.REINFORCE,
+        SCREENS,
+    ),
+    (
         "unrelated memories: add",
         proposal(about="Flights", summary="Never book flights before 7am.", type=MemoryType.DIRECTIVE),
         [known(SAME, score=0.2)],
@@ -501,3 +522,15 @@ def test_replaying_a_claim_that_shares_its_quote_with_another_claim_is_not_swall
     assert decide(p, [known(daughter, quote)]).kind is DecisionKind.ADD
     # ... while the allergy itself, replayed, is.
     assert decide(p, [known(PEANUTS, quote)]).kind is DecisionKind.NOOP
+
+
+def test_values_compare_with_spelling_variants() -> None:
+    from family_memory.formation.decisions import Value, compare_values
+
+    shorter = proposal(type=MemoryType.DIRECTIVE, summary="House rule - no phone for the children on school nights.")
+    assert compare_values(shorter, SCREENS) is Value.LESS
+    same = proposal(
+        type=MemoryType.DIRECTIVE,
+        summary="House rule - no phone or tablet for the children on school night except homework.",
+    )
+    assert compare_values(same, SCREENS) is Value.SAME

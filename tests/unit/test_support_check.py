@@ -193,3 +193,173 @@ def test_a_weekday_written_with_its_date_and_verb_forms_are_no_new_words() -> No
     summary = "Maddie has the dentist on Tuesday, March 24, 2026, at 3:30; Mike is taking her after school."
     assert verdict(summary, turn, said_on=date(2026, 3, 10), writer="Mike") == []
     assert verdict("Kabir's favourite player is Rishabh Pant.", "my fav player is rishabh pant", writer="Kabir") == []
+
+
+def test_a_day_of_the_month_said_alone_takes_its_month_from_the_conversation() -> None:
+    # "the 11th to the 18th", said in May about the July holiday the family planned earlier.
+    turn = "portugal update, we're staying at the brisa mar apartments in albufeira, the 11th to the 18th"
+    summary = "The family is staying at the Brisa Mar apartments in Albufeira from July 11 to July 18, 2026."
+    assert verdict(summary, turn, said_on=date(2026, 5, 11)) == []
+    # In the past tense it is a day behind: "went through on the 15th", said on May 28.
+    settled = "settlement went through on the 15th, we're with adelaide bank now"
+    assert verdict("Settlement went through on May 15, 2026.", settled, said_on=date(2026, 5, 28)) == []
+    # The day of the month still decides.
+    wrong = verdict(summary.replace("July 11 to July 18", "July 12 to July 17"), turn, said_on=date(2026, 5, 11))
+    assert any("date" in p for p in wrong), wrong
+    late = verdict("Settlement went through on May 16, 2026.", settled, said_on=date(2026, 5, 28))
+    assert any("date" in p for p in late), late
+
+
+@pytest.mark.parametrize(
+    ("summary", "turn"),
+    [
+        # The exception after "unless" / "except" is not negated with the rule.
+        (
+            "No gelatine sweets for the family unless the packet says halal.",
+            "no gelatine sweets unless the packet says halal",
+        ),
+        (
+            "No takeaway except on the first Friday of the month.",
+            "and no takeaway except the first friday of the month",
+        ),
+        # A list item with its own "no" has its own noun phrase ("in cooking" is not negated).
+        (
+            "The whole family eats only halal food; no pork and no alcohol in cooking.",
+            "everything has to be halal, for all of us. no pork obviously, and no alcohol in cooking either",
+        ),
+    ],
+)
+def test_an_exception_and_a_list_items_own_negation_keep_their_polarity(summary: str, turn: str) -> None:
+    assert verdict(summary, turn) == []
+
+
+def test_an_exception_turned_into_the_rule_is_still_refused() -> None:
+    wrong = verdict(
+        "Gelatine sweets are fine unless the packet says halal.", "no gelatine sweets unless the packet says halal"
+    )
+    assert wrong, wrong
+
+
+@pytest.mark.parametrize(
+    ("summary", "turn"),
+    [
+        # The words that only say which way a clause goes ("doesn't", "anymore", "hates", "loves")
+        # do not keep the two clauses from being matched up.
+        ("Zosia still naps, so plan around it.", "zosia doesn't nap anymore, don't bother planning around it"),
+        ("Omar likes being called 'Omi'.", "omar doesn't like being called omi anymore, he's 14"),
+        ("Noah loves going to the dentist.", "noah HATES the dentist, like full meltdown every time"),
+    ],
+)
+def test_a_polarity_turned_by_its_verb_is_refused(summary: str, turn: str) -> None:
+    assert any("opposite" in p or "negates" in p for p in verdict(summary, turn)), verdict(summary, turn)
+
+
+def test_no_longer_is_a_verbs_negation() -> None:
+    turn = "omar doesn't like being called omi anymore, he's 14"
+    assert verdict("Omar no longer wants to be called 'Omi'.", turn) == []
+
+
+def test_each_date_of_the_summary_is_one_the_turn_names_when_it_names_as_many() -> None:
+    turn = "my parents land on the 2nd, staying till the 16th"
+    said = date(2026, 6, 18)
+    assert (
+        verdict(
+            "Olga's parents arrive on July 2, 2026 and stay until July 16, 2026.", turn, said_on=said, writer="Olga"
+        )
+        == []
+    )
+    wrong = verdict(
+        "Olga's parents arrive on July 2, 2026 and stay until July 26, 2026.", turn, said_on=said, writer="Olga"
+    )
+    assert any("date" in p for p in wrong), wrong
+    # A summary with more dates than the turn names took the others from the conversation.
+    swap = "sven asked to swap weekends, so the kids are with him the 20th to 22nd instead of this coming one"
+    summary = "The kids are with Sven from March 20 to March 22, 2026 instead of March 13 to March 15."
+    assert verdict(summary, swap, said_on=date(2026, 3, 10)) == []
+
+
+def test_a_name_said_only_to_say_whose_relative_is_not_the_subject() -> None:
+    turn = "marco's brother pablo is the one who's coeliac, not marco"
+    quote = "marco's brother pablo is the one who's coeliac"
+    wrong = check_support(
+        Claim(summary="Marco is coeliac.", quotes=(quote,), names=("Marco",)),
+        [SpokenTurn("user", turn, ("Lucía",), quoted=True)],
+        date(2026, 5, 20),
+    ).problems
+    assert any("marco's brother" in p for p in wrong), wrong
+    # The relative is the subject of the summary: fine.
+    right = check_support(
+        Claim(summary="Marco's brother Pablo is coeliac.", quotes=(quote,), names=("Marco", "Pablo")),
+        [SpokenTurn("user", turn, ("Lucía",), quoted=True)],
+        date(2026, 5, 20),
+    ).problems
+    assert right == [], right
+
+
+def test_no_then_the_new_day_takes_the_old_one_back() -> None:
+    turn = "grandma arrives on the 3rd... no, the 4th, her flight changed"
+    assert any(
+        "took back" in p for p in verdict("Grandma arrives on the 3rd.", turn, quote="grandma arrives on the 3rd")
+    )
+    assert verdict("Grandma arrives on the 4th.", turn) == []
+
+
+def test_my_relative_is_the_writers_not_someone_elses() -> None:
+    turns = [
+        SpokenTurn("user", "erik's mum visits on sundays", ("Astrid",)),
+        SpokenTurn("user", "my mum's coming for christmas this year", ("Astrid",), quoted=True),
+    ]
+    claim = Claim(
+        summary="Erik's mother is coming for Christmas this year.",
+        quotes=("my mum's coming for christmas this year",),
+        names=("Erik",),
+    )
+    wrong = check_support(claim, turns, date(2026, 11, 20)).problems
+    assert any("astrid's mum" in p for p in wrong), wrong
+    mine = Claim(summary="Astrid's mum is coming for Christmas this year.", quotes=claim.quotes, names=("Astrid",))
+    assert check_support(mine, turns, date(2026, 11, 20)).problems == []
+    # Introducing oneself by a relation is not a claim about that relative.
+    arjun = Claim(
+        summary="Arjun is Priya's husband.", quotes=("arjun here, priya's husband",), names=("Arjun", "Priya")
+    )
+    turn = SpokenTurn("user", "good morning. arjun here, priya's husband", ("Arjun",), quoted=True)
+    assert check_support(arjun, [turn], date(2026, 2, 1)).problems == []
+
+
+def test_a_rates_period_is_the_one_said() -> None:
+    turn = "we pay the childminder £220 a fortnight, cash"
+    wrong = verdict("The family pays the childminder £220 a week in cash.", turn, writer="Mei")
+    assert any("fortnight, not a week" in p for p in wrong), wrong
+    assert verdict("The family pays the childminder £220 every fortnight, in cash.", turn, writer="Mei") == []
+    # A night is a day; "a year ago" is no rate.
+    assert verdict("Khoa takes two puffs of Flixotide a day.", "khoa does two puffs of flixotide every night") == []
+
+
+def test_a_pronoun_opening_a_clause_is_the_person_the_clause_before_named() -> None:
+    turns = [
+        SpokenTurn("user", "tomek's parents come for easter", ("Kasia",)),
+        SpokenTurn("user", "my parents are coming in june, they'll stay two weeks", ("Kasia",), quoted=True),
+    ]
+    claim = Claim(
+        summary="Tomek's parents are staying for two weeks at Easter.",
+        quotes=("they'll stay two weeks",),
+        names=("Tomek",),
+    )
+    wrong = check_support(claim, turns, date(2026, 3, 1)).problems
+    assert any("kasia's parents" in p for p in wrong), wrong
+
+
+def test_doubt_about_how_long_is_not_doubt_about_whether() -> None:
+    turn = "halmeoni can't sit on the floor with her new knee, probably ever again honestly"
+    assert verdict("Halmeoni can't sit on the floor with her new knee.", turn) == []
+    maybe = verdict("Halmeoni can't sit on the floor.", "halmeoni probably can't sit on the floor")
+    assert any("possibility" in p for p in maybe), maybe
+
+
+def test_thousands_said_once_stay_thousands_in_the_sentence() -> None:
+    turn = "quince budget is 12k total, we have about 9 saved so far"
+    assert verdict("The quinceañera budget is $12,000 in total, with about $9,000 saved so far.", turn) == []
+    wrong = verdict("The quinceañera budget is $12,000 in total, with about $8,000 saved so far.", turn)
+    assert any("8000" in p for p in wrong), wrong
+    # Without a thousand in the sentence a number is itself.
+    assert any("9000" in p for p in verdict("About 9,000 people came.", "about 9 people came"))

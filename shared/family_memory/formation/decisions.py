@@ -286,10 +286,9 @@ def compare_values(proposal: Proposal, memory: Memory) -> Value:
             return Value.MORE
         return Value.OTHER
     a, b = stance_free_words(proposal.summary), stance_free_words(memory.summary)
-    if a and a == b:
-        return Value.SAME
-    if a and a < b:
-        return Value.LESS
+    if a and not _unmatched(a, b):
+        # Every word has its counterpart, a spelling variant counting ("phone" for "phones").
+        return Value.LESS if _unmatched(b, a) else Value.SAME
     return Value.OTHER  # a word swapped ("Lucy" for "Lu") or added: the older rules decide
 
 
@@ -334,7 +333,12 @@ def decide(proposal: Proposal, known: Sequence[Known]) -> Decision:
         if why is None:
             continue
         older = proposal.stated_at < m.last_reinforced_at
-        value = compare_values(proposal, m) if why is Conflict.SLOT and same_people(proposal, m) else None
+        # A rule restated for some of the people it covers ("no phone on school nights", from one of
+        # the three children it applies to) is that rule again, not a rule for fewer people.
+        covered = set(proposal.applies_to) < set(m.applies_to)
+        value = compare_values(proposal, m) if why is Conflict.SLOT and (same_people(proposal, m) or covered) else None
+        if value is Value.MORE and not same_people(proposal, m):
+            value = Value.OTHER  # fuller, but for fewer people: not a fuller statement of it
         if value in (Value.SAME, Value.LESS) and not proposal.marks_change:
             # The same slot and value in other words ("Viliami is allergic to peanuts, so no trail mix"
             # after "... peanuts, his face swells"), or with less: more evidence, never a second memory,

@@ -42,7 +42,7 @@ from datetime import date
 from difflib import SequenceMatcher
 
 from family_memory.domain.text import normalise_for_match
-from family_memory.formation.dates import find_dates
+from family_memory.formation.dates import WEEKDAYS, find_dates, past_tense
 from family_memory.formation.relations import RELATION_WORDS
 from family_memory.formation.text_similarity import STOPWORDS
 
@@ -389,7 +389,9 @@ _TIME_WORDS = re.compile(
 # --- the shapes of a claim that is not a statement of fact --------------------------------
 
 _HEDGE = re.compile(
-    r"\b(?:might|maybe|perhaps|possibly|probably|thinking (?:about|of)|considering|consider|"
+    # "probably ever again" doubts how long, not whether: "can't sit on the floor, probably ever again".
+    r"\b(?:might|maybe|perhaps|possibly|probably(?! (?:not )?(?:ever again|forever|for good|for life|never))|"
+    r"thinking (?:about|of)|considering|consider|"
     r"(?:i|we|i'd|we'd) (?:would )?(?:love|like) to|(?:i|we)'d (?:love|like) to|would be nice|could maybe|"
     r"talked about|hoping|hope to|not sure|undecided|"
     r"haven't decided|if|unless|may not be able|we'll see|someday|one day|at some point)\b",
@@ -413,7 +415,8 @@ _DECLINE = re.compile(
 )
 _CORRECTION = re.compile(
     r"(?P<before>[^,;!?—–]{1,60}?)\s*[,.—–-]*\s*(?:sorry|no wait|wait no|wait|i mean|oops i mean|oops|ugh no|"
-    r"ah no|no no|no sorry|actually no|actually|scratch that|correction|or rather|no(?=,? \d))\b[,.—–\s-]*"
+    r"ah no|no no|no sorry|actually no|actually|scratch that|correction|or rather|"
+    r"no(?=,? (?:the |on |at )?\d))\b[,.—–\s-]*"
     r"(?P<after>(?:[^,;!?.]|\.(?=\d)|(?<=mr|ms|dr|st)\.|(?<=mrs)\.){1,60})",
     re.I,
 )
@@ -564,7 +567,23 @@ def _numbers(text: str) -> set[float]:
                     found.add(float(core.replace(",", "")))
         elif token in _NUMBER_WORDS:
             found.add(float(_NUMBER_WORDS[token]))
+    # Thousands said once stay thousands in the same sentence: "12k total, we have about 9 saved".
+    for sentence in re.split(r"(?<=[.!?])\s+|\n+", lowered):
+        if _THOUSANDS.search(sentence):
+            found |= {n * 1000 for n in _numbers_plain(sentence) if 0 < n < 1000}
     return found
+
+
+_THOUSANDS = re.compile(r"\d\s?k\b|\b(?:grand|thousand)\b", re.I)
+
+
+def _numbers_plain(text: str) -> set[float]:
+    """The bare numbers of a text ("9", "2.6"), without units or times."""
+    out = set()
+    for m in re.finditer(r"(?<![\d:.,])(\d+(?:\.\d+)?)(?![\d:]|\s?k\b)", text):
+        with contextlib.suppress(ValueError):
+            out.add(float(m.group(1)))
+    return out
 
 
 def _number_supported(value: float, pool: set[float]) -> bool:
@@ -584,7 +603,7 @@ FILLER = frozenset(
     bless big news fyi guess think know mean sure right well kinda sorta stuff things thing lot lots""".split()  # noqa: SIM905
 )
 _NEGATORS = re.compile(
-    r"\b(?:not|no|never|nor|none|nothing|nobody|cannot|no longer|any ?more|stopped|quit|gave up|"
+    r"\b(?:not|no longer|no|never|nor|none|nothing|nobody|cannot|any ?more|stopped|quit|gave up|"
     r"outgrown|outgrew|refuses?|refused|hates?|hated|dislikes?|disliked|can't stand|cant stand|scared|afraid|"
     r"frightened|terrified|petrified|banned|forbidden|\w+n't)\b",
     re.I,
@@ -660,35 +679,96 @@ def _said_days(text: str, day: date) -> set[date]:
                 except ValueError:
                     continue
             days.add(found)
+    days |= _contextual_days(expanded, day)
+    return days
+
+
+#: The period of a rate or a frequency: "a week", "per month", "every fortnight", "weekly".
+_PERIOD = re.compile(
+    r"\b(?:a|an|per|every|each|/)\s*(day|night|week|fortnight|month|year|term)\b"
+    r"(?!\s+(?:ago|old|later|off|before|after|early|late|or two|and a half))|"
+    r"\b(daily|nightly|weekly|fortnightly|monthly|yearly|annually)\b",
+    re.I,
+)
+_PERIOD_OF = {"daily": "day", "night": "day", "nightly": "day", "annually": "year"}  # a night is a day
+
+
+def _periods(text: str) -> set[str]:
+    """The periods of the rates a text states ({"week"} for "£220 a week" or "weekly")."""
+    out = set()
+    for m in _PERIOD.finditer(text):
+        word = (m.group(1) or m.group(2)).lower()
+        out.add(_PERIOD_OF.get(word, word.removesuffix("ly")))
+    return out
+
+
+def _date_phrases(text: str, day: date) -> int:
+    """How many date phrases a turn's words hold (a range is one)."""
+    expanded = _CALENDAR_WORD.sub(lambda m: ABBREVIATIONS.get(m.group(1).lower(), m.group(1)), text)
+    return max(len(find_dates(expanded, day, past=False)), len(_BARE_NTH.findall(expanded))) + len(
+        _NUMERIC_DATE.findall(text)
+    )
+
+
+#: A day of the month said alone ("the 11th to the 18th", "didn't pass on the 9th"): its month
+#: is the one the conversation is about, which the turn does not repeat.
+_BARE_NTH = re.compile(
+    r"\bthe (\d{1,2})(?:st|nd|rd|th)\b(?! (?:of )?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|next))",
+    re.I,
+)
+#: A weekday the conversation has already fixed ("so on the friday I'm solo").
+_THE_WEEKDAY = re.compile(r"\bthe (monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b(?!s)", re.I)
+
+
+def _contextual_days(text: str, day: date) -> set[date]:
+    """The days a bare "the 11th" or "the friday" can mean: that day of any month, or that
+    weekday, within a year after the turn (four months before it in a past-tense sentence:
+    "settlement went through on the 15th"). The check asks only whether the turn's words can
+    mean the summary's day; the month came from the conversation. Said on October 20, "the
+    play is on the 14th" still cannot mean October 14."""
+    days: set[date] = set()
+    for sentence in re.split(r"(?<=[.!?])\s+|\n+", text):
+        numbers = {int(m.group(1)) for m in _BARE_NTH.finditer(sentence)}
+        weekdays = {WEEKDAYS.index(m.group(1).lower()) for m in _THE_WEEKDAY.finditer(sentence)}
+        if not numbers and not weekdays:
+            continue
+        past = past_tense(sentence)
+        start, end = (day.toordinal() - 120, day.toordinal()) if past else (day.toordinal(), day.toordinal() + 366)
+        for ordinal in range(start, end + 1):
+            candidate = date.fromordinal(ordinal)
+            if candidate.day in numbers or (candidate.weekday() in weekdays and abs(ordinal - day.toordinal()) <= 120):
+                days.add(candidate)
     return days
 
 
 _ANNOTATION = re.compile(r"\((?:[A-Za-z]+day )?\d{4}-\d{2}-\d{2}(?: to (?:[A-Za-z]+day )?\d{4}-\d{2}-\d{2})?\)")
 
 
-def _absolute_dates(summary: str, said_on: date) -> tuple[str, set[date]]:
+def _absolute_dates(summary: str, said_on: date) -> tuple[str, list[set[date]]]:
     """The summary without its absolute date phrases (a resolved "(Friday 2026-11-27)" too),
-    and the days they name."""
-    days: set[date] = set()
+    and the days each of them names."""
+    mentions: list[set[date]] = []
     for annotation in _ANNOTATION.findall(summary):
-        for iso in re.findall(r"\d{4}-\d{2}-\d{2}", annotation):
-            with contextlib.suppress(ValueError):
-                days.add(date.fromisoformat(iso))
+        with contextlib.suppress(ValueError):
+            ends = [date.fromisoformat(iso) for iso in re.findall(r"\d{4}-\d{2}-\d{2}", annotation)]
+            if ends:
+                mentions.append(_days(ends[0], ends[-1]))
     summary = _ANNOTATION.sub(" ", summary)
     cut = summary
     for m in sorted(find_dates(summary, said_on), key=lambda m: -m.start):
         if re.search(r"\d{4}|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec", m.text, re.I):
-            day = m.first_day
-            while day <= m.last_day:
-                days.add(day)
-                day = date.fromordinal(day.toordinal() + 1)
+            mentions.append(_days(m.first_day, m.last_day))
             # "Tuesday, March 24, 2026": the weekday belongs to the date, which the check compares.
             head = re.sub(
                 r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s*(?:the\s+)?$", "", cut[: m.start], flags=re.I
             )
             cut = head + " " + cut[m.end :]
     cut = re.sub(r"\b(?:19|20)\d{2}\b", " ", cut)
-    return cut, days
+    return cut, mentions
+
+
+def _days(first: date, last: date) -> set[date]:
+    return {date.fromordinal(n) for n in range(first.toordinal(), max(first, last).toordinal() + 1)}
 
 
 def _quote_sentences(text: str, quotes: Sequence[str]) -> list[tuple[str, int]]:
@@ -790,12 +870,18 @@ def check_support(
 
     # Dates: an absolute date in the summary is one the turn's words name on the day they were said.
     day = said_on or date(2026, 6, 10)
-    cut, summary_days = _absolute_dates(claim.summary, day)
-    if summary_days and said_on is not None:
+    cut, summary_dates = _absolute_dates(claim.summary, day)
+    if summary_dates and said_on is not None:
         # Only dates the turns' words resolve to can be checked; a form the resolver does not read
-        # ("18 feb to 19 march") is not evidence against the summary, a different day is.
+        # ("18 feb to 19 march") is not evidence against the summary, a different day is. Each
+        # date of the summary must be one of them: "the 2nd till the 16th" is not "July 2 until July 26".
         said_days = {d for turn in sources for d in _said_days(turn.text, day)}
-        if said_days and not summary_days & said_days:
+        # Each date of the summary must be one of them when the turns name as many dates ("the 2nd
+        # till the 16th" is not "July 2 until July 26"); a summary with more dates than the turns
+        # name took the others from the conversation ("instead of this coming one"), and one must match.
+        said_count = sum(_date_phrases(turn.text, day) for turn in sources)
+        matched = [bool(days & said_days) for days in summary_dates]
+        if said_days and (not any(matched) or (said_count >= len(summary_dates) and not all(matched))):
             problems.append("the summary's date is not the date the turn's words mean")
 
     # Numbers and times (those of the absolute dates aside).
@@ -804,6 +890,11 @@ def check_support(
         if not _number_supported(value, said_numbers):
             problems.append(f"the turns do not say {value:g}")
             break
+
+    # A rate's period: "£220 a fortnight" is not "£220 a week".
+    ours_periods, said_periods = _periods(cut), _periods(source_text)
+    if ours_periods and said_periods and not ours_periods & said_periods:
+        problems.append(f"the turns say a {sorted(said_periods)[0]}, not a {sorted(ours_periods)[0]}")
 
     # Words of substance: each new word of the summary must stand for a word of the turns it drops.
     names = set(claim.names) | set(claim.known_names) | writers
@@ -955,8 +1046,14 @@ _TURNING_DOWN = re.compile(
 )
 #: Where the noun phrase a "no" governs ends ("no dairy for vy": Vy is not negated).
 _NOUN_PHRASE_END = re.compile(
-    r"\b(?:and|for|at|in|on|with|to|from|during|after|before|when|until|by|near|around|is|are|was|were)\b"
+    r"\b(?:and|for|at|in|on|with|to|from|during|after|before|when|until|by|near|around|is|are|was|were|"
+    r"unless|except|other than|apart from)\b"
 )
+#: Where any negation's reach ends: what follows is the exception ("no takeaway except the first
+#: friday", "doesn't have cereal unless it's a birthday").
+_EXCEPTION = re.compile(r"\b(?:unless|except|other than|apart from)\b")
+#: A list item that carries its own negation ("no pork, and no alcohol in cooking either").
+_OWN_NEGATION = re.compile(r"^\s*(?:and |or |nor )?(?:no|not|never|nothing|none)\b", re.I)
 #: A piece that goes on with the one before it ("cut back on sugar, including pan dulce").
 _EXTENDS = re.compile(r"^\W*(?:including|incl|even|especially|like|such as|e\.g\.|apart from|except)\b", re.I)
 _SUBJECT_WORDS = frozenset({"i", "we", "you", "the", "my", "our", "his", "her", "their"})
@@ -992,11 +1089,17 @@ def _word_polarity(clause: str, inherited: bool) -> dict[str, bool | None]:
         token = m.group(0).lower()
         if token in STOPWORDS or token in FILLER or token in GENERIC or _NEGATORS.fullmatch(token):
             continue
-        if whole is not None:
+        if _EXCEPTION.fullmatch(token):
+            continue
+        if _EXCEPTION.search(folded[: m.start()]):
+            state = None  # the exception's words: compared neither way
+        elif whole is not None:
             state = whole
         else:
             state = inherited or any(
-                end <= m.start() and not (determiner and _NOUN_PHRASE_END.search(folded[end : m.start()]))
+                end <= m.start()
+                and not (determiner and _NOUN_PHRASE_END.search(folded[end : m.start()]))
+                and not _EXCEPTION.search(folded[end : m.start()])
                 for _, end, determiner in negations
             )
         # A word said both ways in one clause counts as said plainly.
@@ -1036,6 +1139,7 @@ def _polar_clauses(text: str) -> list[Polar]:
                     and (re.search(r"\b(?:or|nor|and)\b", part, re.I) is not None or bool(_EXTENDS.search(part)))
                     and words[0].split("'")[0] not in _SUBJECT_PRONOUNS | _SUBJECT_WORDS
                     and not first_raw.isupper()
+                    and not _OWN_NEGATION.match(part)
                 )
                 inherited: bool | None = (True if listing else None) if continues else None
                 polarity = _word_polarity(part, bool(inherited))
@@ -1079,6 +1183,24 @@ def _names_a_held_place(word: str, summary: str, pool: Sequence[str]) -> bool:
     return False
 
 
+#: Words that carry a clause's polarity, not its subject: "loves" and "hates" restate the same
+#: clause with its polarity turned, so neither counts when matching the clauses up.
+_SENTIMENT = frozenset("love loves loved adore adores enjoy enjoys enjoyed like likes liked".split())  # noqa: SIM905
+
+
+def _restated_words(clause: str) -> list[str]:
+    """The words by which a summary clause and a turn's clause are matched up: their content,
+    without the words that only say which way it goes ("doesn't", "anymore", "hates", "loves")."""
+    return [
+        w
+        for w in dict.fromkeys(_content(_tokens(clause)))
+        if w not in GENERIC
+        and w not in _SENTIMENT
+        and w.replace("'", "") not in _NT_WORDS
+        and not _NEGATORS.fullmatch(w)
+    ]
+
+
 def _polarity_problems(summary: str, sources: Sequence[SpokenTurn]) -> list[str]:
     """A summary clause that restates one source clause nearly word for word, with the
     polarity of its words turned ("doesn't drink" -> "enjoys a drink", "may not use" -> "may
@@ -1087,7 +1209,7 @@ def _polarity_problems(summary: str, sources: Sequence[SpokenTurn]) -> list[str]
     polarity cannot be read off words alone."""
     source_clauses = [c for t in sources for c in _polar_clauses(t.text)]
     for clause, ours_polarity in _polar_clauses(summary):
-        ours = [w for w in dict.fromkeys(_content(_tokens(clause))) if w not in GENERIC]
+        ours = _restated_words(clause)
         if len(ours) < 2:
             continue
         scored = sorted(
@@ -1095,7 +1217,7 @@ def _polarity_problems(summary: str, sources: Sequence[SpokenTurn]) -> list[str]
         )
         if not scored or scored[0][0] < max(2, 0.6 * len(ours)):
             continue
-        theirs = [w for w in dict.fromkeys(_content(_tokens(scored[0][1]))) if w not in GENERIC]
+        theirs = _restated_words(scored[0][1])
         if sum(_held(w, _tokens(clause)) for w in theirs) < 0.6 * len(theirs):
             continue  # the clause says more than the summary restates ("our dog pepper hates baths")
         if len(scored) > 1 and scored[1][0] == scored[0][0]:
@@ -1334,24 +1456,45 @@ def _misbound(
     writer = next((w for n in writer_names[1:2] or writer_names[:1] for w in _raw_words(n)), None)
     first_clause = _person_clauses(summary)[0] if summary else ""
     ours = _subject(first_clause, people, writer, frozenset())
-    if not ours or "family" in ours:
+    kin = {name: relation for name, relation in _kin_of(first_clause).items() if name != writer}
+    if (not ours or "family" in ours) and not kin:
         return None
-    substance = [w for w in _content(_tokens(first_clause)) if w not in GENERIC and w not in people]
+    substance = [
+        w
+        for w in _content(_tokens(first_clause))
+        if w not in GENERIC and w not in people and w not in kin and w not in _RELATIONS
+    ]
     if not substance:
         return None
-    best: tuple[int, str] = (0, "")
+    best: tuple[int, str, str] = (0, "", "")
     for turn in quoted:
-        for clause in _person_clauses(turn.text):
+        clauses = _person_clauses(turn.text)
+        for n, clause in enumerate(clauses):
             held = sum(_held(w, _tokens(clause)) for w in substance)
             if held > best[0]:
-                best = (held, clause)
-    held, clause = best
+                # A clause that opens with a pronoun is about the person the clause before it
+                # named: "my parents are coming in june, they'll stay two weeks".
+                pronoun = n > 0 and bool(re.match(r"\s*(?:they|she|he)\b", clause, re.I))
+                best = (held, clause, clauses[n - 1] if pronoun else clause)
+    held, clause, referent = best
     if held * 2 < len(substance):
         return None
+    # "my mum's coming for christmas" by Astrid is not "Erik's mother is coming for Christmas".
+    mine = re.match(r"\s*my ([\w'-]+)(?: ([\w'-]+))?", normalise_for_match(referent).replace("’", "'"))
+    words_after_my = [w.removesuffix("'s") for w in mine.groups() if w] if mine else []
+    relative = next((w for w in words_after_my if w in _RELATIONS), "")  # "my mum", "my little brother"
+    if kin and writer and relative in _RELATIONS:
+        return f"the turn says that of {writer}'s {relative}, not {next(iter(kin))}'s"
+    if not ours or "family" in ours:
+        return None
     words = _raw_words(clause)
-    if any(w in people and people[w] in ours for w in words):
+    # "marco's brother pablo is the one who's coeliac" names Marco only to say whose brother.
+    kin = _kin_of(clause)
+    if any(w in people and people[w] in ours and w not in kin for w in words):
         return None  # the clause names the summary's subject
     opening = words[:1]
+    if opening and opening[0] in kin and people.get(opening[0]) in ours:
+        return f"the turn says that of {opening[0]}'s {kin[opening[0]]}, not {' and '.join(sorted(ours))}"
     if opening and opening[0] in ("i", "i'm", "im") and writer and writer not in ours:
         return f"the turn says that of {writer}, not {' and '.join(sorted(ours))}"
     if opening and opening[0] in people:
@@ -1359,6 +1502,22 @@ def _misbound(
         if theirs and not _compatible(ours, theirs):
             return f"the turn says that of {' and '.join(sorted(theirs))}, not {' and '.join(sorted(ours))}"
     return None
+
+
+def _kin_of(clause: str) -> dict[str, str]:
+    """The names a clause uses only to say whose relative someone is: ``{"marco": "brother"}``
+    for "marco's brother pablo ...", not for "marco's coeliac" or "marco and his brother"."""
+    folded = normalise_for_match(clause).replace("’", "'")
+    kin: dict[str, str] = {}
+    spans = []
+    for m in re.finditer(r"\b([^\W\d_][\w-]*)'s ([\w-]+)(?: ([\w-]+))?", folded):
+        relation = next((w for w in m.groups()[1:] if w in _RELATIONS), None)  # "little brother"
+        if relation:
+            kin.setdefault(m.group(1), relation)
+            spans.append((m.start(), m.end()))
+    rest = "".join(c if not any(a <= i < b for a, b in spans) else " " for i, c in enumerate(folded))
+    named_alone = set(_raw_words(rest))
+    return {name: relation for name, relation in kin.items() if name not in named_alone}
 
 
 def _compatible(ours: frozenset[str], theirs: frozenset[str]) -> bool:

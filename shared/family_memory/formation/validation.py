@@ -311,7 +311,9 @@ class _Check:
         ]
         # What the family said before the cited turns: where a place or a shop was named first.
         family_text = "\n".join(
-            t.text for t in self.transcript.turns if t.role is Role.USER and t.n < earliest - CONTEXT_TURNS
+            [t.text for t in self.transcript.turns if t.role is Role.USER and t.n < earliest - CONTEXT_TURNS]
+            # ... or in an earlier conversation: the places, groups and organisations on file by name.
+            + [n for e in self.entities if e.type.value not in ("person", "pet") for n in (e.name, *e.aliases)]
         )
         verdict = check_support(
             claim, turns, said_on, context=context, session_text=self._session_text, family_text=family_text

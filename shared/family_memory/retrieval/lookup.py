@@ -25,7 +25,9 @@ not from the index, which may lag.
 
 The block is capped (5 items and 350 tokens by default, counted with the
 project's tokenizer; the must-know rules a task touches have a budget of their own beside
-it, 5 items and 300 tokens, ``must_know.py``), labelled as candidates to weigh, not facts to repeat,
+it, 8 items and 400 tokens, ``must_know.py``; a question about a day puts the standing
+arrangements that fall on it first among the candidates, ``schedule.py``), labelled as candidates
+to weigh, not facts to repeat,
 and every line carries the summary (one JSON string literal, ``one_line``, as
 the brief writes its lines), its age in words and its reference.
 
@@ -40,6 +42,7 @@ eligible and their lines say so, so the model uses them only for the task.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import logging
 import threading
@@ -48,28 +51,37 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
+from typing import Literal
 
 from family_memory.domain.clock import Clock, local_date
 from family_memory.domain.errors import FamilyMemoryError, InvalidInputError
 from family_memory.domain.family import Surface
 from family_memory.domain.ids import check_family_id
 from family_memory.domain.literal import one_line
-from family_memory.domain.memory import Sensitivity, Status
+from family_memory.domain.memory import MemoryType, Sensitivity, Status
 from family_memory.domain.refs import MemoryRef
 from family_memory.domain.text import normalise_for_match
 from family_memory.domain.tokens import count_tokens
 from family_memory.ports.catalog import Catalog, CatalogRow
 from family_memory.retrieval.age import age_in_words
 from family_memory.retrieval.embedding import Embedder, EmbeddingUnavailableError, Vector
-from family_memory.retrieval.must_know import POOL, POOL_TYPES, NameBook, must_know
+from family_memory.retrieval.must_know import POOL, POOL_TYPES, NameBook, must_know, people_named, tasks_of
+from family_memory.retrieval.schedule import WEEKDAYS, asked_weekday, covers
 from family_memory.retrieval.search_index import MAX_K, Hit, IndexUnavailableError, MemoryIndex, SearchFilter
 
 log = logging.getLogger(__name__)
+
+#: How a lookup item was found: by either search or both; "rule": a must-know rule the task
+#: touches; "schedule": a standing arrangement on the day the message asks about.
+Via = Literal["semantic", "keyword", "both", "rule", "schedule"]
 
 DEFAULT_MAX_ITEMS = 5
 DEFAULT_MAX_TOKENS = 350
 DEFAULT_RULE_ITEMS = 8
 DEFAULT_RULE_TOKENS = 400
+DEFAULT_SCHEDULE_ITEMS = 4
+#: The keyword pass for standing arrangements: any weekday's name, any form.
+SCHEDULE_QUERY = " ".join([*WEEKDAYS, *(d + "s" for d in WEEKDAYS), "weekdays", "weekends"])
 MAX_ITEMS_LIMIT = 20
 MAX_TOKENS_LIMIT = 2000
 MAX_QUERY_CHARS = 2000
@@ -146,6 +158,9 @@ class LookupSettings:
     #: task touches never push the message's own candidates out, nor the other way round.
     rule_items: int = DEFAULT_RULE_ITEMS
     rule_tokens: int = DEFAULT_RULE_TOKENS
+    #: A question about a day: how many of its standing arrangements go first among the
+    #: candidates (inside their budget; 0 turns the pass off).
+    schedule_items: int = DEFAULT_SCHEDULE_ITEMS
 
     def __post_init__(self) -> None:
         if self.fusion not in FUSIONS:
@@ -168,7 +183,7 @@ class LookupItem:
     ref: str
     age: str
     line: str
-    via: str  # "semantic", "keyword" or "both"
+    via: Via
 
 
 @dataclass
@@ -290,7 +305,7 @@ class TurnLookup:
         query_vector: Vector | None = None,
         need: int | None = None,
         matches_only: bool = False,
-    ) -> tuple[list[tuple[CatalogRow, str]], LookupResult, str]:
+    ) -> tuple[list[tuple[CatalogRow, Via]], LookupResult, str]:
         """Confirmed rows in fused order, with how each was found. With ``need``,
         hits are confirmed a chunk at a time until that many are confirmed.
 
@@ -339,7 +354,7 @@ class TurnLookup:
         result.hits = len(order)
         via = _found_by(semantic_hits, keyword_hits)
         indexed_revision = {h.memory_id: h.revision for h in (*keyword_hits, *semantic_hits)}
-        confirmed: list[tuple[CatalogRow, str]] = []
+        confirmed: list[tuple[CatalogRow, Via]] = []
         chunk = max(2 * need, 8) if need else max(len(order), 1)
         for start in range(0, len(order), chunk):
             if need is not None and len(confirmed) >= need:
@@ -396,7 +411,12 @@ class TurnLookup:
             family_id, [(r, "rule") for r in rules], self.settings.rule_items, self.settings.rule_tokens, now, zone
         )
         taken = {item.row.id for item in rule_items}
-        candidates = [(row, via) for row, via in confirmed if row.id not in taken]
+        # What the day asked about holds comes first among the candidates, in their own budget.
+        planned: list[tuple[CatalogRow, Via]] = [
+            (row, "schedule") for row in self.schedule_for(family_id, message, surface) if row.id not in taken
+        ]
+        taken |= {row.id for row, _ in planned}
+        candidates = [*planned, *((row, via) for row, via in confirmed if row.id not in taken)]
         candidate_items = self._fit(family_id, candidates, items_cap, tokens_cap - frame, now, zone)
         result.items = [*rule_items, *candidate_items]
         result.must_know = [item.row.id for item in rule_items]
@@ -408,7 +428,7 @@ class TurnLookup:
     def _fit(
         self,
         family_id: str,
-        rows: Sequence[tuple[CatalogRow, str]],
+        rows: Sequence[tuple[CatalogRow, Via]],
         max_items: int,
         max_tokens: int,
         now: datetime,
@@ -431,6 +451,31 @@ class TurnLookup:
             items.append(LookupItem(row, ref, age, line, via))
         return items
 
+    def schedule_for(self, family_id: str, message: str, surface: Surface) -> list[CatalogRow]:
+        """The standing arrangements that fall on the day ``message`` asks about ("what's on
+        tuesday": "madrasa Monday to Thursday, 5 to 6:30"), those of the people it names first,
+        at most ``schedule_items`` (``schedule.py``). One keyword pass for any weekday's name,
+        confirmed against the catalog."""
+        search_filter, today, _ = self.eligibility(family_id, surface)
+        weekday = asked_weekday(message, today)
+        if weekday is None or self.settings.schedule_items == 0:
+            return []
+        try:
+            hits = self.index.keyword(family_id, SCHEDULE_QUERY, search_filter, POOL)
+        except IndexUnavailableError:
+            return []
+        rows = self.catalog.get_rows(family_id, [h.memory_id for h in hits])
+        planned = [
+            row
+            for hit in hits
+            if (row := rows.get(hit.memory_id)) is not None
+            and self.why_not_current(row, today, surface) is None
+            and covers(row.summary, weekday)
+        ]
+        named = people_named(message, self.names(family_id)) if self.names is not None else set()
+        planned.sort(key=lambda row: 0 if set(row.applies_to) & named else 1)
+        return planned[: self.settings.schedule_items]
+
     def rules_for(
         self, family_id: str, message: str, surface: Surface, vector: Vector | None, member_id: str | None = None
     ) -> tuple[list[CatalogRow], bool]:
@@ -445,6 +490,11 @@ class TurnLookup:
             hits = self.index.semantic(family_id, vector, rule_filter, POOL)
         except IndexUnavailableError:
             return [], False
+        if "food" in tasks_of(message):
+            # The facts that lift or narrow a food rule ("no longer lactose intolerant"), after the rules.
+            fact_filter = SearchFilter.current(today, types=frozenset({MemoryType.FACT}))
+            with contextlib.suppress(IndexUnavailableError):
+                hits = [*hits, *self.index.semantic(family_id, vector, fact_filter, POOL)]
         rows = self.catalog.get_rows(family_id, [h.memory_id for h in hits])
         current = [
             (row, place)
@@ -460,7 +510,7 @@ class TurnLookup:
         return [m.row for m in chosen], False
 
 
-def _found_by(semantic: Sequence[Hit], keyword: Sequence[Hit]) -> dict[str, str]:
+def _found_by(semantic: Sequence[Hit], keyword: Sequence[Hit]) -> dict[str, Via]:
     in_semantic = {h.memory_id for h in semantic}
     in_keyword = {h.memory_id for h in keyword}
     return {

@@ -48,13 +48,16 @@ _TASKS: dict[str, re.Pattern[str]] = {
         r"sandwich(?:es)?|drink|drinks|coffee|juice|iftar|feast|buffet|catering|bake sale|birthday|cater|"
         r"ingredients?|dish|dishes|bring|make for|order in|sleepover|playdate|halloween|christmas|eid|diwali|"
         r"thanksgiving|easter|cafe|café|ice cream|fruit|sweet|breakfast|abendbrot|sabzi|jollof|roast|feed|"
-        r"(?:book|reserve|get) (?:us )?a table|day trip|train|flight|road trip|sleeping over|sleep over|hosting)\b",
+        r"(?:book|reserve|get) (?:us )?a table|day trip|train|flight|road trip|sleeping over|sleep over|hosting|"
+        # Whether someone may have something: "can idris have haribo", "is noor allowed to eat that".
+        r"can (?!you\b|u\b|we\b|i\b)[\w'-]+ (?:have|eat|drink)|allowed (?:to )?(?:have|eat|drink))\b",
         re.I,
     ),
     "booking": re.compile(
         r"\b(?:book|booking|reserve|reservation|schedule|appointment|appt|sign (?:\w+ )?up|register|buy|purchase|"
         r"order|pay|paying|payment|tickets?|arrange|set (?:that|it|this) up|set up|cancel|subscribe|spend|"
-        r"instalments?|installments?|finance|loan|credit|deposit|quote|hire)\b",
+        r"instalments?|installments?|finance|loan|credit|deposit|quote|hire|spread (?:the )?(?:cost|payments?)|"
+        r"afford|cost|costs|price|prices)\b",
         re.I,
     ),
     "driving": re.compile(
@@ -140,6 +143,13 @@ _RULE_TOPICS: dict[str, re.Pattern[str]] = {
         re.I,
     ),
 }
+#: A fact that lifts or narrows a food rule: what someone may have after all.
+_ALLOWANCE = re.compile(
+    r"\b(?:no longer (?:allergic|intolerant|lactose|vegetarian|vegan|coeliac|celiac|diabetic|on)|"
+    r"(?:can|may) (?:now |still |also )?(?:have|eat|drink)|is (?:fine|ok|okay) (?:with|to have)|outgr[eo]w\w*|"
+    r"allowed (?:to have|to eat)?)\b",
+    re.I,
+)
 #: A preference that keeps something off someone's plate.
 _REFUSES = re.compile(
     r"\b(?:hates?|dislikes?|won't eat|will not eat|doesn't eat|does not eat|don't eat|do not eat|can't stand|"
@@ -215,10 +225,21 @@ def must_know(
     everyone = not named or bool(_EVERYONE.search(message))
     eaters = people_named(message, names, _WHOSE_FOOD)
     shared_meal = "food" in tasks and not (eaters and eaters >= named)
+    if shared_meal and named and not _EVERYONE.search(message):
+        # Who plans a meal for the people it names eats it too ("plan the food for kabir's
+        # party, dadaji and mummy ji will be there"); "all of us" already ranks everyone alike.
+        named |= speaker
     name_words = {w for name in names for w in content_tokens(name)}
     message_words = set(content_tokens(message)) - name_words  # a name alone ties nothing to a rule
     found: list[MustKnow] = []
     for row, place in rows:
+        if row.type is MemoryType.FACT:
+            # A fact that lifts or narrows a food rule ("Kamsi is no longer lactose intolerant", "Rosalie
+            # can have egg baked into muffins") bears on a meal as the rule it changes would.
+            lifted = "food" in tasks and "food" in rule_topics(row) and _ALLOWANCE.search(row.summary)
+            if lifted and (set(row.applies_to) & named or not row.applies_to or everyone or shared_meal):
+                found.append(MustKnow(row, "food allowance", (0 if set(row.applies_to) & named else 1, 0, 1, 1, place)))
+            continue
         if row.type not in POOL_TYPES:
             continue
         for_named = bool(set(row.applies_to) & named)
@@ -254,7 +275,16 @@ def must_know(
             place,
         )
         found.append(MustKnow(row, why, rank))
-    return sorted(found, key=lambda m: m.rank)
+    # Two rules of one slot (the same about, type and people: "Viliami's peanut allergy" said twice)
+    # are one rule to the task: the more pressing is shown, the other is a read_memory away.
+    chosen: list[MustKnow] = []
+    slots: set[tuple[str, str, tuple[str, ...]]] = set()
+    for m in sorted(found, key=lambda m: m.rank):
+        slot = (normalise_for_match(m.row.about), m.row.type.value, tuple(sorted(m.row.applies_to)))
+        if slot not in slots:
+            slots.add(slot)
+            chosen.append(m)
+    return chosen
 
 
 #: Words too common to tie a message to a rule on their own.

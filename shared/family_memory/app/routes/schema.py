@@ -39,7 +39,7 @@ from family_memory.domain.transcript import Transcript
 from family_memory.formation.document import OutcomeKind
 from family_memory.formation.extraction import MAX_SUPPLIED_CANDIDATES
 from family_memory.ports.catalog import CatalogRow
-from family_memory.retrieval.lookup import MAX_ITEMS_LIMIT, MAX_TOKENS_LIMIT
+from family_memory.retrieval.lookup import MAX_ITEMS_LIMIT, MAX_TOKENS_LIMIT, Via
 from family_memory.retrieval.tools import TOOL_SPECS
 
 
@@ -137,8 +137,9 @@ class ContextItem(_Response):
     sensitivity: Sensitivity
     age: str = Field(description="How long ago it was formed, in words ('today', '3 weeks ago').")
     line: str = Field(description="The item's line of the block.")
-    found_by: Literal["semantic", "keyword", "both", "rule"] = Field(
-        description="How it was found; 'rule': a constraint or directive the message's task touches (must-know)."
+    found_by: Via = Field(
+        description="How it was found; 'rule': a constraint or directive the message's task touches (must-know); "
+        "'schedule': a standing arrangement on the day the message asks about."
     )
 
 

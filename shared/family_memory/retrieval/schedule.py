@@ -1,0 +1,114 @@
+"""What a day holds: the recurring plans a "what's on tuesday" message needs.
+
+A question about a day ("what's idris got on after school on tuesday?", "who's getting the
+twins on thursday?") needs every standing arrangement that falls on it, and similarity does
+not find them: "madrasa Monday to Thursday, 5 to 6:30" shares no word with "tuesday". So the
+lookup asks the keyword index for memories that name any weekday, keeps those whose words
+make them recur on the day asked (``covers``), and places them first among its candidates,
+inside the candidates' own budget (``lookup.py``).
+
+Pure functions of the text; the day asked is read in the family's calendar (``today``).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+
+from family_memory.domain.text import normalise_for_match
+
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+#: Every form a weekday is written in, to its number (Monday is 0).
+_DAY_FORMS: dict[str, int] = {}
+for _n, _day in enumerate(WEEKDAYS):
+    for _form in {_day, _day[:3], _day[:4] if _day != "monday" else "mon", _day + "s", _day[:3] + "s"}:
+        _DAY_FORMS[_form] = _n
+_DAY_FORMS.update({"tues": 1, "weds": 2, "thur": 3, "thurs": 3, "tue": 1, "thu": 3})
+_DAY = "|".join(sorted(_DAY_FORMS, key=len, reverse=True))
+
+#: A message that asks what a day holds, not one that only mentions a day.
+_ASKS_ABOUT_A_DAY = re.compile(
+    r"\b(?:what(?:'s| is| are)? (?:on|happening|going on|planned)|what (?:has|have|does|do) \w+ (?:got|have)|"
+    r"what's \w+ got|got on|anything on|is there|are there|who(?:'s| is) (?:getting|picking|collecting|doing|"
+    r"taking|driving|on)|who picks|who gets|who takes|busy|free|schedule|plans?|"
+    r"pick(?:ing)? (?:\w+ )?up|pickups?|drop(?:ping)? (?:\w+ )?off|collect(?:ing)?)\b",
+    re.I,
+)
+_RELATIVE_DAY = re.compile(r"\b(today|tonight|tomorrow|tmrw|tmr)\b", re.I)
+
+#: "every Tuesday", "on Tuesdays", "Tuesdays and Thursdays", "Mon to Thu", "weekdays".
+_RANGE = re.compile(rf"\b({_DAY})\b\.?\s*(?:to|through|thru|till|until|-|–)\s*({_DAY})\b", re.I)
+_PARTS = r"(?: (?P<part>evenings|mornings|afternoons|nights)\b)?"
+_RECURRING_DAY = re.compile(
+    rf"\b(?:every|each|on)\s+(?P<on>{_DAY})\b{_PARTS}|"
+    rf"\b(?P<many>{_DAY})(?:s\b| (?:evenings|mornings|afternoons|nights)\b)",
+    re.I,
+)
+_WEEKDAYS_WORD = re.compile(r"\b(?:weekdays|every weekday|school days|every day|daily|each day)\b", re.I)
+_WEEKENDS_WORD = re.compile(r"\b(?:weekends|every weekend|at weekends|on weekends)\b", re.I)
+#: A schedule's recurrence said in the sentence ("... is every week", "twice a week").
+_RECURS = re.compile(r"\b(?:every|each|weekly|a week|always|usually|regular(?:ly)?|as before|as usual)\b", re.I)
+
+
+def asked_weekday(message: str, today: date) -> int | None:
+    """The weekday (Monday 0) a message asks about, or None: a weekday it names ("on tues"),
+    or today / tonight / tomorrow in the family's calendar; only when the message asks what the
+    day holds ("what's on", "who's getting", "is there")."""
+    folded = normalise_for_match(message).replace("’", "'")
+    if not _ASKS_ABOUT_A_DAY.search(folded):
+        return None
+    named = re.search(rf"\b({_DAY})\b", folded)
+    if named:
+        return _DAY_FORMS[named.group(1).lower()]
+    relative = _RELATIVE_DAY.search(folded)
+    if relative:
+        ahead = 0 if relative.group(1).lower() in ("today", "tonight") else 1
+        return (today + timedelta(days=ahead)).weekday()
+    return None
+
+
+def covers(summary: str, weekday: int) -> bool:
+    """Whether ``summary`` states something that recurs on ``weekday``: "every Tuesday",
+    "Tuesdays and Thursdays", "Monday to Thursday", "weekdays". A one-off ("on Tuesday, March
+    3") does not; nor does a day the plan moved away from ("moved from Thursdays to Fridays"
+    covers Friday, not Thursday)."""
+    folded = normalise_for_match(summary).replace("’", "'")
+    folded = re.sub(rf"\b(?:from|instead of|no longer on|not on)\s+({_DAY})\b", " ", folded)
+    for m in _RANGE.finditer(folded):
+        first, last = _DAY_FORMS[m.group(1).lower()], _DAY_FORMS[m.group(2).lower()]
+        span = range(first, last + 1) if first <= last else [*range(first, 7), *range(0, last + 1)]
+        if weekday in span and (_RECURS.search(folded) or _plural(m.group(1)) or not _dated(folded)):
+            return True
+    for m in _RECURRING_DAY.finditer(folded):
+        word = (m.group("on") or m.group("many")).lower()
+        day = _DAY_FORMS.get(word, _DAY_FORMS.get(word.removesuffix("s")))
+        recurring = m.group("many") or m.group("part") or _plural(word) or re.match(r"(?:every|each)\b", m.group(0))
+        if day == weekday and recurring:
+            return True
+    for m in _DAY_LIST.finditer(folded):
+        days = [_DAY_FORMS[w.lower()] for w in re.findall(rf"\b(?:{_DAY})\b", m.group("list"))]
+        if weekday in days and (
+            m.group("every") or not _dated(folded) or any(_plural(w) for w in m.group("list").split())
+        ):
+            return True
+    if weekday < 5 and _WEEKDAYS_WORD.search(folded):
+        return True
+    return weekday >= 5 and bool(_WEEKENDS_WORD.search(folded))
+
+
+#: Days said together: "every Tuesday and Thursday", "mon, wed and fri", "Tuesdays & Thursdays".
+_DAY_LIST = re.compile(
+    rf"(?P<every>\b(?:every|each)\s+)?(?P<list>\b(?:{_DAY})\b(?:(?:,\s*|\s+(?:and|&|or)\s+)\b(?:{_DAY})\b)+)", re.I
+)
+
+
+def _plural(word: str) -> bool:
+    return word.lower().endswith("s") and word.lower() not in ("tues", "weds", "thurs")
+
+
+_MONTH = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2}\b|\d{4}-\d{2}-\d{2}")
+
+
+def _dated(text: str) -> bool:
+    """Whether the text pins a date ("Monday, May 18, 2026"): a range of days then is one week."""
+    return bool(_MONTH.search(text))

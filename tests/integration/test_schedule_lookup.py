@@ -1,0 +1,41 @@
+"""A question about a day puts the standing arrangements that fall on it first among the lookup's
+candidates, inside their budget (retrieval/schedule.py, issue 11 section 2): "madrasa Monday to
+Thursday" shares no word with "tuesday" and similarity alone leaves it out."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from family_memory.domain.clock import FixedClock
+from retrieval_helpers import fact, local_runtime, remember, retrieval_of
+
+NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)  # a Tuesday
+
+MADRASA = fact("Idris goes to madrasa at the masjid Monday to Thursday, 5 to 6:30.", "Idris's madrasa")
+SWIM = fact("Idris has swimming every Friday at 4.", "Idris's swimming")
+TRIP = fact("Idris has a school trip to the zoo on Tuesday, March 3, 2026.", "Idris's school trip")
+OTHERS = [
+    fact(f"Idris liked the {thing} after school.", f"Idris and the {thing}")
+    for thing in ("library", "park", "football club", "art room", "playground", "science fair")
+]
+
+
+def found(tmp_path: Path, message: str, **settings: int) -> list[tuple[str, str]]:
+    rt = local_runtime(tmp_path, FixedClock(NOW), embedder="hashed", **settings)
+    remember(rt, MADRASA, SWIM, TRIP, *OTHERS)
+    result = retrieval_of(rt).lookup.lookup("fam-rivera", message)
+    return [(item.row.id, item.via) for item in result.items]
+
+
+def test_a_question_about_a_day_brings_what_recurs_on_it_first(tmp_path: Path) -> None:
+    items = found(tmp_path, "what's idris got on after school on tuesday?")
+    assert items[0] == (MADRASA.id, "schedule")
+    ids = [i for i, _ in items]
+    assert SWIM.id not in ids  # Fridays
+    assert (TRIP.id, "schedule") not in items  # a one-off is no standing arrangement
+    assert len(items) <= 5  # inside the candidates' budget
+
+
+def test_a_message_that_does_not_ask_about_a_day_has_no_schedule_pass(tmp_path: Path) -> None:
+    assert all(via != "schedule" for _, via in found(tmp_path, "idris loved the library on tuesday"))

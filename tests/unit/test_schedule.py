@@ -1,0 +1,61 @@
+"""A question about a day brings the standing arrangements that fall on it (retrieval/schedule.py)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from family_memory.retrieval.schedule import asked_weekday, covers
+
+TUESDAY, THURSDAY, FRIDAY, SATURDAY = 1, 3, 4, 5
+
+
+@pytest.mark.parametrize(
+    ("message", "weekday"),
+    [
+        ("what's idris got on after school on tuesday?", TUESDAY),
+        ("who's getting the twins on thursday, and is there piano that day?", THURSDAY),
+        ("jana's working late on thurs, can i just pick up ida from kita?", THURSDAY),
+        ("what's on tonight", TUESDAY),  # said on Tuesday 2026-12-01
+        ("anything on tomorrow?", 2),
+    ],
+)
+def test_a_question_about_a_day_names_that_day(message: str, weekday: int) -> None:
+    assert asked_weekday(message, date(2026, 12, 1)) == weekday
+
+
+@pytest.mark.parametrize(
+    "message", ["can you book us a table for saturday", "saturday was lovely, thanks", "what should we cook"]
+)
+def test_a_message_that_only_mentions_a_day_asks_nothing_of_it(message: str) -> None:
+    assert asked_weekday(message, date(2026, 12, 1)) is None
+
+
+@pytest.mark.parametrize(
+    ("summary", "weekday"),
+    [
+        ("Idris goes to madrasa at the masjid Monday to Thursday, 5 to 6:30.", TUESDAY),
+        ("Niamh has camogie every Tuesday and Thursday at 6:30 at Lough Rovers.", THURSDAY),
+        ("Tom picks the kids up on Thursdays.", THURSDAY),
+        ("Sione is out on Thursday evenings.", THURSDAY),
+        ("Maricel works weekdays until 2.", FRIDAY),
+        ("The kids are with their dad at weekends.", SATURDAY),
+        ("Halmeoni takes the twins' pickups back from Monday, May 18, 2026, Monday to Thursday as before.", THURSDAY),
+    ],
+)
+def test_a_standing_arrangement_covers_its_days(summary: str, weekday: int) -> None:
+    assert covers(summary, weekday)
+
+
+@pytest.mark.parametrize(
+    ("summary", "weekday"),
+    [
+        ("Kai's field trip is on Thursday, March 12, 2026.", THURSDAY),  # a one-off
+        ("Seo-yeon's piano lessons moved from Thursdays to Fridays.", THURSDAY),  # moved away
+        ("Niamh has camogie every Tuesday and Thursday at 6:30.", FRIDAY),
+        ("Maricel works weekdays until 2.", SATURDAY),
+    ],
+)
+def test_a_one_off_or_another_day_does_not(summary: str, weekday: int) -> None:
+    assert not covers(summary, weekday)
