@@ -1,11 +1,12 @@
 # One target per habit. `make demo` and `make test` are the README's quick start;
-# `make ci` is what .ci/run runs after installing.
+# `make ci` is what CI runs: .ci/run makes a fresh venv (`make install`) and then runs `make ci`,
+# so the two cannot drift apart.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 PIP_INSTALL := $(BIN)/pip install --disable-pip-version-check -q -c requirements/constraints.txt
 
-.PHONY: install demo serve test test-fast lint typecheck template mutations mutations-check eval ci bench clean layer coldstart sam-validate
+.PHONY: install demo serve test test-fast lint format typecheck template mutations mutations-check eval ci bench clean layer coldstart sam-validate
 
 $(BIN)/family-memory: pyproject.toml requirements/constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -27,11 +28,17 @@ test: install  ## every test (unit, contract on both adapter sets, integration u
 test-fast: install  ## skip the slow crash-at-every-step and concurrency tests
 	$(BIN)/python -m pytest -m "not slow"
 
-lint: install
-	$(BIN)/ruff check shared functions tests layers
-	$(BIN)/ruff format --check shared functions tests layers
+SOURCES := shared functions tests layers
 
-typecheck: install
+lint: install
+	$(BIN)/ruff check $(SOURCES)
+	$(BIN)/ruff format --check $(SOURCES)
+
+format: install  ## rewrite the sources as lint wants them (import order, fixable rules, layout)
+	$(BIN)/ruff check --fix $(SOURCES)
+	$(BIN)/ruff format $(SOURCES)
+
+typecheck: install  ## mypy --strict over the package, every Lambda handler and the tests (pyproject.toml)
 	$(BIN)/mypy
 
 template: install  ## offline validation of the SAM template
@@ -43,9 +50,15 @@ mutations: install  ## break each invariant clause in a scratch copy; every brea
 eval: install  ## the section-13 harness on eval/families; fails only on a target eval/ratchet.json enforces
 	mkdir -p build && $(BIN)/family-memory eval --ratchet eval/ratchet.json --json build/eval.json
 
-ci: lint typecheck template mutations-check test eval
+# What CI runs, in order, each step under its own heading; the first that fails stops the run.
+CI_STEPS := lint typecheck template mutations-check test eval
 
-mutations-check: install
+ci: install
+	@start=$$(date +%s); for step in $(CI_STEPS); do \
+		echo "== $$step"; $(MAKE) --no-print-directory $$step || exit $$?; \
+	done; echo "== CI passed in $$(( $$(date +%s) - start ))s"
+
+mutations-check: install  ## every invariant mutation's snippet is still in the code, once
 	$(BIN)/python tests/invariants/mutations.py --check
 
 bench: install

@@ -47,7 +47,7 @@ def serialise_moto_requests() -> None:
         with _moto_lock:
             return original(self, request)
 
-    botocore_stubber.BotocoreStubber.process_request = process_request
+    botocore_stubber.BotocoreStubber.process_request = process_request  # type: ignore[method-assign]
     _moto_patched = True
 
 

@@ -30,11 +30,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from hashlib import sha256
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import boto3
 import pytest
 from botocore.awsrequest import AWSResponse
+from botocore.compat import HTTPHeaders
 from botocore.exceptions import ClientError
 from botocore.response import StreamingBody
 from opensearchpy.exceptions import AuthorizationException
@@ -42,7 +43,8 @@ from opensearchpy.exceptions import AuthorizationException
 from api_helpers import api_event, payload
 from conftest import FIXTURES, TEST_BUCKET, TEST_TABLE, fake_credentials, serialise_moto_requests, with_bucket_and_table
 from family_memory.adapters.aws.s3_store import S3Store
-from family_memory.app.bootstrap import Runtime, build_aws
+from family_memory.app.bootstrap import build_aws
+from family_memory.app.runtime import Runtime
 from family_memory.app.settings import load_settings
 from family_memory.card.operations import forget_memory
 from family_memory.domain.clock import FixedClock
@@ -64,6 +66,9 @@ from iam_policy import (
 )
 from lambda_harness import LambdaContext, event, load_handler
 from opensearch_engine import Engine
+
+if TYPE_CHECKING:
+    from mypy_boto3_sqs.literals import QueueAttributeNameType
 
 #: The handlers under audit: functions/<name>/app.py and the template's logical id.
 FUNCTIONS = {
@@ -132,7 +137,7 @@ class Audit:
         session.events.register("before-parameter-build", partial(self._before_call, function))
         for operation in ("GetObject", "HeadObject"):
             session.events.register(f"after-call.s3.{operation}", partial(self._after_read, function))
-        session.events.register("before-call.bedrock-runtime", partial(answer_bedrock, self))
+        session.events.register("before-call.bedrock-runtime", partial(answer_bedrock, self))  # type: ignore[arg-type]
         return session
 
     def _before_call(self, function: str, params: dict[str, Any], model: Any, context: Any, **_: Any) -> None:
@@ -149,7 +154,7 @@ class Audit:
                 raise ClientError(
                     {
                         "Error": {"Code": "AccessDenied", "Message": f"{function} may not {req.describe()}"},
-                        "ResponseMetadata": {"HTTPStatusCode": 403},
+                        "ResponseMetadata": {"HTTPStatusCode": 403},  # type: ignore[typeddict-item]
                     },
                     operation,
                 )
@@ -189,19 +194,19 @@ def answer_bedrock(audit: Audit, model: Any, context: Any, **_: Any) -> tuple[AW
     meta = {"ResponseMetadata": {"HTTPStatusCode": 200}}
     if model.name == "Converse" and audit.bedrock_refusal:
         refusal = {"Code": audit.bedrock_refusal, "Message": "You don't have access to the model."}
-        return AWSResponse("https://bedrock", 403, {}, None), {
+        return AWSResponse("https://bedrock", 403, HTTPHeaders(), None), {
             "Error": refusal,
             "ResponseMetadata": {"HTTPStatusCode": 403},
         }
     if model.name == "Converse":
         recorded = json.loads((FIXTURES / "bedrock" / "converse_record_memories.json").read_text())
-        return AWSResponse("https://bedrock", 200, {}, None), {**recorded, **meta}
+        return AWSResponse("https://bedrock", 200, HTTPHeaders(), None), {**recorded, **meta}
     text = json.loads(params["body"])["inputText"]
     rng = random.Random(sha256(text.encode()).digest())
     vector = [rng.gauss(0.0, 1.0) for _ in range(512)]
     norm = sum(x * x for x in vector) ** 0.5
     body = json.dumps({"embedding": [x / norm for x in vector], "inputTextTokenCount": len(text.split())}).encode()
-    return AWSResponse("https://bedrock", 200, {}, None), {
+    return AWSResponse("https://bedrock", 200, HTTPHeaders(), None), {
         "body": StreamingBody(io.BytesIO(body), len(body)),
         "contentType": "application/json",
         **meta,
@@ -322,7 +327,7 @@ class Cloud:
     def __init__(self, admin: boto3.session.Session, parameters: dict[str, str], monkeypatch: pytest.MonkeyPatch):
         self.admin = admin
         sqs = admin.client("sqs")
-        fifo = {"FifoQueue": "true"}
+        fifo: dict[QueueAttributeNameType, str] = {"FifoQueue": "true"}
         self.queues = {
             "ReconcileQueue": sqs.create_queue(QueueName="ReconcileQueue.fifo", Attributes=fifo)["QueueUrl"],
             "DreamQueue": sqs.create_queue(QueueName="DreamQueue")["QueueUrl"],
@@ -399,7 +404,7 @@ class Cloud:
 
     def receive(self, queue: str) -> list[str]:
         sqs = self.admin.client("sqs")
-        bodies = []
+        bodies: list[str] = []
         while True:
             messages = sqs.receive_message(QueueUrl=self.queues[queue], MaxNumberOfMessages=10).get("Messages", [])
             if not messages:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -273,7 +273,7 @@ def _as_list(value: Any) -> list[Any]:
     return list(value) if isinstance(value, list | tuple) else [value]
 
 
-_OPERATORS = {
+_OPERATORS: dict[str, Callable[[str, str], bool]] = {
     "StringEquals": lambda have, want: have == want,
     "StringLike": lambda have, want: bool(_glob(want).match(have)),
     "ArnEquals": lambda have, want: have == want,

@@ -17,7 +17,7 @@ from family_memory.formation.service import FormationDeps, extract_session, reco
 from family_memory.lifecycle.dream import DreamDeps, dreamer
 from family_memory.ports.lifecycle import DreamLedger
 from family_memory.ports.store import Store
-from formation_helpers import FAMILY, deps, save_family, session_json
+from formation_helpers import FAMILY, Turn, deps, save_family, session_json
 
 GOLDEN = FIXTURES / "migration"
 #: The October session: said after most of the file's dated entries, before some.
@@ -43,7 +43,7 @@ def with_history(adapters: Adapters, **writer: Any) -> FormationDeps:
     pills forgotten on the card since."""
     save_family(adapters.store)
     d = deps(adapters, **writer)
-    turns = [
+    turns: list[Turn] = [
         ("user", "lucia", "Call me Lu. We love Thai food. Maya is allergic to peanuts."),
         ("user", "marco", "My favourite colour is green. Our dog Pepper takes his pills at 8."),
     ]

@@ -11,7 +11,8 @@ from typing import Any
 from factories import FAMILY, add, change_set, memory, update
 from family_memory.adapters.local.hashed_embedder import HashedNgramEmbedder
 from family_memory.adapters.local.minilm_embedder import MiniLMEmbedder
-from family_memory.app.bootstrap import Runtime, build_local
+from family_memory.app.bootstrap import build_local
+from family_memory.app.runtime import Runtime
 from family_memory.app.settings import load_settings
 from family_memory.domain.changes import Action
 from family_memory.domain.clock import FixedClock

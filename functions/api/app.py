@@ -6,22 +6,21 @@ serve`` runs locally); the runtime and its resolver are built once per container
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from family_memory.app.api import handle
-from family_memory.app.bootstrap import runtime
+from family_memory.app.api import resolve_api_event
+from family_memory.app.bootstrap import lambda_runtime
 from family_memory.app.observability import logger, metrics, tracer
 
-if os.environ.get("AWS_LAMBDA_INITIALIZATION_TYPE"):
-    runtime()  # INIT: the composition root is built before the first event, not during it
+# Built at INIT in Lambda (a missing or bad variable fails INIT, naming it); on first use elsewhere.
+runtime = lambda_runtime("api")
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP, clear_state=True)
 @tracer.capture_lambda_handler
 @metrics.log_metrics(capture_cold_start_metric=True)
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return handle(runtime(), event, context)
+    return resolve_api_event(runtime(), event, context)

@@ -3,20 +3,18 @@ every family whose local midnight has passed since its last dream."""
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from family_memory.app.bootstrap import runtime
-from family_memory.app.lifecycle import lifecycle_of
+from family_memory.app.bootstrap import lambda_runtime
 from family_memory.app.observability import logger, metrics, tracer
-from family_memory.domain.errors import InvalidInputError
+from family_memory.domain.errors import ConfigurationError
 from family_memory.lifecycle.fanout import fan_out
 
-if os.environ.get("AWS_LAMBDA_INITIALIZATION_TYPE"):
-    runtime()  # INIT: the composition root is built before the first event, not during it
+# Built at INIT in Lambda (a missing or bad variable fails INIT, naming it); on first use elsewhere.
+runtime = lambda_runtime("dream_fanout", needs=("dream_queue_url",))
 
 
 @logger.inject_lambda_context
@@ -24,9 +22,9 @@ if os.environ.get("AWS_LAMBDA_INITIALIZATION_TYPE"):
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     rt = runtime()
-    lifecycle = lifecycle_of(rt)
+    lifecycle = rt.lifecycle
     if lifecycle.queue is None:
-        raise InvalidInputError("configuration: the fan-out needs DREAM_QUEUE_URL")
+        raise ConfigurationError("configuration: the dream_fanout function needs DREAM_QUEUE_URL, which is not set")
     report = fan_out(rt.store, lifecycle.ledger, lifecycle.queue, now=rt.clock.now())
     metrics.add_metric(name="FamiliesScanned", unit=MetricUnit.Count, value=report.families)
     metrics.add_metric(name="FamiliesEnqueued", unit=MetricUnit.Count, value=report.enqueued)

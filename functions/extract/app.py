@@ -8,39 +8,26 @@ A model that cannot be called as configured (no such model, access not enabled,
 the role not allowed) is the deployment's error, not the session's: one log line
 names the model and the cause, the ``ExtractorMisconfigured`` metric (alarmed)
 counts it, and the invocation fails, so the event is retried and then kept in the
-dead-letter queue; nothing is recorded against the session.
+dead-letter queue; nothing is recorded against the session (``app.formation_events``).
 ``family-memory replay --failed-only --all`` extracts what was left waiting once
 the model is fixed."""
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
-from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from family_memory.app.bootstrap import runtime
+from family_memory.app.bootstrap import lambda_runtime
 from family_memory.app.formation_events import handle_session_created
 from family_memory.app.observability import logger, metrics, tracer
-from family_memory.formation.extraction import ExtractorMisconfiguredError
 
-if os.environ.get("AWS_LAMBDA_INITIALIZATION_TYPE"):
-    runtime()  # INIT: the composition root is built before the first event, not during it
+# Built at INIT in Lambda (a missing or bad variable fails INIT, naming it); on first use elsewhere.
+runtime = lambda_runtime("extract", needs=("reconcile_queue_url",))
 
 
 @logger.inject_lambda_context(clear_state=True)
 @tracer.capture_lambda_handler
 @metrics.log_metrics(capture_cold_start_metric=True)
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    try:
-        return handle_session_created(runtime(), event)
-    except ExtractorMisconfiguredError as exc:
-        logger.error(
-            f"extraction model {exc.model_id} cannot be called ({exc.code}): {exc.reason}; "
-            "the invocation fails and is retried; fix BEDROCK_MODEL_ID or model access, then "
-            "run `family-memory replay --failed-only --all`",
-            extra={"model_id": exc.model_id, "code": exc.code},
-        )
-        metrics.add_metric(name="ExtractorMisconfigured", unit=MetricUnit.Count, value=1)
-        raise
+    return handle_session_created(runtime(), event)

@@ -7,26 +7,17 @@ out-of-order deliveries converge on the file's current state.
 
 from __future__ import annotations
 
-import os
-
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.parser.models import S3EventNotificationEventBridgeModel
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from family_memory.app.bootstrap import runtime
+from family_memory.app.bootstrap import lambda_runtime
 from family_memory.app.observability import logger, metrics, tracer
-from family_memory.retrieval.indexer import Indexer
+from family_memory.app.runtime import retrieval_for
 
-if os.environ.get("AWS_LAMBDA_INITIALIZATION_TYPE"):
-    runtime()  # INIT: the composition root is built before the first event, not during it
-
-
-def indexer() -> Indexer:
-    retrieval = runtime().retrieval
-    if retrieval is None:
-        raise RuntimeError("the indexer needs OPENSEARCH_ENDPOINT; the stack sets it from the collection")
-    return retrieval.indexer
+# Built at INIT in Lambda (a missing or bad variable fails INIT, naming it); on first use elsewhere.
+runtime = lambda_runtime("indexer", needs=("opensearch_endpoint",))
 
 
 @logger.inject_lambda_context
@@ -35,7 +26,7 @@ def indexer() -> Indexer:
 @event_parser(model=S3EventNotificationEventBridgeModel)
 def handler(event: S3EventNotificationEventBridgeModel, context: LambdaContext) -> dict[str, str]:
     key = event.detail.object.key
-    outcome = indexer().on_object_key(key)
+    outcome = retrieval_for(runtime()).indexer.on_object_key(key)
     logger.info("memory file indexed", extra={"key": key, "outcome": outcome.value})
     metrics.add_metric(name=f"Index{outcome.value.capitalize()}", unit=MetricUnit.Count, value=1)
     return {"key": key, "outcome": outcome.value}

@@ -6,17 +6,16 @@ family's records (order kept), and after five receives it goes to the DLQ."""
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from family_memory.app.bootstrap import runtime
+from family_memory.app.bootstrap import lambda_runtime
 from family_memory.app.formation_events import handle_reconcile_batch
 from family_memory.app.observability import logger, metrics, tracer
 
-if os.environ.get("AWS_LAMBDA_INITIALIZATION_TYPE"):
-    runtime()  # INIT: the composition root is built before the first event, not during it
+# Built at INIT in Lambda (a missing or bad variable fails INIT, naming it); on first use elsewhere.
+runtime = lambda_runtime("reconcile", needs=("idempotency_table",))
 
 
 @logger.inject_lambda_context(clear_state=True)

@@ -23,7 +23,7 @@ from family_memory.domain.errors import InvalidInputError
 from family_memory.domain.ids import new_ulid
 from family_memory.domain.memory import Memory, MemoryType, Sensitivity, Status, embedding_text
 from family_memory.retrieval.documents import IndexDocument, document_from_memory
-from family_memory.retrieval.index import MemoryIndex, SearchFilter
+from family_memory.retrieval.search_index import MemoryIndex, SearchFilter
 from retrieval_helpers import hashed
 
 TODAY = date(2026, 11, 30)
@@ -55,7 +55,7 @@ def osmem() -> Iterator[str]:
     """The URL of an osmem-server on 127.0.0.1 for this test session (skipped, with the
     reason, where it cannot start: no binary for this platform, or it did not come up)."""
     try:
-        from osmem_server import OsmemError, OsmemServer
+        from osmem_server import OsmemError, OsmemServer  # type: ignore[import-untyped]
     except ImportError as exc:
         pytest.skip(f"osmem-server is not installed ({exc}); it is in the dev extra")
     try:
@@ -194,7 +194,7 @@ def test_keyword_search_tolerates_small_misspellings(subject: Subject) -> None:
     assert subject.index.keyword(FAMILY, "xylophone", SearchFilter(), 5) == []
 
 
-CASES: list[dict[str, object]] = [
+CASES: list[dict[str, Any]] = [
     {"status": Status.ACTIVE},
     {"status": Status.DORMANT},
     {"status": Status.EXPIRED},

@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -21,7 +21,9 @@ from family_memory.domain.layout import INDEX, MIGRATION_REPORT, evidence_path
 from family_memory.formation.importers import SourceFormat
 from family_memory.formation.migration import MigrationOptions, migrate_family
 from family_memory.formation.migration_report import trace_migrated
+from family_memory.ports.catalog import Catalog
 from family_memory.ports.lifecycle import DreamLedger
+from family_memory.ports.store import Store
 from family_memory.writes.projections import check_catalog
 from formation_helpers import FAMILY, deps
 from migration_helpers import dream_of, files, memories, run, source, with_history
@@ -158,7 +160,12 @@ def crash_everywhere(make: Callable[[str], Adapters], clock: FixedClock, step: i
         adapters = make(f"crash-{at}")
         with_history(adapters)
         count = [0]
-        dying = Adapters(adapters.kind, Dying(adapters.store, count, at), Dying(adapters.catalog, count, at), clock)
+        dying = Adapters(
+            adapters.kind,
+            cast(Store, Dying(adapters.store, count, at)),
+            cast(Catalog, Dying(adapters.catalog, count, at)),
+            clock,
+        )
         try:
             run_small(deps(dying, lease_ttl=TTL))
         except Crash:

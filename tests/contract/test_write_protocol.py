@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 from datetime import timedelta
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -209,7 +209,9 @@ def _count_mutations(adapters: Adapters) -> int:
     first, second, _ = _scenario(family)
     writer(adapters).apply(first)
     wire = Tripwire(at=10_000)
-    writer(adapters, CrashingProxy(adapters.store, wire), CrashingProxy(adapters.catalog, wire)).apply(second)
+    writer(
+        adapters, cast(Store, CrashingProxy(adapters.store, wire)), cast(Catalog, CrashingProxy(adapters.catalog, wire))
+    ).apply(second)
     return wire.count
 
 
@@ -223,7 +225,11 @@ def test_a_crash_at_any_step_is_completed_by_the_next_writer(adapters: Adapters)
         first, second, _ = scenario
         writer(adapters).apply(first)
         wire = Tripwire(at)
-        doomed = writer(adapters, CrashingProxy(adapters.store, wire), CrashingProxy(adapters.catalog, wire))
+        doomed = writer(
+            adapters,
+            cast(Store, CrashingProxy(adapters.store, wire)),
+            cast(Catalog, CrashingProxy(adapters.catalog, wire)),
+        )
         with pytest.raises(Crash):
             doomed.apply(second)
         adapters.clock.advance(TTL + timedelta(seconds=1))  # the dead writer's lease runs out

@@ -14,27 +14,33 @@ import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
+from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from api_helpers import api_event, error_of, payload
 from conftest import TEST_BUCKET, TEST_REGION, TEST_TABLE
-from family_memory.app.api import handle
-from family_memory.app.bootstrap import Runtime, build_aws
+from factories import FAMILY
+from family_memory.app.api import resolve_api_event
+from family_memory.app.bootstrap import build_aws
+from family_memory.app.runtime import Runtime
 from family_memory.app.settings import load_settings
 from family_memory.domain.clock import FixedClock
 from family_memory.retrieval.deadline import DeadlineExceededError, DeadlineIndex, SearchTimeoutError, request_deadline
 from family_memory.retrieval.embedding import Vector
-from family_memory.retrieval.index import Hit, MemoryIndex, SearchFilter
+from family_memory.retrieval.search_index import Hit, MemoryIndex, SearchFilter
 from formation_helpers import session_json
 from iam_policy import Stack
-from lambda_harness import LambdaContext
-from retrieval_helpers import FAMILY, fact, local_runtime, remember
+from lambda_harness import LambdaContext as HarnessContext
+from retrieval_helpers import fact, local_runtime, remember
 
 SESSION = session_json([("user", "lucia", "We love Thai food.")])
 SLOW = 10.0  # seconds a slow search would take; the tests never wait for it
 DEADLINE = 0.5
+
+#: A context shaped like Lambda's (the harness's), typed as the one Lambda passes.
+CONTEXT = cast(LambdaContext, HarnessContext())
 
 
 class SlowIndex:
@@ -81,7 +87,7 @@ def slowed(tmp_path: Path) -> Iterator[Any]:
 
 def _context(rt: Runtime, message: str) -> tuple[dict[str, Any], float]:
     started = time.monotonic()
-    response = handle(rt, api_event("POST", f"/families/{FAMILY}/context", {"message": message}), LambdaContext())
+    response = resolve_api_event(rt, api_event("POST", f"/families/{FAMILY}/context", {"message": message}), CONTEXT)
     return response, time.monotonic() - started
 
 
@@ -105,7 +111,7 @@ def test_with_one_half_slow_the_other_half_still_answers(slowed: Any) -> None:
 
 def test_the_brief_answers_while_search_is_unavailable(slowed: Any) -> None:
     rt = slowed("semantic", "keyword")
-    assert handle(rt, api_event("GET", f"/families/{FAMILY}/brief"), LambdaContext())["statusCode"] == 200
+    assert resolve_api_event(rt, api_event("GET", f"/families/{FAMILY}/brief"), CONTEXT)["statusCode"] == 200
 
 
 def test_a_search_gets_no_more_than_what_is_left_of_the_request(slowed: Any) -> None:
@@ -121,7 +127,7 @@ def test_past_the_requests_deadline_no_aws_call_is_made_and_the_answer_is_503(aw
     clock = FixedClock(datetime(2026, 11, 27, 17, 0, tzinfo=UTC))
     settings = load_settings({}, backend="aws", bucket=TEST_BUCKET, table=TEST_TABLE, region=TEST_REGION)
     before = build_aws(settings, clock, session=aws)
-    ended = handle(before, api_event("POST", f"/families/{FAMILY}/sessions", raw_body=SESSION), LambdaContext())
+    ended = resolve_api_event(before, api_event("POST", f"/families/{FAMILY}/sessions", raw_body=SESSION), CONTEXT)
     assert ended["statusCode"] == 201  # the family exists (family.json), as the card needs
     calls: list[str] = []
 
@@ -133,7 +139,7 @@ def test_past_the_requests_deadline_no_aws_call_is_made_and_the_answer_is_503(aw
     rt = build_aws(settings.model_copy(update={"api_deadline_seconds": 0.3}), clock, session=aws)
     draft = {"member_id": "lucia", "type": "fact", "about": "Bedtime", "summary": "Bed at 8."}
     started = time.monotonic()
-    response = handle(rt, api_event("POST", f"/families/{FAMILY}/memories", draft), LambdaContext())
+    response = resolve_api_event(rt, api_event("POST", f"/families/{FAMILY}/memories", draft), CONTEXT)
     status, code, message = error_of(response)
     assert (status, code) == (503, "deadline_exceeded") and "Retry-After" in response["headers"]
     assert "passed" not in message  # the detail (which call, how late) is for the log only
@@ -145,13 +151,15 @@ def test_past_the_requests_deadline_no_aws_call_is_made_and_the_answer_is_503(aw
 
 
 def test_lambdas_remaining_time_shortens_the_deadline(slowed: Any) -> None:
-    class AlmostOut(LambdaContext):
+    class AlmostOut(HarnessContext):
         def get_remaining_time_in_millis(self) -> int:
             return 1_600  # 1.6 s left: the request gets 0.1 s, the search no more than that
 
     rt = slowed("semantic", "keyword")
     started = time.monotonic()
-    response = handle(rt, api_event("POST", f"/families/{FAMILY}/context", {"message": "snacks"}), AlmostOut())
+    response = resolve_api_event(
+        rt, api_event("POST", f"/families/{FAMILY}/context", {"message": "snacks"}), cast(LambdaContext, AlmostOut())
+    )
     assert error_of(response)[:2] == (503, "search_unavailable") and time.monotonic() - started < 0.5
 
 

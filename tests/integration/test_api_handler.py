@@ -12,7 +12,8 @@ import pytest
 
 from api_helpers import api_event, error_of, payload
 from conftest import TEST_BUCKET, TEST_REGION, TEST_TABLE
-from family_memory.app.bootstrap import Runtime, build_aws
+from family_memory.app.bootstrap import build_aws
+from family_memory.app.runtime import Runtime
 from family_memory.app.settings import load_settings
 from family_memory.domain.clock import FixedClock
 from formation_helpers import FAMILY, FRIDAY_MORNING, session_json

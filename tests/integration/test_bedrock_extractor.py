@@ -199,14 +199,12 @@ def test_the_prompt_asks_for_no_more_candidates_than_validation_accepts(client: 
 
 
 def test_the_composition_root_gives_the_extractor_the_configured_cap() -> None:
-    from family_memory.app.formation import _bedrock
+    from family_memory.app.formation import bedrock_extractor
     from family_memory.app.settings import load_settings
 
-    class Runtime:
-        settings = load_settings({"FORMATION_MAX_CANDIDATES": "7", "FORMATION_EXTRACTOR": "bedrock"})
-
+    settings = load_settings({"FORMATION_MAX_CANDIDATES": "7", "FORMATION_EXTRACTOR": "bedrock"})
     session = boto3.session.Session(region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="y")
-    built = _bedrock(Runtime(), session)  # type: ignore[arg-type]
+    built = bedrock_extractor(settings, session)
     assert isinstance(built, BedrockExtractor) and built.max_candidates == 7
     assert built.model_id == "us.anthropic.claude-haiku-4-5-20251001-v1:0"
 

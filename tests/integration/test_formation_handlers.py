@@ -222,12 +222,11 @@ def stubbed_bedrock(stack: Stack) -> Any:
     from botocore.stub import Stubber
 
     from family_memory.adapters.aws.bedrock_extractor import BedrockExtractor
-    from family_memory.app.formation import formation
     from family_memory.formation.extraction import RetryPolicy
 
     client = stack.session.client("bedrock-runtime", config=Config(retries={"max_attempts": 1, "mode": "standard"}))
     retry = RetryPolicy(max_attempts=2, sleep=lambda _: None)
-    formation(runtime()).deps.extractor = BedrockExtractor(
+    runtime().formation.deps.extractor = BedrockExtractor(
         client, "us.anthropic.claude-haiku-4-5-20251001-v1:0", retry=retry
     )
     return Stubber(client)

@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 
 from factories import FAMILY
-from family_memory.app.bootstrap import Runtime
+from family_memory.app.runtime import Runtime
 from family_memory.domain.clock import FixedClock
 from family_memory.domain.literal import one_line
 from family_memory.retrieval.embedding import Embedder, Vector, prepare_text
-from family_memory.retrieval.index import SearchFilter
 from family_memory.retrieval.lookup import LOOKUP_CLOSE, LOOKUP_NOTE, LOOKUP_OPEN
+from family_memory.retrieval.search_index import SearchFilter
 from retrieval_helpers import fact, local_runtime, minilm, remember, retrieval_of
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)

@@ -32,15 +32,16 @@ import pytest
 from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
 
 import family_memory.app.observability  # noqa: F401 - X-Ray's recorder opens a socket at import: before sockets are off
+from conftest import TEST_BUCKET
 from family_memory.adapters.aws.opensearch_index import OpenSearchIndex
-from family_memory.app.formation import formation
 from family_memory.domain.ids import new_ulid
 from family_memory.domain.memory import Status
+from family_memory.forgotten import CLAIMS_ONLY
 from family_memory.formation.similar import FallingBackTo, IndexWithRecentCatalog
-from family_memory.formation.suppression_rules import CLAIMS_ONLY
 from family_memory.retrieval.similar import IndexSimilarMemories
-from iam_audit import FAMILY, FUNCTIONS, TEST_BUCKET, Cloud, cloud, event, forget, sqs_event
+from iam_audit import FAMILY, FUNCTIONS, Cloud, cloud, forget, sqs_event
 from iam_policy import ACCOUNT, Grant, Stack, every_grant
+from lambda_harness import event
 
 FIRST_SESSION = [
     "Our dog Pepper hates baths.",
@@ -215,7 +216,7 @@ def test_reconcile_finds_similar_memories_through_the_index_the_indexer_writes(l
     reconcile, indexer = (lived.stack.environment(FUNCTIONS[f]) for f in ("reconcile", "indexer"))
     for name in ("OPENSEARCH_ENDPOINT", "OPENSEARCH_INDEX", "FAMILY_MEMORY_EMBEDDER"):
         assert reconcile[name] == indexer[name], name
-    finder = formation(lived.runtime("reconcile")).deps.finder
+    finder = lived.runtime("reconcile").formation.deps.finder
     assert isinstance(finder, IndexWithRecentCatalog) and isinstance(finder.index, FallingBackTo)
     assert isinstance(finder.index.primary, IndexSimilarMemories)
     index = finder.index.primary.index

@@ -145,7 +145,6 @@ def test_a_model_the_role_may_not_use_fails_the_invocation_with_one_line_and_an_
 
 
 def test_once_the_model_answers_the_sessions_left_waiting_are_extracted_by_replay() -> None:
-    from family_memory.app.formation import formation
     from family_memory.formation.replay import retry_failed_extractions
 
     with cloud(ExtractorKind="bedrock") as c:
@@ -155,7 +154,7 @@ def test_once_the_model_answers_the_sessions_left_waiting_are_extracted_by_repla
                 c.extract(session, SESSION if session == "s1" else NEXT_SESSION)
         c.audit.bedrock_refusal = None  # the model id was fixed
         # An operator runs the replay with their own credentials (not audited), and Bedrock as extract calls it.
-        deps = replace(formation(c.admin_runtime()).deps, extractor=formation(c.runtime("extract")).deps.extractor)
+        deps = replace(c.admin_runtime().formation.deps, extractor=c.runtime("extract").formation.deps.extractor)
         report = retry_failed_extractions(deps, FAMILY, dream=None)
         assert report.retried == ["s1", "s2"] and report.still_failed == {}
         assert sorted(c.keys("candidates/")) == [f"families/{FAMILY}/candidates/{s}.json" for s in ("s1", "s2")]

@@ -13,14 +13,14 @@ import pytest
 from factories import FAMILY, add, change_set, evidence
 from family_memory.adapters.aws.opensearch_index import OpenSearchIndex
 from family_memory.adapters.local.events import object_created_event
-from family_memory.app.bootstrap import Runtime
+from family_memory.app.runtime import Runtime
 from family_memory.domain.changes import Action
 from family_memory.domain.clock import FixedClock
 from family_memory.domain.errors import InvalidInputError
 from family_memory.domain.layout import evidence_path, memory_path
 from family_memory.domain.memory import Status
-from family_memory.retrieval.index import SearchFilter
 from family_memory.retrieval.indexer import Indexer, IndexOutcome
+from family_memory.retrieval.search_index import SearchFilter
 from opensearch_engine import Engine, RecordingClient
 from retrieval_helpers import change, fact, local_runtime, remember, retrieval_of
 

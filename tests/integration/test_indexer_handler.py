@@ -16,11 +16,13 @@ from conftest import TEST_BUCKET, TEST_TABLE, aws_adapters
 from factories import FAMILY, add, change_set, memory
 from family_memory.adapters.aws.dynamo_embedding_cache import DynamoEmbeddingCache
 from family_memory.adapters.local.embedded_index import EmbeddedIndex
-from family_memory.app.bootstrap import Runtime
+from family_memory.app.bootstrap import assemble_aws
+from family_memory.app.foundation import Foundation
+from family_memory.app.runtime import Runtime
 from family_memory.app.settings import load_settings
 from family_memory.domain.clock import FixedClock
 from family_memory.domain.layout import evidence_path
-from family_memory.retrieval.index import SearchFilter
+from family_memory.retrieval.search_index import SearchFilter
 from family_memory.retrieval.service import build_retrieval
 from family_memory.writes.protocol import FamilyWriter
 from lambda_harness import EVENTS, LambdaContext, load_handler
@@ -42,11 +44,12 @@ def lambda_runtime(aws: Any, tmp_path: Path, clock: FixedClock) -> Runtime:
     index = EmbeddedIndex(tmp_path / "index", hashed().dimension)
     retrieval = build_retrieval(adapters.store, adapters.catalog, clock, index, hashed(), cache)
     writer = FamilyWriter(adapters.store, adapters.catalog, clock)
-    return Runtime(settings, clock, adapters.store, adapters.catalog, writer, retrieval=retrieval)
+    base = Foundation(settings=settings, clock=clock, store=adapters.store, catalog=adapters.catalog, writer=writer)
+    return assemble_aws(base, retrieval, aws)
 
 
 def event_for(path: str) -> dict[str, Any]:
-    event = json.loads((EVENTS / "memory_object_created.json").read_text())
+    event: dict[str, Any] = json.loads((EVENTS / "memory_object_created.json").read_text())
     event["detail"]["object"]["key"] = f"families/{FAMILY}/{path}"
     return event
 

@@ -14,6 +14,7 @@ import subprocess
 import sys
 from importlib import metadata
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from packaging.requirements import Requirement
@@ -110,10 +111,18 @@ def test_in_lambda_each_handler_builds_its_runtime_during_init_not_in_the_first_
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     import family_memory.app.bootstrap as bootstrap
+    from family_memory.app.settings import load_settings
     from lambda_harness import load_handler
 
     built: list[str] = []
-    monkeypatch.setattr(bootstrap, "runtime", lambda: built.append("runtime"))
+    every_need = load_settings({}, dream_queue_url="q", reconcile_queue_url="q", idempotency_table="t")
+    configured = SimpleNamespace(settings=every_need.model_copy(update={"opensearch_endpoint": "https://search"}))
+
+    def build() -> SimpleNamespace:
+        built.append("runtime")
+        return configured
+
+    monkeypatch.setattr(bootstrap, "runtime", build)
     names = sorted(Path(h).parent.name for h in HANDLERS)
     for name in names:
         load_handler(name)  # outside Lambda (no AWS_LAMBDA_INITIALIZATION_TYPE): nothing is built at import
@@ -122,3 +131,52 @@ def test_in_lambda_each_handler_builds_its_runtime_during_init_not_in_the_first_
     for name in names:
         load_handler(name)
     assert built == ["runtime"] * len(names)
+
+
+@pytest.mark.parametrize(
+    ("function", "variable"),
+    [("indexer", "OPENSEARCH_ENDPOINT"), ("dream_fanout", "DREAM_QUEUE_URL"), ("extract", "RECONCILE_QUEUE_URL")],
+)
+def test_a_function_without_a_variable_it_needs_fails_init_naming_it(
+    monkeypatch: pytest.MonkeyPatch, function: str, variable: str
+) -> None:
+    import family_memory.app.bootstrap as bootstrap
+    from family_memory.app.settings import load_settings
+    from family_memory.domain.errors import ConfigurationError
+    from lambda_harness import load_handler
+
+    monkeypatch.setattr(bootstrap, "runtime", lambda: SimpleNamespace(settings=load_settings({})))
+    monkeypatch.setenv("AWS_LAMBDA_INITIALIZATION_TYPE", "on-demand")
+    with pytest.raises(ConfigurationError, match=f"the {function} function needs {variable}, which is not set"):
+        load_handler(function)
+
+
+def test_a_bad_variable_fails_init_naming_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    import family_memory.app.bootstrap as bootstrap
+    from family_memory.domain.errors import ConfigurationError
+    from lambda_harness import load_handler
+
+    bootstrap.runtime.cache_clear()
+    monkeypatch.setenv("AWS_LAMBDA_INITIALIZATION_TYPE", "on-demand")
+    monkeypatch.setenv("LEASE_WAIT_SECONDS", "forever")
+    try:
+        with pytest.raises(ConfigurationError, match="LEASE_WAIT_SECONDS: Input should be a valid number"):
+            load_handler("compile")
+    finally:
+        bootstrap.runtime.cache_clear()
+
+
+def test_what_each_function_needs_is_in_its_template_environment() -> None:
+    from family_memory.app.settings import Settings
+    from iam_audit import FUNCTIONS
+    from iam_policy import Stack
+    from lambda_harness import load_handler
+
+    stack = Stack({})
+    assert set(FUNCTIONS) == {Path(h).parent.name for h in HANDLERS}
+    for function, logical in FUNCTIONS.items():
+        declared = load_handler(function).runtime
+        assert declared.function == function
+        environment = stack.environment(logical)
+        for field in ("bucket", "table", *declared.needs):
+            assert environment.get(Settings.variable(field)), (function, field)

@@ -20,8 +20,8 @@ import family_memory.app.observability  # noqa: F401
 from conftest import TEST_BUCKET, TEST_TABLE
 from factories import memory
 from family_memory.app import bootstrap
-from family_memory.app.bootstrap import Runtime, build_aws
-from family_memory.app.lifecycle import lifecycle_of
+from family_memory.app.bootstrap import build_aws
+from family_memory.app.runtime import Runtime
 from family_memory.app.settings import load_settings
 from family_memory.brief.model import parse_brief
 from family_memory.domain.changes import Action, ChangeSet, MemoryWrite
@@ -125,7 +125,7 @@ def test_hourly_fan_out_goes_through_sqs_to_the_worker_and_the_new_brief(
     cloud: Cloud, capsys: pytest.CaptureFixture[str]
 ) -> None:
     rt = cloud.runtime()
-    deps = lifecycle_of(rt).deps
+    deps = rt.lifecycle.deps
     now = datetime.now(UTC)
     today = local_date(now, LA)
     # fam-rivera dreamed yesterday; its local midnight has passed since. A fact valid until today is now over.
@@ -186,7 +186,7 @@ def test_worker_reports_only_the_failed_message_of_a_batch(cloud: Cloud) -> None
 
 
 def compile_record(key: str) -> dict[str, Any]:
-    record = copy.deepcopy(event("compile_changes_sqs.json")["Records"][0])
+    record: dict[str, Any] = copy.deepcopy(event("compile_changes_sqs.json")["Records"][0])
     body = json.loads(record["body"])
     body["detail"]["object"]["key"] = key
     record.update(messageId=str(uuid.uuid4()), body=json.dumps(body))

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from factories import FAMILY, add, change_set
-from family_memory.app.bootstrap import Runtime
+from family_memory.app.runtime import Runtime
 from family_memory.domain.changes import EntityWrite
 from family_memory.domain.clock import FixedClock
 from family_memory.domain.entity import Entity, EntityKind

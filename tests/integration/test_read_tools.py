@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from factories import FAMILY, OTHER_FAMILY, add, change_set, evidence
-from family_memory.app.bootstrap import Runtime
+from family_memory.app.runtime import Runtime
 from family_memory.card.operations import (
     GroupSelector,
     MemoryEdit,
@@ -27,10 +27,11 @@ from family_memory.domain.errors import InvalidInputError
 from family_memory.domain.family import Surface
 from family_memory.domain.ids import new_ulid
 from family_memory.domain.layout import evidence_path, memory_path, session_path
+from family_memory.domain.literal import one_line
 from family_memory.domain.memory import Sensitivity, Status
 from family_memory.domain.okf import split_front_matter
 from family_memory.families import save_family
-from family_memory.retrieval.tools import TOOL_NAMES, TOOL_SPECS, ReadTools, one_line, tool_config
+from family_memory.retrieval.tools import TOOL_NAMES, TOOL_SPECS, ReadTools, tool_config
 from formation_helpers import family as formation_family
 from retrieval_helpers import change, fact, local_runtime, remember, retrieval_of
 

@@ -23,7 +23,7 @@ from family_memory.domain.changes import Action
 from family_memory.domain.clock import FixedClock
 from family_memory.domain.memory import Status
 from family_memory.retrieval.documents import document_from_memory
-from family_memory.retrieval.index import IndexMismatchError
+from family_memory.retrieval.search_index import IndexMismatchError
 from family_memory.retrieval.tools import TOOL_SPECS
 from retrieval_helpers import change, fact, local_runtime, remember, retrieval_of
 
@@ -166,5 +166,5 @@ def test_reconcile_finds_similar_memories_by_catalog_text_while_the_index_holds_
     with pytest.raises(IndexMismatchError, match="rebuild-index"):
         retrieval_of(runtime).similar.similar(FAMILY, "Maya's orthodontist is Dr. Patel")
     # Formation's finder does not fail every retry until an operator acts: it scans the catalog.
-    found = similar_finder(runtime).similar(FAMILY, "Maya's orthodontist is Dr. Patel", 3)
+    found = similar_finder(runtime.catalog, runtime.retrieval).similar(FAMILY, "Maya's orthodontist is Dr. Patel", 3)
     assert [row.id for row, _ in found] == [ortho.id]

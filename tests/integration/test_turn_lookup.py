@@ -7,13 +7,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from factories import FAMILY, OTHER_FAMILY
 from family_memory.adapters.local.embedded_index import stem
-from family_memory.app.bootstrap import Runtime
-from family_memory.app.lifecycle import lifecycle_of
+from family_memory.app.runtime import Runtime
 from family_memory.brief.render import render_brief
 from family_memory.domain.changes import Action
 from family_memory.domain.clock import FixedClock
@@ -23,9 +23,9 @@ from family_memory.domain.memory import Authority, MemoryType, Sensitivity, Stat
 from family_memory.domain.tokens import count_tokens
 from family_memory.lifecycle.dream import compile_family
 from family_memory.retrieval.embedding import Embedder, EmbeddingUnavailableError, Vector
-from family_memory.retrieval.index import SearchFilter
 from family_memory.retrieval.lookup import LOOKUP_CLOSE, LOOKUP_OPEN
 from family_memory.retrieval.query_words import STOPWORDS, words
+from family_memory.retrieval.search_index import SearchFilter
 from retrieval_helpers import change, fact, local_runtime, remember, retrieval_of, set_zone
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -79,9 +79,9 @@ def seed_household(runtime: Runtime) -> dict[str, str]:
 
 
 def compiled_brief(runtime: Runtime) -> str:
-    lifecycle = lifecycle_of(runtime)
+    lifecycle = runtime.lifecycle
     compile_family(lifecycle.deps, FAMILY, now=NOW)
-    brief = lifecycle.loader.load(FAMILY, now=NOW)
+    brief = runtime.brief.loader.load(FAMILY, now=NOW)
     assert brief is not None
     return render_brief(brief)
 
@@ -109,7 +109,7 @@ def test_a_message_sharing_no_word_with_its_memory_is_found_by_meaning_alone(run
 def test_a_misspelled_query_still_finds_its_memory(runtime: Runtime) -> None:
     ids = seed_household(runtime)
     keyword = retrieval_of(runtime).index.keyword
-    from family_memory.retrieval.index import SearchFilter
+    from family_memory.retrieval.search_index import SearchFilter
 
     hits = keyword(FAMILY, "Kinikinnick", SearchFilter.current(date(2026, 11, 30)), 5)
     assert [h.memory_id for h in hits] == [ids["camp"]]
@@ -140,7 +140,7 @@ def test_memories_that_are_no_longer_current_never_come_back(runtime: Runtime, s
     m = fact("Maya's orthodontist is Dr. Patel.", "Orthodontist")
     remember(runtime, m)
     assert found(runtime, "orthodontist") == [m.id]
-    extra = {"superseded_by": new_ulid()} if status is Status.SUPERSEDED else {}
+    extra: dict[str, Any] = {"superseded_by": new_ulid()} if status is Status.SUPERSEDED else {}
     change(runtime, m, action, status=status, **extra)
     assert found(runtime, "orthodontist") == []
     assert found(runtime, "who is Maya's orthodontist, Dr. Patel?") == []

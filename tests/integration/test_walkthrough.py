@@ -3,11 +3,25 @@ default, and each chapter shows what it promises."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 from family_memory.app.cli import main
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The walk-through as a newcomer first runs it (no --verbose): its output and its folder."""
+    import contextlib
+    import io
+
+    home = tmp_path_factory.mktemp("page") / "home"
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        assert main(["walkthrough", "--dir", str(home)]) == 0
+    return {"out": out.getvalue(), "err": err.getvalue(), "home": str(home)}
 
 
 @pytest.fixture(scope="module")
@@ -18,7 +32,7 @@ def walkthrough(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     home = tmp_path_factory.mktemp("walk") / "home"
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        assert main(["walkthrough", "--dir", str(home)]) == 0
+        assert main(["walkthrough", "--dir", str(home), "--verbose"]) == 0
     text = out.getvalue()
     titles = ["1. Files are the truth", "2. Formation", "3. Carry little", "4. Dreaming and the brief"]
     positions = [text.index(t) for t in titles]
@@ -88,3 +102,30 @@ def test_the_walkthrough_refuses_a_folder_it_did_not_make(tmp_path: Path) -> Non
     with pytest.raises(SystemExit, match="not made by the walk-through"):
         main(["walkthrough", "--dir", str(foreign)])
     assert (foreign / "thesis.txt").exists()
+
+
+def test_by_default_the_walkthrough_is_a_page_with_nothing_on_stderr(page: dict[str, str]) -> None:
+    lines = page["out"].splitlines()
+    assert len(lines) <= 150, len(lines)
+    assert page["err"] == ""
+    assert "--verbose shows" in page["out"]
+    for title in ("1. Files are the truth", "2. Formation", "3. Carry little", "4. Dreaming and the brief"):
+        assert f"== {title}" in page["out"]
+
+
+def test_no_path_in_the_walkthroughs_output_is_broken_across_lines(page: dict[str, str]) -> None:
+    for line in page["out"].splitlines():
+        for word in line.split():
+            if "families/" in word:
+                assert re.search(r"families/[\w-]+(/[\w.-]+)*(\.(md|json|jsonl))?", word), word
+        assert not line.rstrip().endswith(("-", "/")), line
+
+
+def test_the_walkthroughs_folder_passes_bundle_check_with_no_problem(
+    page: dict[str, str], walkthrough: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    for home in (page["home"], walkthrough["home"]):
+        capsys.readouterr()
+        assert main(["--home", home, "bundle", "check", "--all"]) == 0
+        out = capsys.readouterr().out
+        assert "0 problems" in out and "each memory has evidence" in out

@@ -68,7 +68,8 @@ DECISIONS = "shared/family_memory/formation/decisions.py"
 INTAKE = "shared/family_memory/formation/intake.py"
 SERVICE = "shared/family_memory/formation/service.py"
 CARD = "shared/family_memory/card/operations.py"
-SUPPRESSION = "shared/family_memory/formation/suppression_rules.py"
+CHANGE_SETS = "shared/family_memory/domain/changes.py"
+FORGET_RULES = "shared/family_memory/forgotten.py"
 SUPPORT = "shared/family_memory/formation/support.py"
 RULES = "shared/family_memory/lifecycle/rules.py"
 DREAM = "shared/family_memory/lifecycle/dream.py"
@@ -79,7 +80,7 @@ LOAD = "shared/family_memory/brief/load.py"
 PATCH = "shared/family_memory/brief/patch.py"
 BRIEF_MODEL = "shared/family_memory/brief/model.py"
 SENSITIVITY = "shared/family_memory/formation/sensitivity.py"
-APP_LIFECYCLE = "shared/family_memory/app/lifecycle.py"
+BOOTSTRAP = "shared/family_memory/app/bootstrap.py"
 LOOKUP = "shared/family_memory/retrieval/lookup.py"
 TOOLS = "shared/family_memory/retrieval/tools.py"
 API_SESSIONS = "shared/family_memory/app/routes/sessions.py"
@@ -388,7 +389,7 @@ MUTATIONS: list[Mutation] = [
         "3: forget records a suppression rule",
         [
             (
-                CARD,
+                CHANGE_SETS,
                 "groups: list[tuple[list[MemoryWrite], list[Suppression]]] = [(batches[0], [first])]",
                 "groups: list[tuple[list[MemoryWrite], list[Suppression]]] = [(batches[0], [])]",
             )
@@ -578,7 +579,7 @@ MUTATIONS: list[Mutation] = [
         "3: a reworded restatement of a forgotten claim stays forgotten (matched by meaning)",
         [
             (
-                SUPPRESSION,
+                FORGET_RULES,
                 "return self.meaning is not None and self.meaning.close(rule.id, rule.fingerprints, texts)",
                 "return False",
             )
@@ -588,7 +589,7 @@ MUTATIONS: list[Mutation] = [
     m(
         "3.forget-rule-ignores-people",
         "3: a different claim (someone else's) is still learned after a forget",
-        [(SUPPRESSION, "            if not same_people(rule, entity_ids):\n                return False\n", "")],
+        [(FORGET_RULES, "            if not same_people(rule, entity_ids):\n                return False\n", "")],
         ["tests/unit/test_calibration_sets.py"],
     ),
     m(
@@ -963,7 +964,7 @@ MUTATIONS: list[Mutation] = [
     m(
         "6.last-conversation-repeats-forgotten-words",
         "6/9: the last conversation never repeats the words of a forgotten or withheld claim",
-        [(COMPILE, "    return holds_any(text, summaries)", "    return False")],
+        [(FORGET_RULES, "    return holds_any(text, summaries)", "    return False")],
         [T_COMPILE, T_MEMBERS],
     ),
     m(
@@ -1243,7 +1244,7 @@ MUTATIONS: list[Mutation] = [
     m(
         "9.patcher-not-wired",
         "9: the runtime patches the brief on every settled change (wiring)",
-        [(APP_LIFECYCLE, "    runtime.writer.listeners.append(patcher)\n", "")],
+        [(BOOTSTRAP, "    base.writer.listeners.append(brief.patcher)\n", "")],
         [T_LOADPATCH, T_DREAM, T_INV],
     ),
     m(

@@ -11,19 +11,22 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
 from factories import FAMILY, OTHER_FAMILY
-from family_memory.app.bootstrap import Runtime
+from family_memory.app.runtime import Runtime
 from family_memory.domain.changes import Action
 from family_memory.domain.clock import FixedClock
 from family_memory.domain.family import Surface
 from family_memory.domain.layout import session_path
 from family_memory.domain.memory import Status
 from family_memory.families import load_family
+from family_memory.ports.catalog import Catalog
+from family_memory.ports.store import Store
 from family_memory.retrieval.lookup import FamilyZones, TurnLookup
+from family_memory.retrieval.search_index import MemoryIndex
 from family_memory.retrieval.tools import ReadTools
 from retrieval_helpers import change, fact, local_runtime, remember, retrieval_of
 
@@ -86,11 +89,11 @@ def everything(runtime: Runtime) -> dict[str, object]:
 
 def read_only_tools(runtime: Runtime, surface: Surface, attempts: list[str]) -> tuple[ReadTools, TurnLookup]:
     retrieval = retrieval_of(runtime)
-    store = ReadOnly(runtime.store, STORE_WRITES, attempts)
+    store = cast(Store, ReadOnly(runtime.store, STORE_WRITES, attempts))
     lookup = TurnLookup(
-        ReadOnly(retrieval.index, INDEX_WRITES, attempts),
+        cast(MemoryIndex, ReadOnly(retrieval.index, INDEX_WRITES, attempts)),
         retrieval.embedder,
-        ReadOnly(runtime.catalog, CATALOG_WRITES, attempts),
+        cast(Catalog, ReadOnly(runtime.catalog, CATALOG_WRITES, attempts)),
         runtime.clock,
         FamilyZones(lambda family_id: load_family(store, family_id).time_zone),
     )

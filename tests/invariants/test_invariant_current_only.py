@@ -16,14 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from factories import FAMILY
-from family_memory.app.bootstrap import Runtime
+from family_memory.app.runtime import Runtime
 from family_memory.domain.changes import Action
 from family_memory.domain.clock import FixedClock
 from family_memory.domain.family import Surface
 from family_memory.domain.ids import new_ulid
 from family_memory.domain.memory import Sensitivity, Status
-from family_memory.retrieval.index import Hit, SearchFilter
 from family_memory.retrieval.lookup import TurnLookup
+from family_memory.retrieval.search_index import Hit, SearchFilter
 from retrieval_helpers import change, fact, local_runtime, remember, retrieval_of, set_zone
 
 #: 22:00 on Sunday the 29th in Los Angeles; already Monday the 30th in UTC.

@@ -13,7 +13,7 @@ import pytest
 
 from conftest import Adapters
 from factories import FAMILY, OTHER_FAMILY, add, change_set, memory
-from family_memory.app.bootstrap import Runtime
+from family_memory.app.runtime import Runtime
 from family_memory.domain.clock import FixedClock
 from family_memory.domain.errors import InvalidInputError
 from family_memory.domain.layout import memory_path

@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 
 from api_helpers import api_event, error_of, payload
-from family_memory.app.api import MAX_BODY_BYTES, RETRY_AFTER_SECONDS, handle, openapi_document
-from family_memory.app.bootstrap import Runtime
+from family_memory.app.api import MAX_BODY_BYTES, RETRY_AFTER_SECONDS, openapi_document, resolve_api_event
 from family_memory.app.routes.agent import entity_tag
-from family_memory.card import operations as card
+from family_memory.app.runtime import Runtime
+from family_memory.card import operations
 from family_memory.domain.clock import FixedClock
 from family_memory.domain.ids import new_ulid
-from family_memory.retrieval.index import IndexUnavailableError
+from family_memory.retrieval.search_index import IndexUnavailableError
 from family_memory.retrieval.tools import TOOL_NAMES
 from formation_helpers import FAMILY, FRIDAY_MORNING, candidate, session_json
 from retrieval_helpers import local_runtime
@@ -32,7 +32,7 @@ def rt(tmp_path: Path) -> Runtime:
 
 
 def call(rt: Runtime, method: str, path: str, body: Any = None, **kw: Any) -> dict[str, Any]:
-    return handle(rt, api_event(method, path, body, **kw))
+    return resolve_api_event(rt, api_event(method, path, body, **kw))
 
 
 def end_session(rt: Runtime, family_id: str = FAMILY, session_id: str = "sess-1", turns: Any = TURNS) -> dict[str, Any]:
@@ -308,7 +308,7 @@ def test_a_pydantic_error_escaping_a_service_is_400_naming_the_field_and_logged(
     def escapes(*_: Any, **__: Any) -> Any:
         return EvidenceRecord.model_validate({"ref": "memory://x", "quote": 7})
 
-    monkeypatch.setattr(card, "add_memory", escapes)
+    monkeypatch.setattr(operations, "add_memory", escapes)
     with caplog.at_level("ERROR"):
         response = call(rt, "POST", f"/families/{FAMILY}/memories", TEA)
     status, code, message = error_of(response)
@@ -414,7 +414,7 @@ def test_a_lease_taken_between_commit_and_delivery_still_answers_201(
         tmp_path / "home", FixedClock(FRIDAY_MORNING + timedelta(hours=1)), embedder="hashed", lease_wait_seconds=0
     )
     assert end_session(rt)["statusCode"] == 201
-    real_add = card.add_memory
+    real_add = operations.add_memory
     leases = []
 
     def add_then_another_writer_comes(*args: Any, **kwargs: Any) -> Any:
@@ -422,7 +422,7 @@ def test_a_lease_taken_between_commit_and_delivery_still_answers_201(
         leases.append(rt.catalog.acquire_lease(FAMILY, "another-writer", timedelta(seconds=30)))
         return added
 
-    monkeypatch.setattr(card, "add_memory", add_then_another_writer_comes)
+    monkeypatch.setattr(operations, "add_memory", add_then_another_writer_comes)
     added = call(rt, "POST", f"/families/{FAMILY}/memories", TEA)
     assert added["statusCode"] == 201 and leases[0] is not None
     memory_id = payload(added)["memory"]["id"]

@@ -30,7 +30,7 @@ def test_the_same_client_is_made_once_and_a_different_configuration_gets_its_own
     slow = clients.client("bedrock-runtime", config=Config(read_timeout=120))
     assert slow is clients.client("bedrock-runtime", config=Config(read_timeout=120))
     assert slow is not clients.client("bedrock-runtime", config=Config(read_timeout=2))
-    assert slow.meta.config.read_timeout == 120 and slow.meta.config.connect_timeout == DEFAULT_CONFIG.connect_timeout
+    assert slow.meta.config.read_timeout == 120 and slow.meta.config.connect_timeout == DEFAULT_CONFIG.connect_timeout  # type: ignore[attr-defined]
     assert clients.client("s3").meta.config.retries["total_max_attempts"] == 3  # the first try included
     assert clients.made == 4
 

@@ -10,6 +10,7 @@ import boto3
 import pytest
 from botocore.response import StreamingBody
 from botocore.stub import Stubber
+from mypy_boto3_bedrock_runtime import BedrockRuntimeClient
 
 from family_memory.adapters.aws.bedrock_embedder import TITAN_V2, BedrockTitanEmbedder
 from family_memory.domain.errors import InvalidInputError
@@ -34,11 +35,11 @@ def expected_params(text: str) -> dict[str, object]:
 
 
 @pytest.fixture
-def client() -> object:
+def client() -> BedrockRuntimeClient:
     return boto3.client("bedrock-runtime", region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="x")
 
 
-def test_titan_v2_is_asked_for_512_normalised_dimensions(client: object) -> None:
+def test_titan_v2_is_asked_for_512_normalised_dimensions(client: BedrockRuntimeClient) -> None:
     with Stubber(client) as stub:
         stub.add_response(
             "invoke_model",
@@ -50,7 +51,7 @@ def test_titan_v2_is_asked_for_512_normalised_dimensions(client: object) -> None
     assert len(vector) == 512 and math.isclose(sum(x * x for x in vector), 1.0, rel_tol=1e-9)
 
 
-def test_throttling_is_retried_with_backoff(client: object) -> None:
+def test_throttling_is_retried_with_backoff(client: BedrockRuntimeClient) -> None:
     slept: list[float] = []
     with Stubber(client) as stub:
         for _ in range(2):
@@ -60,7 +61,7 @@ def test_throttling_is_retried_with_backoff(client: object) -> None:
     assert len(vectors) == 1 and len(slept) == 2 and slept[1] > slept[0] * 0.9
 
 
-def test_persistent_throttling_becomes_embedding_unavailable(client: object) -> None:
+def test_persistent_throttling_becomes_embedding_unavailable(client: BedrockRuntimeClient) -> None:
     with Stubber(client) as stub:
         for _ in range(3):
             stub.add_client_error("invoke_model", "ThrottlingException", "Rate exceeded", 429)
@@ -68,7 +69,7 @@ def test_persistent_throttling_becomes_embedding_unavailable(client: object) -> 
             BedrockTitanEmbedder(client, attempts=3, sleep=lambda _: None).embed_one("text")
 
 
-def test_a_refused_input_is_invalid_input_and_not_retried(client: object) -> None:
+def test_a_refused_input_is_invalid_input_and_not_retried(client: BedrockRuntimeClient) -> None:
     with Stubber(client) as stub:
         stub.add_client_error("invoke_model", "ValidationException", "Malformed input request", 400)
         with pytest.raises(InvalidInputError, match="refused"):
@@ -76,14 +77,14 @@ def test_a_refused_input_is_invalid_input_and_not_retried(client: object) -> Non
         stub.assert_no_pending_responses()
 
 
-def test_an_answer_without_a_512_vector_is_an_error(client: object) -> None:
+def test_an_answer_without_a_512_vector_is_an_error(client: BedrockRuntimeClient) -> None:
     with Stubber(client) as stub:
         stub.add_response("invoke_model", {"body": body({"embedding": [1.0] * 3}), "contentType": "application/json"})
         with pytest.raises(EmbeddingUnavailableError, match="512"):
             BedrockTitanEmbedder(client).embed_one("text")
 
 
-def test_empty_text_is_refused_before_any_call(client: object) -> None:
+def test_empty_text_is_refused_before_any_call(client: BedrockRuntimeClient) -> None:
     with Stubber(client), pytest.raises(InvalidInputError, match="empty"):
         BedrockTitanEmbedder(client).embed_one("   ")
 
@@ -102,7 +103,7 @@ class FakeClock:
         return self.now
 
 
-def test_a_deadline_stops_the_retries_before_a_wait_would_pass_it(client: object) -> None:
+def test_a_deadline_stops_the_retries_before_a_wait_would_pass_it(client: BedrockRuntimeClient) -> None:
     clock = FakeClock(per_call=0.3)
     embedder = BedrockTitanEmbedder(
         client, attempts=6, base_delay=0.2, deadline=1.0, sleep=clock.sleep, monotonic=clock.monotonic
@@ -116,7 +117,7 @@ def test_a_deadline_stops_the_retries_before_a_wait_would_pass_it(client: object
     assert 1 < tried < 6 and clock.now <= 1.0 + 0.3
 
 
-def test_without_a_deadline_every_attempt_is_made(client: object) -> None:
+def test_without_a_deadline_every_attempt_is_made(client: BedrockRuntimeClient) -> None:
     clock = FakeClock(per_call=0.3)
     embedder = BedrockTitanEmbedder(client, attempts=4, sleep=clock.sleep, monotonic=clock.monotonic)
     with Stubber(client) as stub:

@@ -36,7 +36,7 @@ from family_memory.domain.entity import Entity, EntityKind
 from family_memory.domain.family import FamilySettings, Member, MemberRole, Surface
 from family_memory.domain.ids import new_ulid
 from family_memory.domain.literal import one_line
-from family_memory.domain.memory import Authority, MemoryType, Sensitivity, Status, Strength
+from family_memory.domain.memory import Authority, Memory, MemoryType, Sensitivity, Status, Strength
 from family_memory.domain.suppression import Suppression, SuppressionScope
 
 SETTINGS = FamilySettings(
@@ -69,7 +69,7 @@ def topic_count(text: str) -> int:
     return int(text.rsplit("(", 1)[1].split()[0])
 
 
-def directive(**kw: object) -> object:
+def directive(**kw: object) -> Memory:
     values: dict[str, object] = {"type": MemoryType.DIRECTIVE, "authority": Authority.USER_EXPLICIT}
     values.update(kw)
     return memory(**values)
@@ -104,7 +104,7 @@ def test_identity_lists_members_with_how_to_address_them_and_their_entities() ->
         "Lu is a nurse who works night shifts.",
         "Rosa (grandmother)",
     ]
-    assert brief.identity[3].ref == f"memory://{FAMILY}/{who.id}"  # type: ignore[attr-defined]
+    assert brief.identity[3].ref == f"memory://{FAMILY}/{who.id}"
     assert brief.identity[0].ref is None
 
 
@@ -116,7 +116,7 @@ def test_directives_hold_instructions_constraints_explicit_and_pinned_memories_o
     passing = memory(type=MemoryType.PREFERENCE, authority=Authority.USER_IMPLICIT, summary="Likes oat milk.")
     inferred = memory(type=MemoryType.FACT, authority=Authority.INFERRED, summary="Maybe has a cat.")
     brief = compile_brief([instruction, constraint, explicit_fact, pinned, passing, inferred], SETTINGS)
-    assert set(ids(brief.directives)) == {m.id for m in (instruction, constraint, explicit_fact, pinned)}  # type: ignore[attr-defined]
+    assert set(ids(brief.directives)) == {m.id for m in (instruction, constraint, explicit_fact, pinned)}
     assert sum(topic_count(line.text) for line in brief.topics) == 6
 
 
@@ -144,9 +144,9 @@ def test_ties_break_on_reinforcement_then_confidence_then_recency_then_id() -> N
     more_reinforced = directive(**{**base, "reinforcement_count": 4})
     more_confident = directive(**{**base, "confidence": 0.9})
     more_recent = directive(**{**base, "last_reinforced_at": NOW + timedelta(days=1)})
-    a, b = sorted((directive(**base), directive(**base)), key=lambda m: m.id)  # type: ignore[attr-defined]
+    a, b = sorted((directive(**base), directive(**base)), key=lambda m: m.id)
     brief = compile_brief([b, more_recent, a, more_confident, more_reinforced], SETTINGS)
-    assert ids(brief.directives) == [m.id for m in (more_reinforced, more_confident, more_recent, a, b)]  # type: ignore[attr-defined]
+    assert ids(brief.directives) == [m.id for m in (more_reinforced, more_confident, more_recent, a, b)]
 
 
 def test_topic_index_counts_memories_per_subject_and_per_entity() -> None:
@@ -444,7 +444,7 @@ def test_sensitive_memories_never_appear_not_even_pinned_hard_or_as_a_count(sens
     brief = compile_brief([secret, directive(summary="visible")], SETTINGS)
     text = serialise_brief(brief).decode() + render_brief(brief)
     assert "Secret" not in text
-    assert secret.id not in text  # type: ignore[attr-defined]
+    assert secret.id not in text
 
 
 @pytest.mark.parametrize("status", [Status.DORMANT, Status.EXPIRED, Status.SUPERSEDED, Status.RETRACTED])
@@ -468,7 +468,7 @@ def test_when_a_budget_runs_out_the_lowest_weight_lines_are_left_out() -> None:
     memories = [directive(summary=f"Instruction number {i} with a few more words to take room.") for i in range(200)]
     memories += [directive(strength=Strength.HARD, summary=f"Hard rule {i}") for i in range(5)]
     brief = compile_brief(memories, SETTINGS)
-    ordered = [m.id for m in sorted(memories, key=weight_key)]  # type: ignore[arg-type, attr-defined]
+    ordered = [m.id for m in sorted(memories, key=weight_key)]
     kept = ids(brief.directives)
     assert 5 < len(kept) < 200
     assert kept == ordered[: len(kept)]
@@ -523,7 +523,7 @@ def test_two_differing_copies_of_one_revision_compile_the_same_in_either_order()
 
 def test_the_brief_has_no_timestamps_or_counters() -> None:
     a = directive(summary="Call before booking.", valid_until=date(2026, 12, 1))
-    formed_later = a.evolve(formed_at=NOW + timedelta(days=3), last_reinforced_at=NOW + timedelta(days=3))  # type: ignore[attr-defined]
+    formed_later = a.evolve(formed_at=NOW + timedelta(days=3), last_reinforced_at=NOW + timedelta(days=3))
     data = serialise_brief(compile_brief([a], SETTINGS))
     assert data == serialise_brief(compile_brief([formed_later], SETTINGS))
     assert not re.search(rb"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}", data)

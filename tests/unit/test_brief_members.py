@@ -16,9 +16,8 @@ from typing import Any
 import pytest
 
 from api_helpers import api_event, payload
-from family_memory.app.api import handle
-from family_memory.app.bootstrap import Runtime
-from family_memory.app.lifecycle import lifecycle_of
+from family_memory.app.api import resolve_api_event
+from family_memory.app.runtime import Runtime
 from family_memory.app.sessions import end_session
 from family_memory.brief.compile import LastConversation, compile_brief
 from family_memory.brief.model import BriefLine, MemberConversation, parse_brief
@@ -110,7 +109,7 @@ def session(rt: Runtime, session_id: str, member: str, text: str, hours: int, *c
 
 
 def brief_api(rt: Runtime, **query: str) -> dict[str, Any]:
-    response = handle(rt, api_event("GET", f"/families/{FAMILY}/brief", query=query or None))
+    response = resolve_api_event(rt, api_event("GET", f"/families/{FAMILY}/brief", query=query or None))
     assert response["statusCode"] == 200, response
     return {"body": payload(response), "etag": response["headers"]["ETag"]}
 
@@ -138,7 +137,7 @@ def formed(rt: Runtime) -> None:
 
 def test_the_agent_loads_the_asking_members_own_last_conversation(rt: Runtime) -> None:
     formed(rt)
-    loader = lifecycle_of(rt).loader
+    loader = rt.brief.loader
     lucia = loader.load(FAMILY, member_id="lucia")
     marco = loader.load(FAMILY, member_id="marco")
     assert lucia is not None and marco is not None
@@ -162,26 +161,26 @@ def test_the_brief_route_takes_the_member_and_tags_each_members_brief_apart(rt: 
     assert len({lucia["etag"], marco["etag"], nobody["etag"]}) == 3
     household = brief_api(rt, member_id="marco", surface="household")
     assert "surprise" not in household["body"]["prompt"] and "Last conversation" not in household["body"]["prompt"]
-    bad = handle(rt, api_event("GET", f"/families/{FAMILY}/brief", query={"member_id": "../x"}))
+    bad = resolve_api_event(rt, api_event("GET", f"/families/{FAMILY}/brief", query={"member_id": "../x"}))
     assert bad["statusCode"] == 400
 
 
 def test_a_forget_drops_the_line_that_repeats_it_at_once_and_only_that_members(rt: Runtime) -> None:
     formed(rt)
     thai = next(r for r in rt.catalog.all_rows(FAMILY) if "Thai" in r.summary)
-    marco_before = lifecycle_of(rt).loader.load(FAMILY, member_id="marco").last_conversation  # type: ignore[union-attr]
+    marco_before = rt.brief.loader.load(FAMILY, member_id="marco").last_conversation  # type: ignore[union-attr]
     forget_memory(rt.writer, FAMILY, thai.id, "lucia")  # patched at once, before any recompile
-    loader = lifecycle_of(rt).loader
+    loader = rt.brief.loader
     assert loader.load(FAMILY, member_id="lucia").last_conversation == ()  # type: ignore[union-attr]
     assert loader.load(FAMILY, member_id="marco").last_conversation == marco_before  # type: ignore[union-attr]
     assert marco_before
     patched = rt.store.read(FAMILY, BRIEF).data
-    dream_family(lifecycle_of(rt).deps, FAMILY, now=rt.clock.now(), sweep=False)
+    dream_family(rt.lifecycle.deps, FAMILY, now=rt.clock.now(), sweep=False)
     assert rt.store.read(FAMILY, BRIEF).data == patched  # what a recompile writes, byte for byte
 
 
 def test_the_compiled_brief_is_byte_stable_across_compiles(rt: Runtime) -> None:
     formed(rt)
     first = rt.store.read(FAMILY, BRIEF).data
-    dream_family(lifecycle_of(rt).deps, FAMILY, now=rt.clock.now(), sweep=False)
+    dream_family(rt.lifecycle.deps, FAMILY, now=rt.clock.now(), sweep=False)
     assert rt.store.read(FAMILY, BRIEF).data == first

@@ -157,8 +157,8 @@ def check_brief(brief: Brief, memories_in: list[Memory]) -> None:
     ordered = [
         m.id
         for m in sorted({m.id: m for m in memories_in if briefable(m)}.values(), key=weight_key)
-        if section_of(m) is not None and section_of(m).value == "directives"
-    ]  # type: ignore[union-attr]
+        if (kind := section_of(m)) is not None and kind.value == "directives"
+    ]
     kept = [line.memory_id for line in brief.directives]
     assert kept == ordered[: len(kept)]
     # Every line is one quoted JSON string that decodes to its text; the block cannot be closed early.

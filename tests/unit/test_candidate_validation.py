@@ -9,7 +9,7 @@ import pytest
 
 from family_memory.formation.document import CandidateEntry, Limits
 from family_memory.formation.validation import RULES, validate_proposals
-from formation_helpers import candidate, family, transcript
+from formation_helpers import Turn, candidate, family, transcript
 
 TRANSCRIPT = transcript(
     [
@@ -297,7 +297,7 @@ def test_a_first_person_quote_supports_a_claim_only_about_its_writer() -> None:
 def test_the_offline_extractors_candidates_pass_the_stricter_checks() -> None:
     from family_memory.formation.offline import OfflineExtractor
 
-    turns = [
+    turns: list[Turn] = [
         ("user", "lucia", "Never book flights before 7am. Please check with me before anything goes to the team chat."),
         ("user", "lucia", "Call me Lu. My name is Lucía. My daughter Maya is allergic to peanuts."),
         ("user", "marco", "I'm vegetarian. Maya can't eat shellfish. Our dog Pepper needs her pills at 8."),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -223,7 +224,7 @@ def test_a_family_without_members_does_not_accept_anyone(d: FormationDeps, local
 
 
 def test_a_name_with_a_control_character_is_an_input_error_naming_the_field(d: FormationDeps) -> None:
-    fields = {"type": "fact", "about": "Bedtime", "summary": "Bed at 8.", "applies_to": ["bad\x01name"]}
+    fields: dict[str, Any] = {"type": "fact", "about": "Bedtime", "summary": "Bed at 8.", "applies_to": ["bad\x01name"]}
     with pytest.raises(InvalidInputError, match="applies_to contains a line break or control character"):
         validate(MemoryDraft, fields, "memory")
     # A draft that skipped its own checks still cannot crash the card with a pydantic traceback.

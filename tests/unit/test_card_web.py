@@ -17,11 +17,11 @@ from urllib.parse import urlencode
 
 import pytest
 
-from family_memory.app.bootstrap import Runtime
 from family_memory.app.card_web.app import CardWeb, WebRequest, owns
 from family_memory.app.card_web.markup import field, render, text
 from family_memory.app.card_web.session import COOKIE, CardSessions
 from family_memory.app.local_server import cookies_of, is_loopback, serve
+from family_memory.app.runtime import Runtime
 from family_memory.domain.clock import FixedClock
 from family_memory.domain.memory import Status
 from formation_helpers import FAMILY, FRIDAY_MORNING, save_family, session_json

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from datetime import timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from api_helpers import running_server
-from family_memory.app.bootstrap import Runtime
+from family_memory.app.runtime import Runtime
 from family_memory.client import ApiError, FamilyMemoryClient, SigV4Signer
 from family_memory.domain.clock import FixedClock
 from family_memory.retrieval.tools import TOOL_NAMES, tool_config
@@ -155,7 +155,7 @@ def test_converse_tool_config_and_tool_results(client: FamilyMemoryClient, memor
     assert client.tool_config() == tool_config()
     assert client.tool_config("household") is None
     ref = f"memory://{FAMILY}/{memories['thai']}"
-    content = [
+    content: list[Mapping[str, Any]] = [
         {"text": "Let me look."},
         {"toolUse": {"toolUseId": "t1", "name": "read_memory", "input": {"ref": ref}}},
         {"toolUse": {"toolUseId": "t2", "name": "read_memory", "input": {"ref": "memory://x"}}},

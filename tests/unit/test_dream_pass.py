@@ -6,14 +6,15 @@ from __future__ import annotations
 import json
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from conftest import Adapters
 from factories import FAMILY, OTHER_FAMILY, change_set, memory, update
 from family_memory.adapters.local.directory_store import DirectoryStore
-from family_memory.app.bootstrap import Runtime, build_local
-from family_memory.app.lifecycle import dream_one, lifecycle_of
+from family_memory.app.bootstrap import build_local
+from family_memory.app.runtime import Runtime
 from family_memory.app.settings import load_settings
 from family_memory.brief.model import parse_brief
 from family_memory.card.operations import forget_memory
@@ -26,7 +27,7 @@ from family_memory.domain.okf import check_bundle, parse_json, parse_memory, ser
 from family_memory.families import save_family
 from family_memory.formation.document import CandidatesDocument
 from family_memory.lifecycle.dream import DreamDeps, dream_family
-from family_memory.lifecycle.triggers import Trigger, handle, trigger_for_key
+from family_memory.lifecycle.triggers import Trigger, dream_on_triggers, trigger_for_key
 from family_memory.ports.lifecycle import DreamLedger
 from family_memory.writes.protocol import FamilyWriter
 
@@ -53,7 +54,7 @@ def files(rt: Runtime, family_id: str = FAMILY) -> dict[str, bytes]:
     return {path: rt.store.read(family_id, path).data for path in rt.store.list(family_id)}
 
 
-def add_all(rt: Runtime, *memories: Memory, **kw: object) -> ChangeSet:
+def add_all(rt: Runtime, *memories: Memory, **kw: Any) -> ChangeSet:
     cs = change_set(*(MemoryWrite(action=Action.ADD, memory=m) for m in memories), **kw)
     rt.writer.apply(cs)
     return cs
@@ -90,7 +91,7 @@ def test_dream_applies_transitions_as_a_change_set_and_logs_a_dated_entry(runtim
     )
     odd = directive(about="Odd ] [ about](x) ## 2026-01-01", summary="* [not](a link) - ## heading")
     add_all(runtime, tonight, habit, odd)
-    deps = lifecycle_of(runtime).deps
+    deps = runtime.lifecycle.deps
     first = dream_family(deps, FAMILY, now=EVENING_16TH)
     assert [t.action for t in first.transitions] == [Action.PROMOTE]
     report = dream_family(deps, FAMILY, now=MIDNIGHT_17TH)
@@ -122,7 +123,7 @@ def test_running_the_same_pass_twice_for_the_same_date_changes_nothing(runtime: 
             last_reinforced_at=datetime(2026, 1, 1, tzinfo=UTC),
         ),
     )
-    deps = lifecycle_of(runtime).deps
+    deps = runtime.lifecycle.deps
     first = dream_family(deps, FAMILY, now=MIDNIGHT_17TH)
     assert len(first.transitions) == 2
     before, state = files(runtime), deps.ledger.get(FAMILY)
@@ -136,7 +137,7 @@ def test_a_big_sweep_is_split_into_change_sets_of_at_most_forty(runtime: Runtime
     ending = [directive(summary=f"Ends {i}.", valid_until=date(2026, 11, 17)) for i in range(95)]
     for start in range(0, 95, 40):
         add_all(runtime, *ending[start : start + 40])
-    report = dream_family(lifecycle_of(runtime).deps, FAMILY, now=MIDNIGHT_17TH)
+    report = dream_family(runtime.lifecycle.deps, FAMILY, now=MIDNIGHT_17TH)
     assert len(report.transitions) == 95 and len(report.change_ids) == 3
     assert all(row.status is Status.EXPIRED for row in runtime.catalog.all_rows(FAMILY))
 
@@ -148,7 +149,7 @@ def test_transition_decided_on_a_lagging_catalog_row_is_checked_against_the_file
     extended = fact.evolve(valid_until=date(2026, 11, 30), revision=2)
     path = f"memories/{fact.id}.md"
     runtime.store.replace(FAMILY, path, serialise_memory(extended), expected_tag=runtime.store.read(FAMILY, path).tag)
-    report = dream_family(lifecycle_of(runtime).deps, FAMILY, now=MIDNIGHT_17TH)
+    report = dream_family(runtime.lifecycle.deps, FAMILY, now=MIDNIGHT_17TH)
     assert report.transitions == []
     assert parse_memory(runtime.store.read(FAMILY, f"memories/{fact.id}.md").data).status is Status.ACTIVE
 
@@ -159,7 +160,7 @@ def test_index_lists_current_then_earlier_memories(runtime: Runtime) -> None:
         directive(about="Zebra", summary="z"),
         directive(about="apple", summary="a", valid_until=date(2026, 11, 17)),
     )
-    dream_family(lifecycle_of(runtime).deps, FAMILY, now=MIDNIGHT_17TH)
+    dream_family(runtime.lifecycle.deps, FAMILY, now=MIDNIGHT_17TH)
     index = runtime.store.read(FAMILY, INDEX).data.decode()
     assert index.startswith('---\nokf_version: "0.2"\n---')
     assert index.index("# Memories") < index.index("[Zebra]") < index.index("# Earlier memories")
@@ -181,13 +182,13 @@ def test_last_conversation_is_the_newest_session_by_start_time(runtime: Runtime)
     runtime.store.put(FAMILY, candidates_path("sess-bad"), b"{not json")
     runtime.drain()  # candidates events only move the ledger pointer: no compile
     assert not runtime.store.exists(FAMILY, BRIEF)
-    assert lifecycle_of(runtime).ledger.get(FAMILY).last_session_id == "sess-b"  # type: ignore[union-attr]
-    dream_family(lifecycle_of(runtime).deps, FAMILY, now=EVENING_16TH)
+    assert runtime.lifecycle.ledger.get(FAMILY).last_session_id == "sess-b"  # type: ignore[union-attr]
+    dream_family(runtime.lifecycle.deps, FAMILY, now=EVENING_16TH)
     assert brief_texts(runtime)[-1] == "Newest."
 
 
 def test_last_conversation_is_found_by_scanning_when_the_ledger_has_no_pointer(runtime: Runtime) -> None:
-    lifecycle = lifecycle_of(runtime)
+    lifecycle = runtime.lifecycle
     put_candidates(runtime, "sess-a", candidates("sess-a", "2026-11-15T18:00:00Z", "Older."))
     put_candidates(runtime, "sess-b", candidates("sess-b", "2026-11-16T18:00:00Z", "Newest."))
     # Not drained: the ledger never heard of either session (as after losing the ledger).
@@ -280,11 +281,11 @@ def test_the_last_conversation_never_names_what_its_session_withheld(
     runtime: Runtime, summary: str, kw: dict[str, str]
 ) -> None:
     put_candidates(runtime, "sess-a", formation_output("sess-a", summary, **kw))
-    dream_family(lifecycle_of(runtime).deps, FAMILY, now=EVENING_16TH)
+    dream_family(runtime.lifecycle.deps, FAMILY, now=EVENING_16TH)
     assert parse_brief(runtime.store.read(FAMILY, BRIEF).data).served("lu").last_conversation == ()
     put_candidates(runtime, "sess-b", formation_output("sess-b", "Planned the bake sale."))
     runtime.drain()  # the next session's candidates move the ledger's pointer
-    dream_family(lifecycle_of(runtime).deps, FAMILY, now=EVENING_16TH + timedelta(hours=1))
+    dream_family(runtime.lifecycle.deps, FAMILY, now=EVENING_16TH + timedelta(hours=1))
     assert brief_texts(runtime)[-1] == "Planned the bake sale."
 
 
@@ -292,12 +293,12 @@ def test_a_recompile_leaves_out_a_last_conversation_naming_a_forgotten_memory(ru
     piano = directive(about="Leo's piano lessons", summary="Leo has piano on Tuesdays.")
     add_all(runtime, piano)
     put_candidates(runtime, "sess-a", formation_output("sess-a", "Moved Leo's piano lessons."))
-    dream_family(lifecycle_of(runtime).deps, FAMILY, now=EVENING_16TH)
+    dream_family(runtime.lifecycle.deps, FAMILY, now=EVENING_16TH)
     assert brief_texts(runtime)[-1] == "Moved Leo's piano lessons."
     unpatched = runtime.store.read(FAMILY, BRIEF).data
     forget_memory(runtime.writer, FAMILY, piano.id, "lu")
     runtime.store.put(FAMILY, BRIEF, unpatched)  # as if the patch had failed: the recompile is the backstop
-    dream_family(lifecycle_of(runtime).deps, FAMILY, now=EVENING_16TH, sweep=False)
+    dream_family(runtime.lifecycle.deps, FAMILY, now=EVENING_16TH, sweep=False)
     assert parse_brief(runtime.store.read(FAMILY, BRIEF).data).served("lu").last_conversation == ()
 
 
@@ -339,11 +340,11 @@ def test_a_burst_of_changes_coalesces_into_one_brief_write(runtime: Runtime) -> 
 
 def test_one_batch_of_triggers_dreams_a_family_once(runtime: Runtime) -> None:
     sets = [add_all(runtime, directive(summary=f"Rule {i}.")) for i in range(3)]
-    deps = lifecycle_of(runtime).deps
+    deps = runtime.lifecycle.deps
     triggers = [Trigger(FAMILY, change_id=cs.id) for cs in sets] + [Trigger(FAMILY, session_id="sess-x")]
-    report = handle(deps, FAMILY, triggers, now=EVENING_16TH)
+    report = dream_on_triggers(deps, FAMILY, triggers, now=EVENING_16TH)
     assert report is not None and sorted(report.logged_changes) == sorted(cs.id for cs in sets)
-    assert handle(deps, FAMILY, [Trigger(FAMILY, session_id="sess-x")], now=EVENING_16TH) is None
+    assert dream_on_triggers(deps, FAMILY, [Trigger(FAMILY, session_id="sess-x")], now=EVENING_16TH) is None
 
 
 def test_a_session_that_changed_nothing_causes_no_compile(runtime: Runtime) -> None:
@@ -364,7 +365,7 @@ def test_keys_become_triggers_and_foreign_keys_are_ignored() -> None:
 
 
 def test_a_quiet_familys_nightly_dream_expires_without_any_change_event(runtime: Runtime) -> None:
-    lifecycle = lifecycle_of(runtime)
+    lifecycle = runtime.lifecycle
     add_all(runtime, directive(summary="Until the 17th.", valid_until=date(2026, 11, 17)))
     runtime.drain()
     save_family(runtime.store, FamilySettings(family_id=OTHER_FAMILY, time_zone="Europe/London"))
@@ -381,7 +382,7 @@ def test_a_quiet_familys_nightly_dream_expires_without_any_change_event(runtime:
 
 def test_replay_adapter_dreams_one_family_by_id(runtime: Runtime) -> None:
     add_all(runtime, directive(summary="Call before booking."))
-    report = dream_one(runtime)(FAMILY)
+    report = runtime.dream(FAMILY)
     assert report.family_id == FAMILY and "Call before booking." in brief_texts(runtime)
 
 

@@ -9,6 +9,7 @@ import random
 import string
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,7 +17,7 @@ from factories import FAMILY, memory
 from family_memory.adapters.local.embedded_index import EmbeddedIndex, _Vocabulary, edit_budget
 from family_memory.domain.memory import Memory, MemoryType, Sensitivity, Status, embedding_text
 from family_memory.retrieval.documents import IndexDocument, document_from_memory
-from family_memory.retrieval.index import IndexMismatchError, SearchFilter
+from family_memory.retrieval.search_index import IndexMismatchError, SearchFilter
 from retrieval_helpers import hashed
 
 TODAY = date(2026, 11, 30)
@@ -66,9 +67,9 @@ def test_misspellings_find_the_same_words_as_a_scan_of_the_whole_vocabulary(monk
 
     real = Levenshtein.distance
 
-    def counting(a: str, b: str, **kw: object) -> int:
+    def counting(a: str, b: str, **kw: Any) -> int:
         measured.append(b)
-        return real(a, b, **kw)  # type: ignore[arg-type]
+        return int(real(a, b, **kw))
 
     monkeypatch.setattr(Levenshtein, "distance", counting)
     for query, want in zip(queries, expected, strict=True):

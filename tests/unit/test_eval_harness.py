@@ -36,7 +36,8 @@ def tiny() -> EvalFamily:
 
 
 def _raw() -> dict[str, Any]:
-    return yaml.safe_load((FIXTURE / "families" / "tiny.yaml").read_text(encoding="utf-8"))
+    raw: dict[str, Any] = yaml.safe_load((FIXTURE / "families" / "tiny.yaml").read_text(encoding="utf-8"))
+    return raw
 
 
 def _write(tmp_path: Path, data: dict[str, Any]) -> Path:

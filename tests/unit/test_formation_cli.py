@@ -12,7 +12,7 @@ from family_memory.adapters.local.embedded_index import EmbeddedIndex
 from family_memory.app.cli import main
 from family_memory.formation.extraction import ExtractionUnavailableError
 from family_memory.formation.offline import OfflineExtractor
-from family_memory.retrieval.index import IndexUnavailableError
+from family_memory.retrieval.search_index import IndexUnavailableError
 from formation_helpers import candidate, session_json
 
 Run = tuple[int, str, str]
@@ -159,14 +159,13 @@ def test_replay_reports_and_ends_with_the_familys_dream(cli, tmp_path: Path) -> 
 
 def test_ingesting_again_finishes_a_run_that_stopped_before_reconciling(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from family_memory.app.bootstrap import build_local
-    from family_memory.app.formation import formation
     from family_memory.app.settings import load_settings
     from family_memory.formation.service import extract_session, receive_session
 
     data = session_json([("user", "lucia", "We love Thai food.")])
     runtime = build_local(load_settings({}, home=str(tmp_path / "home"), backend="local"))
-    receive_session(formation(runtime).deps, data)
-    extract_session(formation(runtime).deps, "fam-rivera", "sess-1", enqueue=False)  # then the process "stopped"
+    receive_session(runtime.formation.deps, data)
+    extract_session(runtime.formation.deps, "fam-rivera", "sess-1", enqueue=False)  # then the process "stopped"
     code, out, _ = cli("ingest", write(tmp_path, "s1.json", data))
     assert code == 0 and "already stored" in out and "-> added" in out
 
@@ -338,13 +337,12 @@ def test_listings_show_control_and_format_characters_escaped(cli, tmp_path: Path
 
 def test_replay_failed_only_extracts_every_familys_waiting_sessions(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from family_memory.app.bootstrap import build_local
-    from family_memory.app.formation import formation
     from family_memory.app.settings import load_settings
     from family_memory.formation.service import receive_session
 
     # A session stored while the model could not be called: no candidates were recorded.
     runtime = build_local(load_settings({}, home=str(tmp_path / "home"), backend="local"))
-    receive_session(formation(runtime).deps, session_json([("user", "lucia", "We love Thai food.")]))
+    receive_session(runtime.formation.deps, session_json([("user", "lucia", "We love Thai food.")]))
     code, out, _ = cli("replay", "--failed-only", "--all")
     assert code == 0, out
     assert "fam-rivera: 1 sessions extracted again (sess-1): added 1" in out

@@ -18,7 +18,7 @@ from family_memory.domain.clock import FixedClock
 from family_memory.domain.family import FamilySettings
 from family_memory.domain.memory import Authority, MemoryType
 from family_memory.families import save_family
-from family_memory.retrieval.index import IndexUnavailableError
+from family_memory.retrieval.search_index import IndexUnavailableError
 
 
 @pytest.fixture

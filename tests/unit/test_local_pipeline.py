@@ -15,8 +15,8 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import IdempotencyIt
 from family_memory.adapters.local.events import MAX_ATTEMPTS, InProcessBus
 from family_memory.adapters.local.idempotency import SQLiteIdempotencyStore
 from family_memory.adapters.local.queue import InProcessQueue
-from family_memory.app.bootstrap import Runtime, build_local
-from family_memory.app.formation import formation
+from family_memory.app.bootstrap import build_local
+from family_memory.app.runtime import Runtime
 from family_memory.app.settings import load_settings
 from family_memory.domain.clock import FixedClock
 from family_memory.domain.errors import DeliveryFailedError
@@ -34,7 +34,7 @@ def runtime(tmp_path: Path) -> Runtime:
 
 
 def test_a_stored_session_flows_through_the_same_handlers_lambda_runs(runtime: Runtime) -> None:
-    services = formation(runtime)
+    services = runtime.formation
     receive_session(services.deps, session_json([("user", "lucia", "We love Thai food. Never book red-eyes.")]))
     assert runtime.bus is not None and runtime.bus.pending == 1
     # One EventBridge-shaped event to extract, one SQS-shaped record to reconcile; the memory
@@ -53,7 +53,7 @@ def test_a_malformed_session_is_refused_without_a_crash_or_a_retry(runtime: Runt
     runtime.store.put(FAMILY, "sessions/bad.json", b'{"family_id": "fam-rivera"}')
     runtime.drain()
     assert read_document(runtime.store, FAMILY, "bad") is None
-    assert formation(runtime).metrics.totals["SessionsRefused"] == 1  # type: ignore[attr-defined]
+    assert runtime.formation.metrics.totals["SessionsRefused"] == 1  # type: ignore[attr-defined]
 
 
 @pytest.mark.filterwarnings("ignore:Couldn.t determine the remaining time")
@@ -64,7 +64,7 @@ def test_a_message_delivered_twice_reconciles_once(runtime: Runtime) -> None:
         runs.append(request)
         return {"counts": {"added": len(runs)}}
 
-    reconcile = formation(runtime).guard(run)
+    reconcile = runtime.formation.guard(run)
     first, second = reconcile(REQUEST), reconcile(REQUEST)
     assert len(runs) == 1 and first == second == {"counts": {"added": 1}}
     reconcile(REQUEST.model_copy(update={"content_hash": "b" * 64}))
@@ -79,7 +79,7 @@ def record_body(record: dict[str, Any]) -> dict[str, Any]:
 def test_the_local_queue_speaks_sqs_fifo_and_deduplicates() -> None:
     queue = InProcessQueue()
     batches: list[dict[str, Any]] = []
-    queue.set_handler(lambda event: batches.append(event) or {"batchItemFailures": []})
+    queue.set_handler(lambda event: batches.append(event) or {"batchItemFailures": []})  # type: ignore[func-returns-value]
     queue.send(REQUEST)
     queue.send(REQUEST)  # same deduplication id within five minutes: dropped
     queue.send(REQUEST.model_copy(update={"session_id": "sess-2"}))
@@ -148,7 +148,7 @@ def test_extraction_metrics_count_rejections_by_rule_and_token_usage(runtime: Ru
         usage={"inputTokens": 1200, "outputTokens": 300, "attempts": 2},
         candidates=entries,
     )
-    services = formation(runtime)
+    services = runtime.formation
     record_extraction_metrics(services, document)
     totals = services.metrics.totals  # type: ignore[attr-defined]
     assert (totals["CandidatesProposed"], totals["CandidatesAccepted"], totals["CandidatesRejected"]) == (3, 1, 2)

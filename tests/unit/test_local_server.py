@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 
 from api_helpers import api_event
-from family_memory.app.api import MAX_BODY_BYTES, handle
-from family_memory.app.bootstrap import Runtime
+from family_memory.app.api import MAX_BODY_BYTES, resolve_api_event
 from family_memory.app.cli import build_parser
 from family_memory.app.local_server import READ_LIMIT_BYTES, allowed_hosts, http_event, response_parts, serve
+from family_memory.app.runtime import Runtime
 from family_memory.domain.clock import FixedClock
 from formation_helpers import FAMILY, FRIDAY_MORNING, session_json
 from retrieval_helpers import local_runtime
@@ -57,10 +57,14 @@ def test_a_body_that_is_not_utf8_is_base64_encoded_as_api_gateway_does() -> None
 
 def test_the_translated_event_resolves_like_api_gateways_own(rt: Runtime) -> None:
     data = session_json([("user", "lucia", "We love Thai food.")])
-    local = handle(rt, http_event("POST", f"/families/{FAMILY}/sessions", {"content-type": "application/json"}, data))
+    local = resolve_api_event(
+        rt, http_event("POST", f"/families/{FAMILY}/sessions", {"content-type": "application/json"}, data)
+    )
     assert local["statusCode"] == 201
-    ours = response_parts(handle(rt, http_event("GET", f"/families/{FAMILY}/memories?limit=5", {}, b"")))
-    theirs = response_parts(handle(rt, api_event("GET", f"/families/{FAMILY}/memories", query={"limit": "5"})))
+    ours = response_parts(resolve_api_event(rt, http_event("GET", f"/families/{FAMILY}/memories?limit=5", {}, b"")))
+    theirs = response_parts(
+        resolve_api_event(rt, api_event("GET", f"/families/{FAMILY}/memories", query={"limit": "5"}))
+    )
     assert ours == theirs and len(json.loads(ours[2])["memories"]) == 1
 
 
@@ -176,13 +180,10 @@ def test_a_host_other_than_this_servers_is_refused(server: str) -> None:
 
 def test_a_server_bound_to_every_interface_answers_any_host_and_one_bound_to_an_address_that_too() -> None:
     assert allowed_hosts("0.0.0.0", 8787) is None and allowed_hosts("::", 8787) is None  # noqa: S104
-    assert allowed_hosts("127.0.0.1", 8787) == {"127.0.0.1:8787", "localhost:8787", "[::1]:8787"}
-    assert allowed_hosts("192.168.1.20", 9000) == {
-        "127.0.0.1:9000",
-        "localhost:9000",
-        "[::1]:9000",
-        "192.168.1.20:9000",
-    }
+    assert allowed_hosts("127.0.0.1", 8787) == frozenset({"127.0.0.1:8787", "localhost:8787", "[::1]:8787"})
+    assert allowed_hosts("192.168.1.20", 9000) == frozenset(
+        {"127.0.0.1:9000", "localhost:9000", "[::1]:9000", "192.168.1.20:9000"}
+    )
 
 
 @pytest.mark.allow_hosts(["127.0.0.1"])
@@ -219,7 +220,7 @@ def test_a_body_must_be_sent_as_json(server: str) -> None:
     path = f"/families/{FAMILY}/context"
     body = b'{"message": "Thai food?"}'
     for content_type in ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", None):
-        headers = {} if content_type is None else {"Content-Type": content_type}
+        headers: dict[str, str] = {} if content_type is None else {"Content-Type": content_type}
         status, answer = call_with(server, "POST", path, headers, body)
         assert status == 415 and answer["error"]["code"] == "unsupported_media_type", content_type
     for content_type in ("application/json", "Application/JSON; charset=utf-8"):

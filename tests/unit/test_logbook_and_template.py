@@ -14,10 +14,10 @@ import pytest
 import yaml
 
 from family_memory.domain.changes import Action, ChangeRecord, MemoryChange
+from family_memory.domain.layout import Service, starts
 from family_memory.domain.memory import Status
 from family_memory.domain.okf import check_log
 from family_memory.lifecycle.logbook import change_lines, insert_entry, is_logged
-from family_memory.lifecycle.triggers import CANDIDATES_KEY, CHANGES_KEY
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -90,7 +90,8 @@ _CfnLoader.add_multi_constructor(
 def template() -> dict[str, Any]:
     """The template's resources, parsed once (read-only for the tests)."""
     loaded: dict[str, Any] = yaml.load((ROOT / "template.yaml").read_text(), Loader=_CfnLoader)  # noqa: S506
-    return loaded["Resources"]
+    resources: dict[str, Any] = loaded["Resources"]
+    return resources
 
 
 def test_both_queues_report_partial_batch_failures_and_dead_letter_after_retries() -> None:
@@ -124,7 +125,7 @@ def test_schedule_runs_the_fan_out_hourly_and_the_rule_sends_the_keys_the_compil
     samples = ["families/fam-rivera/changes/01ABC.json", "families/fam-rivera/candidates/sess-1.json"]
     for sample in samples:
         assert any(re.fullmatch(r, sample) for r in as_regex)
-        assert re.fullmatch(CHANGES_KEY, sample) or re.fullmatch(CANDIDATES_KEY, sample)
+        assert starts(Service.COMPILE, sample)
     assert not any(re.fullmatch(r, "families/fam-rivera/brief.json") for r in as_regex)
 
 
@@ -280,15 +281,12 @@ def test_the_indexer_rule_retries_dead_letters_and_may_invoke_only_the_indexer()
 def test_the_indexer_rule_delivers_what_the_local_bus_delivers_to_the_indexer() -> None:
     # Memory files and their evidence sidecars (whose quotes the search document holds), and nothing else.
     import fnmatch
-    import re
-
-    from family_memory.retrieval.service import MEMORY_FILE_KEYS
 
     (key,) = template()["MemoryFileWrittenRule"]["Properties"]["EventPattern"]["detail"]["object"]["key"]
     memory = "01K6N1R0A0B0C0D0E0F0G0H010"
     for path in (f"memories/{memory}.md", f"memories/{memory}.evidence.jsonl"):
         object_key = f"families/fam-rivera/{path}"
-        assert fnmatch.fnmatchcase(object_key, key["wildcard"]) and re.fullmatch(MEMORY_FILE_KEYS, object_key)
+        assert fnmatch.fnmatchcase(object_key, key["wildcard"]) and starts(Service.INDEX, object_key)
     for path in ("sessions/s1.json", "brief.json", "changes/c1.json"):
         assert not fnmatch.fnmatchcase(f"families/fam-rivera/{path}", key["wildcard"])
 

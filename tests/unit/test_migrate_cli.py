@@ -11,7 +11,7 @@ from family_memory.app.cli import main
 from family_memory.app.commands.migrate import format_of
 from family_memory.domain.evidence import parse_ledger, serialise_ledger
 from family_memory.formation.importers import SourceFormat
-from formation_helpers import session_json
+from formation_helpers import Turn, session_json
 from migration_helpers import GOLDEN, OCTOBER
 
 Run = tuple[int, str, str]
@@ -36,7 +36,10 @@ def family_dir(tmp_path: Path, family_id: str = "fam-rivera") -> Path:
 
 
 def with_session(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    turns = [("user", "lucia", "Call me Lu. We love Thai food."), ("user", "marco", "My favourite colour is green.")]
+    turns: list[Turn] = [
+        ("user", "lucia", "Call me Lu. We love Thai food."),
+        ("user", "marco", "My favourite colour is green."),
+    ]
     transcript = tmp_path / "s1.json"
     transcript.write_bytes(session_json(turns, session_id="sess-oct", started_at=OCTOBER))
     assert cli("ingest", str(transcript))[0] == 0

@@ -31,13 +31,12 @@ from family_memory.domain.layout import (
 from family_memory.domain.memory import Authority, MemoryType, Status, Strength
 from family_memory.domain.okf import check_bundle, parse_json
 from family_memory.families import load_family
-from family_memory.formation.archive import archived_sources, create_once
+from family_memory.formation.archive import archived_sources, create_once, session_id_for
 from family_memory.formation.importers import SourceFormat
 from family_memory.formation.migration import (
     MigrationLedger,
     MigrationOptions,
     migrate_family,
-    session_id_for,
 )
 from family_memory.formation.migration_report import build_report, trace_migrated
 from family_memory.formation.replay import replay_family

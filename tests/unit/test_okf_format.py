@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -240,7 +241,9 @@ _body = st.text(
         st.from_regex(r"x_[a-z]{1,8}", fullmatch=True), st.one_of(st.integers(), _one_line, st.booleans()), max_size=3
     ),
 )
-def test_any_valid_memory_round_trips_exactly(about: str, summary: str, when: str, body: str, extra: dict) -> None:
+def test_any_valid_memory_round_trips_exactly(
+    about: str, summary: str, when: str, body: str, extra: dict[str, Any]
+) -> None:
     m = memory(about=about, summary=summary, when_to_use=when, body=body, valid_until=date(2027, 1, 1), **extra)
     data = serialise_memory(m)
     assert parse_memory(data) == m

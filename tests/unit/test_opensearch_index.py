@@ -29,9 +29,9 @@ from family_memory.adapters.aws.opensearch_index import (
 )
 from family_memory.domain.memory import Memory, MemoryType, Sensitivity
 from family_memory.retrieval.documents import IndexDocument, document_from_memory
-from family_memory.retrieval.index import IndexMismatchError, IndexUnavailableError, SearchFilter
 from family_memory.retrieval.indexer import IndexReport
 from family_memory.retrieval.query_words import MAX_QUERY_TEXT_CHARS, MAX_QUERY_WORDS, query_words
+from family_memory.retrieval.search_index import IndexMismatchError, IndexUnavailableError, SearchFilter
 from opensearch_engine import ID_REFUSED, Engine, RecordingClient
 
 TODAY = date(2026, 11, 30)
@@ -111,7 +111,7 @@ def worst_clauses(body: dict[str, Any]) -> int:
     """Each analyzed token may expand to max_expansions terms in each field; filters add a few."""
     multi = body["query"]["bool"]["must"][0]["multi_match"]
     tokens = analyzed_tokens(multi["query"])
-    return len(tokens) * len(TEXT_BOOSTS) * multi["max_expansions"] + 3 * len(body["query"]["bool"]["filter"])
+    return len(tokens) * len(TEXT_BOOSTS) * int(multi["max_expansions"]) + 3 * len(body["query"]["bool"]["filter"])
 
 
 def test_a_long_message_is_cut_to_the_words_the_embedded_engine_searches_and_stays_under_the_clause_limit() -> None:

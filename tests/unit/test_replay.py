@@ -100,7 +100,7 @@ def test_a_stopped_replay_resumes_from_its_ledger(d: FormationDeps) -> None:
 
 def test_the_dream_runs_once_at_the_end_and_its_absence_is_reported(d: FormationDeps) -> None:
     calls: list[str] = []
-    report = replay_family(d, FAMILY, dream=lambda family_id: calls.append(family_id) or "brief recompiled")
+    report = replay_family(d, FAMILY, dream=lambda family_id: calls.append(family_id) or "brief recompiled")  # type: ignore[func-returns-value]
     assert calls == [FAMILY] and report.dream_ran and report.dream_result == "brief recompiled"
     without = replay_family(d, FAMILY, dream=None)
     assert not without.dream_ran

@@ -10,8 +10,8 @@ import pytest
 
 from factories import FAMILY
 from family_memory.adapters.local.embedded_index import EmbeddedIndex
-from family_memory.app.benchmarks.retrieval import PEER, ReplayIndex, _fusion, _measure, bench_messages, paired
-from family_memory.retrieval.index import Hit, SearchFilter
+from family_memory.retrieval.search_index import Hit, SearchFilter
+from family_memory_tools.benchmarks.retrieval import PEER, ReplayIndex, _fusion, _measure, bench_messages, paired
 from retrieval_helpers import hashed
 
 

@@ -142,7 +142,10 @@ def test_offline_embedders_give_deterministic_unit_vectors(embedder: object) -> 
 def test_minilm_knows_a_dentist_is_closer_to_an_orthodontist_than_to_pizza() -> None:
     e = minilm()
     query, ortho, pizza = e.embed(["a dentist appointment", "Maya sees her orthodontist for braces", "pizza night"])
-    cosine = lambda a, b: sum(x * y for x, y in zip(a, b, strict=True))  # noqa: E731
+
+    def cosine(a: list[float], b: list[float]) -> float:
+        return sum(x * y for x, y in zip(a, b, strict=True))
+
     assert cosine(query, ortho) > cosine(query, pizza) + 0.2
 
 

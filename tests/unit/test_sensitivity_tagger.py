@@ -56,7 +56,7 @@ NOW = datetime(2026, 11, 1, tzinfo=UTC)
 MOOSE = Entity(id="01K0000000000000000000M005", type=EntityKind.PET, name="Moose", aliases=["the dog"], created_at=NOW)
 
 
-def tag(entities: list[Entity] | None = None, **fields: Any) -> str:
+def tag(entities: list[Entity] | None = None, /, **fields: Any) -> str:
     line = next(n for n, text in enumerate(LINES, start=1) if fields["quote"].casefold() in text.casefold())
     quote = fields.pop("quote")
     proposal = candidate(evidence=[{"turns": [line], "quote": quote}], **fields)
@@ -66,7 +66,7 @@ def tag(entities: list[Entity] | None = None, **fields: Any) -> str:
 
 
 def test_when_to_use_says_when_a_memory_helps_not_what_it_claims() -> None:
-    pram = {"about": "Amira's new pram", "quote": "Amira wants a new pram with a carrycot"}
+    pram: dict[str, Any] = {"about": "Amira's new pram", "quote": "Amira wants a new pram with a carrycot"}
     assert tag(summary="Amira wants a new pram with a carrycot.", when_to_use="Shopping for baby gear", **pram) == (
         "normal"
     )

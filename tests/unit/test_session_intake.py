@@ -137,7 +137,7 @@ def test_a_later_speaker_becomes_a_member_the_card_accepts(adapters: Adapters) -
 def test_a_speaker_added_meanwhile_by_another_writer_is_kept(store: DirectoryStore) -> None:
     receive_transcript(store, session_json([("user", "lucia", "Hello.")]), now=NOW)
     original_replace = store.replace
-    raced = []
+    raced: list[bool] = []
 
     def replace_after_someone_else(family_id: str, path: str, data: bytes, *, expected_tag: str) -> str:
         if path == FAMILY_SETTINGS and not raced:

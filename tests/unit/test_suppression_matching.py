@@ -11,8 +11,8 @@ from family_memory.domain.layout import memory_path, suppression_path
 from family_memory.domain.memory import MemoryType, Status
 from family_memory.domain.okf import serialise_json, serialise_memory
 from family_memory.domain.suppression import Suppression, SuppressionScope
+from family_memory.forgotten import SuppressionRules, fingerprints
 from family_memory.formation.candidate import Candidate
-from family_memory.formation.suppression_rules import SuppressionRules, fingerprints
 from formation_helpers import FAMILY, candidate
 
 RULE_ID = "01K6N1R0A0B0C0D0E0F0G0H010"

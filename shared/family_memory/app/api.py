@@ -1,7 +1,7 @@
 """The HTTP API: one API Gateway HTTP API (payload v2) resolver over the routers in ``app/routes/``.
 
 The same resolver serves Lambda (``functions/api/app.py``) and the local server
-(``family-memory serve``, ``app/local_server.py``); ``handle`` resolves one event
+(``family-memory serve``, ``app/local_server.py``); ``resolve_api_event`` resolves one event
 on a runtime, which the routers read from the resolver's context. The routes are
 grouped by audience (``routes/agent.py``: brief, context, tools; ``routes/card.py``:
 the memory card; ``routes/sessions.py``: session end); each takes typed, validated
@@ -23,7 +23,8 @@ Errors are one JSON shape, ``{"error": {"code", "message"}}``, mapped from the
 core's exception classes in one table (``ERRORS``, most specific class first by the
 exception's MRO); a request that fails its models is 400 ``invalid_input`` naming the
 fields; a pydantic ValidationError that escapes a service is the caller's input too
-(400 naming the fields, logged with its trace); a known path with another method is
+(400 naming the fields, logged with its trace); a ConfigurationError (a setting missing or
+bad) is 500 ``configuration_error`` with a fixed text, the variable logged; a known path with another method is
 405 with ``Allow``; anything else is a 500 without internals, logged. A 503's message
 is the error's fixed public text (``domain.errors.public_message``): the detail, which
 may name hosts or the lease holder, goes to the log only.
@@ -48,7 +49,6 @@ from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValida
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from pydantic import ValidationError
 
-from family_memory.app.bootstrap import Runtime
 from family_memory.app.observability import logger
 from family_memory.app.routes import agent, card, sessions
 from family_memory.app.routes.shared import (
@@ -60,7 +60,9 @@ from family_memory.app.routes.shared import (
     error_response,
     json_response,
 )
+from family_memory.app.runtime import Runtime
 from family_memory.domain.errors import (
+    ConfigurationError,
     ConflictError,
     FamilyMemoryError,
     InvalidInputError,
@@ -74,7 +76,7 @@ from family_memory.domain.okf import validation_message
 from family_memory.domain.transcript import MAX_TRANSCRIPT_BYTES
 from family_memory.retrieval.deadline import DeadlineExceededError, request_deadline
 from family_memory.retrieval.embedding import EmbeddingUnavailableError
-from family_memory.retrieval.index import IndexUnavailableError
+from family_memory.retrieval.search_index import IndexUnavailableError
 
 __all__ = [
     "ERRORS",
@@ -82,9 +84,9 @@ __all__ = [
     "RETRY_AFTER_SECONDS",
     "error_payload",
     "error_response",
-    "handle",
     "json_response",
     "openapi_document",
+    "resolve_api_event",
     "resolver",
 ]
 
@@ -103,6 +105,8 @@ ERRORS: dict[type[Exception], tuple[HTTPStatus, str]] = {
     EmbeddingUnavailableError: (HTTPStatus.SERVICE_UNAVAILABLE, "search_unavailable"),
     IndexUnavailableError: (HTTPStatus.SERVICE_UNAVAILABLE, "search_unavailable"),
     DeadlineExceededError: (HTTPStatus.SERVICE_UNAVAILABLE, "deadline_exceeded"),
+    # The deployment's settings, never the caller's input: a 500 with a fixed text, the variable logged.
+    ConfigurationError: (HTTPStatus.INTERNAL_SERVER_ERROR, "configuration_error"),
 }
 #: Seconds kept back from Lambda's remaining time for answering after the deadline.
 DEADLINE_MARGIN_SECONDS = 1.5
@@ -203,7 +207,11 @@ def request_error_message(errors: list[dict[str, Any]]) -> str:
 
 def _mapped(exc: Exception) -> Response[str]:
     status, code = next(ERRORS[cls] for cls in type(exc).__mro__ if cls in ERRORS)
-    if status == HTTPStatus.SERVICE_UNAVAILABLE:
+    if status == HTTPStatus.INTERNAL_SERVER_ERROR:
+        logger.error(
+            "request failed: the service is misconfigured", extra={"error": type(exc).__name__, "detail": str(exc)}
+        )
+    elif status == HTTPStatus.SERVICE_UNAVAILABLE:
         # The detail (a host name, the lease holder, a vendor's text) is for the operator's log only.
         logger.warning("request refused for now", extra={"error": type(exc).__name__, "detail": str(exc)})
     return error_response(status, code, public_message(exc))
@@ -290,7 +298,7 @@ def request_budget(runtime: Runtime, context: LambdaContext | None) -> float:
     return max(budget, 0.1)
 
 
-def handle(runtime: Runtime, event: dict[str, Any], context: LambdaContext | None = None) -> dict[str, Any]:
+def resolve_api_event(runtime: Runtime, event: dict[str, Any], context: LambdaContext | None = None) -> dict[str, Any]:
     """Resolve one HTTP API (payload v2) event on ``runtime``: the Lambda response dict,
     within the request's deadline (``retrieval/deadline.py``)."""
     app = resolver()

@@ -1,100 +1,80 @@
-"""Composition roots: wire adapters from validated settings, once per process.
+"""The composition root: ``bootstrap()`` builds the process's one ``Runtime`` from validated
+settings, wiring each part (``wire_*`` returns it; nothing is changed after the fact).
 
-Tests build a Runtime directly with the adapters they want instead of
-patching module globals.
+``build_local`` and ``build_aws`` are its two backends. Locally, the event table
+(``domain.layout.OBJECT_EVENTS``) is subscribed here on the in-process bus, as the
+EventBridge rules route the same keys to the Lambda functions on AWS. Tests build a
+Runtime with the adapters they want (``build_local``, ``build_aws``, ``assemble``)
+instead of patching module globals.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
+import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, fields
 from datetime import timedelta
 from typing import Any
 
 from family_memory.adapters.local.events import InProcessBus
+from family_memory.app import formation as formation_wiring
+from family_memory.app import lifecycle as lifecycle_wiring
+from family_memory.app.formation import FormationServices
+from family_memory.app.formation_events import handle_reconcile_batch, handle_session_created
+from family_memory.app.foundation import Foundation
+from family_memory.app.lifecycle import Lifecycle, compile_object_created
+from family_memory.app.runtime import Runtime
 from family_memory.app.settings import Settings, load_settings
+from family_memory.card.service import Card
 from family_memory.domain.clock import Clock, SystemClock
-from family_memory.domain.errors import DeliveryFailedError, FamilyMemoryError, InvalidInputError
+from family_memory.domain.errors import ConfigurationError
+from family_memory.domain.layout import Service, key_pattern
 from family_memory.ports.catalog import Catalog
 from family_memory.ports.store import Store
 from family_memory.retrieval.embedding import Embedder
-from family_memory.retrieval.index import IndexUnavailableError
 from family_memory.retrieval.lookup import LookupSettings
-from family_memory.retrieval.service import MEMORY_FILE_KEYS, Retrieval, build_retrieval
+from family_memory.retrieval.service import Retrieval, build_retrieval
 from family_memory.writes.protocol import FamilyWriter
 
 log = logging.getLogger(__name__)
 
 
-@dataclass
-class Runtime:
-    settings: Settings
-    clock: Clock
-    store: Store
-    catalog: Catalog
-    writer: FamilyWriter
-    bus: InProcessBus | None = None
-    extras: dict[str, Any] = field(default_factory=dict)
-    #: Index, embedder, indexer, turn-level lookup, similar-memory finder, read tools
-    #: (None on AWS when no OpenSearch endpoint is configured).
-    retrieval: Retrieval | None = None
-    #: Local mode: in-process queues, pumped by ``drain`` after the bus (each returns deliveries made).
-    pumps: list[Callable[[], int]] = field(default_factory=list)
-
-    def drain(self, *, strict: bool = True) -> int:
-        """Local mode: deliver the events and queued messages the last operation
-        caused, until nothing is left (a no-op on AWS); returns the deliveries made.
-
-        Everything deliverable is delivered first. Then, ``strict`` (a one-shot
-        command, whose process ends here): the first handler error is raised, so the
-        command reports it and exits non-zero (an error of the core as it is, any other
-        as DeliveryFailedError); a retried delivery's error was reported when it first
-        failed and is only logged. Not ``strict`` (``drain_committed``, a
-        long-lived server): errors stay logged and the bus retries those deliveries at
-        a later drain. A delivery that failed is not retried within this call."""
-        total, errors, first = 0, list[Exception](), True
-        broken: set[int] = set()  # pumps that raised: not called again in this call
-        while True:
-            delivered = 0
-            if self.bus is not None:
-                delivered = self.bus.drain(retry_failed=first)
-                errors += self.bus.errors
-            first = False
-            for n, pump in enumerate(self.pumps):
-                if n in broken:
-                    continue
-                try:
-                    delivered += pump()
-                except Exception as exc:  # a queue's own failure (its lease busy, say): as a handler's
-                    log.exception("a local queue failed to deliver; a later drain tries again")
-                    errors.append(exc)
-                    broken.add(n)
-            if not delivered:
-                break
-            total += delivered
-        if strict and errors:
-            first_error = errors[0]
-            if isinstance(first_error, FamilyMemoryError):
-                raise first_error
-            raise DeliveryFailedError(f"delivering what the change caused failed: {first_error}") from first_error
-        return total
-
-    def drain_committed(self) -> int:
-        """``drain`` after a write that has committed, in a process that lives on (the
-        API): what the write caused is delivered now when it can be; a handler's
-        failure is logged by the bus and retried at a later drain, never the caller's
-        error (the write it followed stands)."""
-        return self.drain(strict=False)
+def assemble(
+    base: Foundation, retrieval: Retrieval | None, formation: FormationServices, lifecycle: Lifecycle
+) -> Runtime:
+    """The runtime of ``base`` with its parts: the brief's patcher listens to the writer (every
+    settled change set patches the brief at once) and, locally, the bus delivers the event
+    table's keys to their services and the reconcile queue is pumped after it."""
+    brief = lifecycle_wiring.wire_brief(base)
+    base.writer.listeners.append(brief.patcher)
+    runtime = Runtime(
+        **{f.name: getattr(base, f.name) for f in fields(Foundation)},
+        formation=formation,
+        lifecycle=lifecycle,
+        brief=brief,
+        card=Card(base.writer),
+        retrieval=retrieval,
+    )
+    if runtime.bus is not None:
+        _subscribe(runtime.bus, runtime)
+    if formation.queue is not None:
+        formation.queue.set_handler(functools.partial(handle_reconcile_batch, runtime))
+        runtime.pumps.append(formation.queue.pump)
+    return runtime
 
 
-def retrieval_for(runtime: Runtime) -> Retrieval:
-    """The runtime's retrieval (index, lookup, read tools). Without it, search is unavailable
-    (IndexUnavailableError, naming the missing setting): the request was fine, the deployment is not."""
-    if runtime.retrieval is None:
-        raise IndexUnavailableError("retrieval is not configured (aws mode needs OPENSEARCH_ENDPOINT)")
-    return runtime.retrieval
+def _subscribe(bus: InProcessBus, runtime: Runtime) -> None:
+    """The event table on the in-process bus: each service's keys to the handler Lambda runs."""
+    handlers: dict[Service, Callable[[dict[str, Any]], object]] = {
+        Service.COMPILE: functools.partial(compile_object_created, runtime.lifecycle, runtime.clock),
+        Service.EXTRACT: functools.partial(handle_session_created, runtime),
+    }
+    if runtime.retrieval is not None:
+        handlers = {Service.INDEX: runtime.retrieval.indexer.handle_event, **handlers}
+    for service, handler in handlers.items():
+        bus.subscribe(key_pattern(service), handler)
 
 
 def _writer(settings: Settings, store: Store, catalog: Catalog, clock: Clock) -> FamilyWriter:
@@ -126,7 +106,9 @@ def local_embedder(name: str | None) -> Embedder:
         from family_memory.adapters.local.hashed_embedder import HashedNgramEmbedder
 
         return HashedNgramEmbedder()
-    raise InvalidInputError(f"configuration: embedder {name!r} is not available in local mode (minilm or hashed)")
+    raise ConfigurationError(
+        f"configuration: FAMILY_MEMORY_EMBEDDER={name!r} is not available in local mode (minilm or hashed)"
+    )
 
 
 def build_local(settings: Settings, clock: Clock | None = None) -> Runtime:
@@ -134,8 +116,6 @@ def build_local(settings: Settings, clock: Clock | None = None) -> Runtime:
     from family_memory.adapters.local.embedded_index import EmbeddedIndex
     from family_memory.adapters.local.embedding_cache import SQLiteEmbeddingCache
     from family_memory.adapters.local.sqlite_catalog import SQLiteCatalog
-    from family_memory.app.formation import wire_local as wire_local_formation
-    from family_memory.app.lifecycle import install_local as install_local_lifecycle
 
     clock = clock or SystemClock()
     bus = InProcessBus()
@@ -152,12 +132,15 @@ def build_local(settings: Settings, clock: Clock | None = None) -> Runtime:
         _lookup_settings(settings),
         search_deadline=settings.search_deadline_seconds,
     )
-    bus.subscribe(MEMORY_FILE_KEYS, retrieval.indexer.handle_event)
-    writer = _writer(settings, store, catalog, clock)
-    runtime = Runtime(settings, clock, store, catalog, writer, bus, retrieval=retrieval)
-    install_local_lifecycle(runtime)
-    wire_local_formation(runtime)
-    return runtime
+    base = Foundation(
+        settings=settings,
+        clock=clock,
+        store=store,
+        catalog=catalog,
+        writer=_writer(settings, store, catalog, clock),
+        bus=bus,
+    )
+    return assemble(base, retrieval, formation_wiring.wire_local(base, retrieval), lifecycle_wiring.wire_local(base))
 
 
 def build_aws(
@@ -171,21 +154,27 @@ def build_aws(
     from family_memory.adapters.aws.clients import SharedClients
     from family_memory.adapters.aws.dynamo_catalog import DynamoCatalog
     from family_memory.adapters.aws.s3_store import S3Store
-    from family_memory.app.formation import wire_aws as wire_aws_formation
-    from family_memory.app.lifecycle import install_aws as install_aws_lifecycle
 
-    if not (settings.bucket and settings.table):
-        raise InvalidInputError("the aws backend needs MEMORY_BUCKET and MEMORY_TABLE")
+    settings.require("the aws backend", ("bucket", "table"))
+    assert settings.bucket is not None and settings.table is not None
     clock = clock or SystemClock()
     session = SharedClients(session or boto3.session.Session(region_name=settings.region))
     store = S3Store(session.client("s3"), settings.bucket)
     catalog = DynamoCatalog(session.client("dynamodb"), settings.table, clock=clock)
-    runtime = Runtime(settings, clock, store, catalog, _writer(settings, store, catalog, clock))
+    base = Foundation(
+        settings=settings, clock=clock, store=store, catalog=catalog, writer=_writer(settings, store, catalog, clock)
+    )
+    retrieval = None
     if settings.opensearch_endpoint:
-        runtime.retrieval = _aws_retrieval(settings, session, store, catalog, clock, search_client)
-    install_aws_lifecycle(runtime, session)
-    wire_aws_formation(runtime, session)
-    return runtime
+        retrieval = _aws_retrieval(settings, session, store, catalog, clock, search_client)
+    return assemble_aws(base, retrieval, session)
+
+
+def assemble_aws(base: Foundation, retrieval: Retrieval | None, session: Any) -> Runtime:
+    """``assemble`` with the AWS wiring of formation and the lifecycle, their clients from ``session``."""
+    return assemble(
+        base, retrieval, formation_wiring.wire_aws(base, retrieval, session), lifecycle_wiring.wire_aws(base, session)
+    )
 
 
 def _aws_retrieval(
@@ -225,11 +214,40 @@ def _aws_retrieval(
     )
 
 
-def build(settings: Settings, clock: Clock | None = None) -> Runtime:
+def bootstrap(settings: Settings | None = None, clock: Clock | None = None) -> Runtime:
+    """The whole runtime for ``settings`` (by default the environment's, read once): every
+    adapter of the configured backend and every part wired on them."""
+    settings = settings if settings is not None else load_settings()
     return build_aws(settings, clock) if settings.backend == "aws" else build_local(settings, clock)
 
 
 @functools.cache
 def runtime() -> Runtime:
-    """The process's runtime, built from the environment on first use (Lambda cold start)."""
-    return build(load_settings())
+    """The process's runtime, built by ``bootstrap`` on first use."""
+    return bootstrap()
+
+
+@dataclass(frozen=True)
+class FunctionRuntime:
+    """A Lambda function's runtime: the process's, once ``function`` has checked the settings
+    it cannot do without (``needs``: Settings field names, beyond the aws backend's bucket and
+    table). Calling it returns the runtime (built once per process)."""
+
+    function: str
+    needs: tuple[str, ...] = ()
+
+    def __call__(self) -> Runtime:
+        built = runtime()
+        built.settings.require(f"the {self.function} function", self.needs)
+        return built
+
+
+def lambda_runtime(function: str, needs: tuple[str, ...] = ()) -> FunctionRuntime:
+    """``function``'s runtime getter (its handler module's ``runtime``). In Lambda
+    (``AWS_LAMBDA_INITIALIZATION_TYPE`` is set) it is called here, while the module is
+    imported, so a missing or bad variable fails INIT with a ConfigurationError naming it,
+    before any event; tests and the CLI import handlers without building anything."""
+    getter = FunctionRuntime(function, needs)
+    if os.environ.get("AWS_LAMBDA_INITIALIZATION_TYPE"):
+        getter()
+    return getter

@@ -1,4 +1,5 @@
-"""``family-memory``: the command line. Each subcommand lives in ``app/commands/``.
+"""``family-memory``: the command line. Each subcommand lives in ``app/commands/``, but the
+tools' (the walk-through, the benchmarks), which live in ``family_memory_tools.commands``.
 
 Errors the core raises on purpose are printed as one line and exit with 2;
 a check that finds problems exits with 1.
@@ -8,21 +9,24 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import os
 import sys
 from collections.abc import Sequence
 
 from family_memory.domain.errors import FamilyMemoryError
 
+#: The package of the tools: in the distribution for the command line, not in the Lambda layer.
+TOOLS = "family_memory_tools"
 #: Modules with a ``register(subparsers)`` function, in help order.
 COMMAND_MODULES = (
-    "family_memory.app.commands.walkthrough",
+    f"{TOOLS}.commands.walkthrough",
     "family_memory.app.commands.catalog",
     "family_memory.app.commands.bundle",
     "family_memory.app.commands.retrieval",
     "family_memory.app.commands.dream",
     "family_memory.app.commands.brief",
-    "family_memory.app.commands.bench",
+    f"{TOOLS}.commands.bench",
     "family_memory.app.commands.formation",
     "family_memory.app.commands.migrate",
     "family_memory.app.commands.memories",
@@ -41,8 +45,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--home", help="local mode: folder for the bundle and catalog (default .family-memory)")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    tools = importlib.util.find_spec(TOOLS) is not None
     for name in COMMAND_MODULES:
-        importlib.import_module(name).register(subparsers)
+        if tools or not name.startswith(f"{TOOLS}."):
+            importlib.import_module(name).register(subparsers)
     return parser
 
 

@@ -1,12 +1,13 @@
 """Formation's wiring: extractor, finder, queue and idempotency store per backend.
 
 ``wire_local`` (called by ``build_local``) uses the offline extractor, the
-catalog finder, an in-process FIFO queue and SQLite idempotency records, and
-subscribes the same handlers Lambda runs: the bus delivers ``sessions/``
-object-created events to the extract handler, the queue delivers SQS-shaped
-batches to the reconcile handler. ``wire_aws`` (called by ``build_aws``) uses
-Bedrock (or the offline extractor, by configuration), SQS FIFO and
-Powertools' DynamoDB idempotency layer.
+catalog finder, an in-process FIFO queue and SQLite idempotency records; the
+composition root then has the bus deliver ``sessions/`` object-created events to
+the extract handler and the queue deliver SQS-shaped batches to the reconcile
+handler, the same handlers Lambda runs (``app.formation_events``). ``wire_aws``
+(called by ``build_aws``) uses Bedrock (or the offline extractor, by
+configuration), SQS FIFO and Powertools' DynamoDB idempotency layer. Each
+returns the part (``FormationServices``); neither changes what it is given.
 
 The similar-memory finder is the search index (with the newest catalog rows
 covering the index's lag) when the runtime has one, and catalog text
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools.utilities.idempotency import (
     BasePersistenceLayer,
@@ -25,6 +26,10 @@ from aws_lambda_powertools.utilities.idempotency import (
     idempotent_function,
 )
 
+from family_memory.app.foundation import Foundation
+from family_memory.app.observability import CountingMetrics, MetricsSink
+from family_memory.app.settings import Settings
+from family_memory.forgotten import ClaimMeaning
 from family_memory.formation.document import Limits
 from family_memory.formation.extraction import Extractor
 from family_memory.formation.offline import OfflineExtractor
@@ -36,30 +41,14 @@ from family_memory.formation.similar import (
     IndexWithRecentCatalog,
     SimilarMemories,
 )
-from family_memory.formation.suppression_rules import ClaimMeaning
-from family_memory.retrieval.index import IndexMismatchError
+from family_memory.ports.catalog import Catalog
+from family_memory.retrieval.search_index import IndexMismatchError
+from family_memory.retrieval.service import Retrieval
 
 if TYPE_CHECKING:
     from family_memory.adapters.local.queue import InProcessQueue
-    from family_memory.app.bootstrap import Runtime
 
-#: Object keys of stored sessions (what the extract function is subscribed to).
-SESSION_KEY_PATTERN = r"families/[^/]+/sessions/[^/]+\.json"
 IDEMPOTENCY_TTL_SECONDS = 24 * 3600
-
-
-class MetricsSink(Protocol):
-    def add_metric(self, *, name: str, unit: Any, value: float) -> Any: ...
-
-
-@dataclass
-class CountingMetrics:
-    """Local mode's metrics: totals kept in memory (Lambda publishes EMF instead)."""
-
-    totals: dict[str, float] = field(default_factory=dict)
-
-    def add_metric(self, *, name: str, unit: Any, value: float) -> None:
-        self.totals[name] = self.totals.get(name, 0) + value
 
 
 @dataclass
@@ -116,45 +105,39 @@ class FormationServices:
         return report.as_dict()
 
 
-def formation(runtime: Runtime) -> FormationServices:
-    services = runtime.extras.get("formation")
-    if not isinstance(services, FormationServices):
-        raise RuntimeError("formation is not wired into this runtime (build it with build_local or build_aws)")
-    return services
-
-
-def similar_finder(runtime: Runtime) -> SimilarMemories:
+def similar_finder(catalog: Catalog, retrieval: Retrieval | None) -> SimilarMemories:
     """Through the index when it exists (guarded against its lag); by catalog text until then."""
-    if runtime.retrieval is None:
-        return CatalogSimilarMemories(runtime.catalog)
+    if retrieval is None:
+        return CatalogSimilarMemories(catalog)
     # An index of another embedder fails until rebuild-index; reconcile goes on by catalog text.
-    indexed = FallingBackTo(runtime.retrieval.similar, CatalogSimilarMemories(runtime.catalog), (IndexMismatchError,))
-    return IndexWithRecentCatalog(indexed, runtime.catalog)
+    indexed = FallingBackTo(retrieval.similar, CatalogSimilarMemories(catalog), (IndexMismatchError,))
+    return IndexWithRecentCatalog(indexed, catalog)
 
 
-def claim_meaning(runtime: Runtime) -> ClaimMeaning | None:
+def claim_meaning(retrieval: Retrieval | None) -> ClaimMeaning | None:
     """Forget rules by meaning with the runtime's embedder, where its threshold is calibrated
     (the offline MiniLM; Titan is not calibrated yet, so on AWS rules match by words)."""
-    if runtime.retrieval is None:
+    if retrieval is None:
         return None
-    embedder = runtime.retrieval.embedder
+    embedder = retrieval.embedder
     return ClaimMeaning.for_model(embedder.model_id, embedder.embed)
 
 
-def _deps(runtime: Runtime, extractor: Extractor, queue: Any) -> FormationDeps:
+def _deps(base: Foundation, retrieval: Retrieval | None, extractor: Extractor, queue: Any) -> FormationDeps:
     return FormationDeps(
-        store=runtime.store,
-        writer=runtime.writer,
-        clock=runtime.clock,
+        store=base.store,
+        writer=base.writer,
+        clock=base.clock,
         extractor=extractor,
-        finder=similar_finder(runtime),
+        finder=similar_finder(base.catalog, retrieval),
         queue=queue,
-        limits=Limits(max_new=runtime.settings.max_candidates_per_session),
-        meaning=claim_meaning(runtime),
+        limits=Limits(max_new=base.settings.max_candidates_per_session),
+        meaning=claim_meaning(retrieval),
     )
 
 
-def _bedrock(runtime: Runtime, session: Any) -> Extractor:
+def bedrock_extractor(settings: Settings, session: Any) -> Extractor:
+    """The Bedrock extractor for ``settings``' model, its client made from ``session``."""
     from botocore.config import Config
 
     from family_memory.adapters.aws.bedrock_extractor import BedrockExtractor
@@ -162,42 +145,38 @@ def _bedrock(runtime: Runtime, session: Any) -> Extractor:
     client = session.client(
         "bedrock-runtime", config=Config(retries={"max_attempts": 1, "mode": "standard"}, read_timeout=120)
     )
-    settings = runtime.settings
     return BedrockExtractor(client, settings.bedrock_model_id, max_candidates=settings.max_candidates_per_session)
 
 
-def wire_local(runtime: Runtime) -> None:
+def wire_local(base: Foundation, retrieval: Retrieval | None) -> FormationServices:
+    """Local formation: the queue is in-process; the composition root sets its handler and pumps it."""
     from family_memory.adapters.local.idempotency import SQLiteIdempotencyStore
     from family_memory.adapters.local.queue import InProcessQueue
-    from family_memory.app.formation_events import handle_reconcile_batch, handle_session_created
 
+    settings = base.settings
     queue = InProcessQueue()
-    if runtime.settings.extractor == "bedrock":
+    if settings.extractor == "bedrock":
         import boto3
 
-        extractor = _bedrock(runtime, boto3.session.Session(region_name=runtime.settings.region))
+        extractor = bedrock_extractor(settings, boto3.session.Session(region_name=settings.region))
     else:
         extractor = OfflineExtractor()
-    runtime.extras["formation"] = FormationServices(
-        deps=_deps(runtime, extractor, queue),
+    return FormationServices(
+        deps=_deps(base, retrieval, extractor, queue),
         metrics=CountingMetrics(),
-        idempotency=SQLiteIdempotencyStore(runtime.settings.home / "idempotency.sqlite3"),
+        idempotency=SQLiteIdempotencyStore(settings.home / "idempotency.sqlite3"),
         queue=queue,
     )
-    if runtime.bus is not None:
-        runtime.bus.subscribe(SESSION_KEY_PATTERN, lambda event: handle_session_created(runtime, event))
-    queue.set_handler(lambda event: handle_reconcile_batch(runtime, event))
-    runtime.pumps.append(queue.pump)
 
 
-def wire_aws(runtime: Runtime, session: Any) -> None:
+def wire_aws(base: Foundation, retrieval: Retrieval | None, session: Any) -> FormationServices:
     from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer
 
     from family_memory.adapters.aws.sqs_reconcile_queue import SqsReconcileQueue
     from family_memory.app.observability import metrics
 
-    settings = runtime.settings
-    extractor = _bedrock(runtime, session) if settings.extractor == "bedrock" else OfflineExtractor()
+    settings = base.settings
+    extractor = bedrock_extractor(settings, session) if settings.extractor == "bedrock" else OfflineExtractor()
     queue = (
         SqsReconcileQueue(session.client("sqs"), settings.reconcile_queue_url) if settings.reconcile_queue_url else None
     )
@@ -206,6 +185,4 @@ def wire_aws(runtime: Runtime, session: Any) -> None:
         if settings.idempotency_table
         else None
     )
-    runtime.extras["formation"] = FormationServices(
-        deps=_deps(runtime, extractor, queue), metrics=metrics, idempotency=idempotency
-    )
+    return FormationServices(deps=_deps(base, retrieval, extractor, queue), metrics=metrics, idempotency=idempotency)

@@ -3,7 +3,9 @@
 ``handle_session_created`` takes an EventBridge "Object Created" event for a
 ``sessions/`` key (a session the extractor refuses for good is recorded as
 extraction-failed and the invocation succeeds, so it is not retried; one it
-cannot reach for now fails the invocation, so it is); ``handle_reconcile_batch`` takes an SQS batch from the FIFO
+cannot reach for now fails the invocation, so it is; a model that cannot be
+called as configured fails it with one log line naming the model and the
+alarmed ``ExtractorMisconfigured`` metric); ``handle_reconcile_batch`` takes an SQS batch from the FIFO
 reconcile queue and reports partial failures (a failed record fails the rest
 of its family's records in the batch, keeping that family's order; other
 families carry on). Every log line carries the family and session ids.
@@ -20,18 +22,19 @@ from aws_lambda_powertools.utilities.batch import SqsFifoPartialProcessor, proce
 from aws_lambda_powertools.utilities.data_classes import S3EventBridgeNotificationEvent
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
-from family_memory.app.formation import FormationServices, formation
+from family_memory.app.formation import FormationServices
 from family_memory.app.observability import logger
 from family_memory.domain.errors import InvalidInputError, NotFoundError
-from family_memory.domain.layout import split_key
+from family_memory.domain.layout import SESSIONS, Service, split_key, starts
 from family_memory.formation.document import CandidatesDocument
+from family_memory.formation.extraction import ExtractorMisconfiguredError
 from family_memory.formation.queue import ReconcileRequest
 from family_memory.formation.service import extract_session
 
 if TYPE_CHECKING:
-    from family_memory.app.bootstrap import Runtime
+    from family_memory.app.runtime import Runtime
 
-_SESSION_PATH = re.compile(r"sessions/([A-Za-z0-9][A-Za-z0-9_-]*)\.json")
+_SESSION_PATH = re.compile(rf"{SESSIONS}([A-Za-z0-9][A-Za-z0-9_-]*)\.json")
 
 
 def _count(services: FormationServices, name: str, value: float, unit: MetricUnit = MetricUnit.Count) -> None:
@@ -55,20 +58,31 @@ def record_extraction_metrics(services: FormationServices, document: CandidatesD
 
 def handle_session_created(runtime: Runtime, event: dict[str, Any]) -> dict[str, Any]:
     """A session landed: extract it (once), store the candidates, queue the reconciliation."""
-    services = formation(runtime)
+    services = runtime.formation
     key = S3EventBridgeNotificationEvent(event).detail.object.key
     try:
         family_id, path = split_key(key)
     except InvalidInputError as exc:
         logger.warning("ignored an object outside the families layout", extra={"key": key[:200], "error": str(exc)})
         return {"status": "ignored", "key": key[:200]}
-    match = _SESSION_PATH.fullmatch(path)
+    match = _SESSION_PATH.fullmatch(path) if starts(Service.EXTRACT, key) else None
     if match is None:
         return {"status": "ignored", "key": key[:200]}
     session_id = match.group(1)
     logger.append_keys(family_id=family_id, session_id=session_id)
     try:
         result = extract_session(services.deps, family_id, session_id)
+    except ExtractorMisconfiguredError as exc:
+        # The deployment's error, not the session's: nothing is recorded against it; the
+        # invocation fails (retried, then kept in the dead-letter queue) and the metric is alarmed.
+        logger.error(
+            f"extraction model {exc.model_id} cannot be called ({exc.code}): {exc.reason}; "
+            "the invocation fails and is retried; fix BEDROCK_MODEL_ID or model access, then "
+            "run `family-memory replay --failed-only --all`",
+            extra={"model_id": exc.model_id, "code": exc.code},
+        )
+        _count(services, "ExtractorMisconfigured", 1)
+        raise
     except (InvalidInputError, NotFoundError) as exc:
         # A malformed or vanished session: retrying cannot help. It stays where it is, refused.
         logger.error("session refused", extra={"error": str(exc)})
@@ -110,7 +124,7 @@ def handle_session_created(runtime: Runtime, event: dict[str, Any]) -> dict[str,
 
 def handle_reconcile_batch(runtime: Runtime, event: dict[str, Any], context: Any = None) -> dict[str, Any]:
     """An SQS FIFO batch of reconcile requests, with partial batch failures."""
-    services = formation(runtime)
+    services = runtime.formation
     if context is not None:
         services.idempotency_config.register_lambda_context(context)
 

@@ -1,133 +1,210 @@
-"""Wiring the lifecycle (dreaming and the brief) into a Runtime, and its metrics.
+"""Wiring the lifecycle (dreaming) and the brief, and the lifecycle's batch policies and metrics.
 
-``install_local`` and ``install_aws`` are called by the composition roots in
-``app/bootstrap.py``. They build the dream ledger and queue for the backend,
-register the brief patcher on the writer (every settled change set patches
-the brief at once) and, locally, subscribe the compile to ``changes/`` and
-``candidates/`` events on the in-process bus, as the EventBridge rule does in
-AWS. Other parts reach the pieces through ``lifecycle_of(runtime)``.
+``wire_local`` and ``wire_aws`` (called by the composition roots in ``app/bootstrap.py``)
+return the dream's parts for the backend (``Lifecycle``: its deps, ledger and queue);
+``wire_brief`` returns the brief's (``BriefServices``: its loader and the patcher the
+root registers on the writer, so every settled change set patches the brief at once).
+Locally the root subscribes ``compile_object_created`` to ``changes/`` and ``candidates/``
+events on the in-process bus, as the EventBridge rule does on AWS for ``compile_sqs_batch``.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from aws_lambda_powertools.metrics import MetricUnit
+from pydantic import ValidationError
 
+from family_memory.app.foundation import Foundation
+from family_memory.app.observability import MetricsSink
 from family_memory.brief.load import BriefLoader
 from family_memory.brief.patch import BriefPatcher
-from family_memory.domain.errors import InvalidInputError
-from family_memory.domain.okf import validation_message
-from family_memory.lifecycle.dream import DREAM_ACTOR, DreamDeps, DreamReport, dream_family
-from family_memory.lifecycle.rules import DEFAULT_DECAY_AFTER_DAYS, DEFAULT_PROMOTE_AFTER, DreamPolicy
-from family_memory.lifecycle.triggers import CANDIDATES_KEY, CHANGES_KEY, handle, trigger_for_key
+from family_memory.domain.clock import Clock
+from family_memory.domain.errors import InvalidInputError, LeaseHeldError
+from family_memory.lifecycle.dream import DREAM_ACTOR, DreamDeps, DreamReport
+from family_memory.lifecycle.fanout import dream_requested
+from family_memory.lifecycle.rules import DreamPolicy
+from family_memory.lifecycle.triggers import Trigger, by_family, dream_on_triggers, trigger_for_key
 from family_memory.ports.lifecycle import DreamLedger, DreamQueue
 
 if TYPE_CHECKING:
     from family_memory.adapters.local.dream_queue import LocalDreamQueue
-    from family_memory.app.bootstrap import Runtime
-
-EXTRA_KEY = "lifecycle"
 
 
-class LifecycleSettings(BaseModel):
-    """The lifecycle's environment, validated once at start-up."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    dream_queue_url: str | None = Field(default=None, description="aws: the SQS queue the fan-out fills")
-    promote_after: int = Field(default=DEFAULT_PROMOTE_AFTER, ge=1, le=1000)
-    decay_after_days: int = Field(default=DEFAULT_DECAY_AFTER_DAYS, ge=1, le=3650)
-
-
-_ENV = {
-    "dream_queue_url": "DREAM_QUEUE_URL",
-    "promote_after": "DREAM_PROMOTE_AFTER",
-    "decay_after_days": "DREAM_DECAY_AFTER_DAYS",
-}
-
-
-def load_lifecycle_settings(environ: Mapping[str, str] | None = None) -> LifecycleSettings:
-    env = os.environ if environ is None else environ
-    values = {field: env[name] for field, name in _ENV.items() if env.get(name)}
-    try:
-        return LifecycleSettings.model_validate(values)
-    except ValidationError as exc:
-        raise InvalidInputError(f"configuration: {validation_message(exc)}") from exc
-
-
-@dataclass
+@dataclass(frozen=True)
 class Lifecycle:
     deps: DreamDeps
     ledger: DreamLedger
-    loader: BriefLoader
-    patcher: BriefPatcher
     queue: DreamQueue | None
     local_queue: LocalDreamQueue | None = None
 
 
-def _install(
-    runtime: Runtime, ledger: DreamLedger, queue: DreamQueue | None, settings: LifecycleSettings | None
-) -> Lifecycle:
-    settings = settings or load_lifecycle_settings()
-    deps = DreamDeps(runtime.writer, ledger, DreamPolicy(settings.promote_after, settings.decay_after_days))
-    patcher = BriefPatcher(runtime.store, runtime.catalog, skip_actors={DREAM_ACTOR})
-    runtime.writer.listeners.append(patcher)
-    lifecycle = Lifecycle(deps, ledger, BriefLoader(runtime.store, runtime.clock), patcher, queue)
-    runtime.extras[EXTRA_KEY] = lifecycle
-    # What formation's replay calls once a family's history has been replayed.
-    runtime.extras["dream"] = dream_one(runtime)
-    return lifecycle
+@dataclass(frozen=True)
+class BriefServices:
+    #: The compiled brief as served (and its prompt block).
+    loader: BriefLoader
+    #: Patches the brief after every settled change set but the dream's (which recompiles it).
+    patcher: BriefPatcher
 
 
-def install_local(runtime: Runtime, settings: LifecycleSettings | None = None) -> Lifecycle:
+def _lifecycle(base: Foundation, ledger: DreamLedger, queue: DreamQueue | None, **local: Any) -> Lifecycle:
+    settings = base.settings
+    deps = DreamDeps(base.writer, ledger, DreamPolicy(settings.dream_promote_after, settings.dream_decay_after_days))
+    return Lifecycle(deps, ledger, queue, **local)
+
+
+def wire_local(base: Foundation) -> Lifecycle:
     from family_memory.adapters.local.dream_queue import LocalDreamQueue
     from family_memory.adapters.local.sqlite_dream_ledger import SQLiteDreamLedger
 
     queue = LocalDreamQueue()
-    lifecycle = _install(runtime, SQLiteDreamLedger(runtime.settings.home / "dreams.sqlite3"), queue, settings)
-    lifecycle.local_queue = queue
-    if runtime.bus is not None:
-
-        def on_object_created(event: dict[str, Any]) -> None:
-            trigger = trigger_for_key(event["detail"]["object"]["key"])
-            if trigger is not None:
-                handle(lifecycle.deps, trigger.family_id, [trigger], now=runtime.clock.now())
-
-        runtime.bus.subscribe(CHANGES_KEY, on_object_created)
-        runtime.bus.subscribe(CANDIDATES_KEY, on_object_created)
-    return lifecycle
+    return _lifecycle(base, SQLiteDreamLedger(base.settings.home / "dreams.sqlite3"), queue, local_queue=queue)
 
 
-def install_aws(runtime: Runtime, session: Any, settings: LifecycleSettings | None = None) -> Lifecycle:
+def wire_aws(base: Foundation, session: Any) -> Lifecycle:
     from family_memory.adapters.aws.dynamo_dream_ledger import DynamoDreamLedger
     from family_memory.adapters.aws.sqs_dream_queue import SQSDreamQueue
 
-    settings = settings or load_lifecycle_settings()
-    assert runtime.settings.table is not None
-    ledger = DynamoDreamLedger(session.client("dynamodb"), runtime.settings.table)
+    settings = base.settings
+    assert settings.table is not None
+    ledger = DynamoDreamLedger(session.client("dynamodb"), settings.table)
     queue = SQSDreamQueue(session.client("sqs"), settings.dream_queue_url) if settings.dream_queue_url else None
-    return _install(runtime, ledger, queue, settings)
+    return _lifecycle(base, ledger, queue)
 
 
-def lifecycle_of(runtime: Runtime) -> Lifecycle:
-    """The lifecycle parts of a runtime built by ``build_local`` or ``build_aws``."""
-    lifecycle = runtime.extras.get(EXTRA_KEY)
-    if not isinstance(lifecycle, Lifecycle):
-        raise InvalidInputError("this runtime has no lifecycle wired (build it with build_local or build_aws)")
-    return lifecycle
+def wire_brief(base: Foundation) -> BriefServices:
+    """The brief's loader and patcher (the root registers the patcher on the writer)."""
+    patcher = BriefPatcher(base.store, base.catalog, skip_actors={DREAM_ACTOR})
+    return BriefServices(BriefLoader(base.store, base.clock), patcher)
 
 
-def dream_one(runtime: Runtime) -> Callable[[str], DreamReport]:
-    """``family_id -> DreamReport`` as of the runtime's clock: what a replay calls when it is done."""
+# --- the compile: a batch of object-created events, one dream per family -----------------
 
-    def dream(family_id: str) -> DreamReport:
-        return dream_family(lifecycle_of(runtime).deps, family_id, now=runtime.clock.now())
 
-    return dream
+@dataclass(frozen=True)
+class CompileOutcome:
+    #: Message ids to report as failures (retried, then dead-lettered), in the batch's order.
+    failed: list[str] = field(default_factory=list)
+    #: Why, one error per failed family or unreadable message (a local caller raises the first).
+    errors: list[Exception] = field(default_factory=list)
+
+
+def compile_keys(
+    lifecycle: Lifecycle, keys: Sequence[tuple[str, str]], clock: Clock, metrics: MetricsSink | None = None
+) -> CompileOutcome:
+    """Dream each family a batch of (message id, object key) names once: a burst of changes
+    coalesces into one dream. A family whose dream fails has all its messages failed, and so
+    has a family another writer holds (the lease wait is short, ``LEASE_WAIT_SECONDS``, so busy
+    families cannot make a batch outlast its timeout); a key that is not a family key fails
+    its message, so nothing is dropped silently. ``metrics``: where to publish (Lambda's EMF;
+    None locally)."""
+    from family_memory.app.observability import logger
+
+    outcome = CompileOutcome()
+    triggers: list[Trigger] = []
+    messages: dict[str, list[str]] = {}
+    for message_id, key in keys:
+        try:
+            trigger = trigger_for_key(key)
+        except InvalidInputError as exc:
+            logger.exception("not an object-created event for a family key", extra={"message_id": message_id})
+            outcome.failed.append(message_id)
+            outcome.errors.append(exc)
+            continue
+        if trigger is not None:
+            triggers.append(trigger)
+            messages.setdefault(trigger.family_id, []).append(message_id)
+    for family_id, family_triggers in by_family(triggers).items():
+        try:
+            report = dream_on_triggers(lifecycle.deps, family_id, family_triggers, now=clock.now())
+        except LeaseHeldError as exc:
+            # Another writer holds the family (LEASE_WAIT_SECONDS is short): retried later.
+            logger.warning("family busy; its messages are retried later", extra={"family_id": family_id})
+            if metrics is not None:
+                metrics.add_metric(name="FamiliesBusy", unit=MetricUnit.Count, value=1)
+            outcome.failed.extend(messages[family_id])
+            outcome.errors.append(exc)
+            continue
+        except Exception as exc:
+            logger.exception("compile failed", extra={"family_id": family_id})
+            outcome.failed.extend(messages[family_id])
+            outcome.errors.append(exc)
+            continue
+        if report is not None:
+            if metrics is not None:
+                record_dream_metrics(report)
+            logger.info("compiled", extra={"family_id": family_id, "brief_tokens": report.brief_tokens})
+    return outcome
+
+
+def compile_object_created(lifecycle: Lifecycle, clock: Clock, event: dict[str, Any]) -> None:
+    """Local mode's compile: one object-created event per delivery (the bus retries a failed
+    one; SQS batches them on AWS), through ``compile_keys``; a failure raises its error."""
+    outcome = compile_keys(lifecycle, [("local", event["detail"]["object"]["key"])], clock)
+    if outcome.errors:
+        raise outcome.errors[0]
+
+
+def compile_sqs_batch(
+    lifecycle: Lifecycle, event: dict[str, Any], clock: Clock, metrics: MetricsSink | None = None
+) -> dict[str, Any]:
+    """The compile function's SQS batch (each body an EventBridge S3 "Object Created" event)
+    through ``compile_keys``, answered as partial batch failures. A body that is not such an
+    event fails its message."""
+    from aws_lambda_powertools.utilities.data_classes import SQSEvent
+    from aws_lambda_powertools.utilities.parser.models import S3EventNotificationEventBridgeModel
+
+    from family_memory.app.observability import logger
+
+    keys: list[tuple[str, str]] = []
+    unreadable: list[str] = []
+    for record in SQSEvent(event).records:
+        try:
+            notice = S3EventNotificationEventBridgeModel.model_validate_json(record.body)
+        except ValidationError:
+            logger.exception("not an object-created event for a family key", extra={"message_id": record.message_id})
+            unreadable.append(record.message_id)
+            continue
+        keys.append((record.message_id, notice.detail.object.key))
+    failed = unreadable + compile_keys(lifecycle, keys, clock, metrics).failed
+    return {"batchItemFailures": [{"itemIdentifier": message_id} for message_id in failed]}
+
+
+def dream_sqs_batch(
+    lifecycle: Lifecycle, event: dict[str, Any], context: Any, clock: Clock, metrics: MetricsSink
+) -> dict[str, Any]:
+    """The dream worker's SQS batch: one family per message (the fan-out's), partial batch
+    failures, so one family's failure retries only that message (then the DLQ). A family
+    another writer holds fails its message after a short lease wait (``LEASE_WAIT_SECONDS``)
+    instead of holding up the batch."""
+    from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
+    from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+
+    from family_memory.app.observability import logger
+
+    def dream(record: SQSRecord) -> None:
+        try:
+            report = dream_requested(lifecycle.deps, record.body, now=clock.now())
+        except LeaseHeldError:
+            # Another writer holds the family (LEASE_WAIT_SECONDS is short): this message fails and is retried.
+            logger.warning("family busy; its dream is retried later", extra={"message_id": record.message_id})
+            metrics.add_metric(name="FamiliesBusy", unit=MetricUnit.Count, value=1)
+            raise
+        record_dream_metrics(report)
+        logger.info(
+            "dreamed",
+            extra={
+                "family_id": report.family_id,
+                "local_date": report.local_date.isoformat(),
+                "transitions": {a.value: n for a, n in report.counts().items()},
+                "brief_tokens": report.brief_tokens,
+            },
+        )
+
+    processor = BatchProcessor(event_type=EventType.SQS)
+    return dict(process_partial_response(event=event, record_handler=dream, processor=processor, context=context))
 
 
 def record_dream_metrics(report: DreamReport) -> None:

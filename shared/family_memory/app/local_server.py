@@ -41,9 +41,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from family_memory.app.api import MAX_BODY_BYTES, error_payload, handle
-from family_memory.app.bootstrap import Runtime
+from family_memory.app.api import MAX_BODY_BYTES, error_payload, resolve_api_event
 from family_memory.app.card_web import app as card_web
+from family_memory.app.runtime import Runtime
 from family_memory.domain.literal import for_terminal
 
 DEFAULT_HOST = "127.0.0.1"
@@ -179,7 +179,7 @@ class LocalApiServer(ThreadingHTTPServer):
 
     def resolve(self, event: dict[str, Any]) -> dict[str, Any]:
         with self.lock:  # this server's runtime serves one writer (handle also serialises the resolver)
-            return handle(self.runtime, event)
+            return resolve_api_event(self.runtime, event)
 
     def card_page(self, request: card_web.WebRequest) -> card_web.WebResponse:
         with self.lock:  # the card's changes share the API's one writer

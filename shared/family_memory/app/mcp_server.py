@@ -32,8 +32,7 @@ from mcp.server import Server, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 from mcp_types.jsonrpc import INVALID_PARAMS
 
-from family_memory.app.bootstrap import Runtime, retrieval_for
-from family_memory.app.lifecycle import lifecycle_of
+from family_memory.app.runtime import Runtime, retrieval_for
 from family_memory.client import FamilyMemoryClient
 from family_memory.domain.family import Surface
 from family_memory.domain.ids import check_family_id
@@ -81,7 +80,7 @@ class LocalSource:
 
     def prompt(self) -> PromptParts:
         with self._lock:
-            block = lifecycle_of(self.runtime).loader.prompt(self.family_id, self.surface)
+            block = self.runtime.brief.loader.prompt(self.family_id, self.surface)
         return PromptParts(block.instructions, block.brief)
 
     def run_tool(self, name: str, tool_input: dict[str, Any]) -> ToolAnswer:

@@ -20,8 +20,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from family_memory.app.bootstrap import Runtime
-from family_memory.app.formation import formation
+from family_memory.app.runtime import Runtime
 from family_memory.domain.errors import InvalidInputError
 from family_memory.formation.document import CandidatesDocument
 from family_memory.formation.extraction import SuppliedCandidates
@@ -76,7 +75,7 @@ def end_session(
     ``strict`` (a command): a formation error is raised once everything else was
     delivered; not ``strict`` (the API, where the stored transcript is the answer):
     it is logged and the session is PENDING."""
-    services = formation(runtime)
+    services = runtime.formation
     receipt = receive_session(services.deps, data, supplied=supplied, family_id=family_id)
     transcript = receipt.intake.transcript
     if runtime.bus is None:

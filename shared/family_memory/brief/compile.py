@@ -51,10 +51,11 @@ from family_memory.brief.render import brief_tokens, line_tokens, render_lines
 from family_memory.brief.weights import MemoryFacts, briefable, section_of, weight_key
 from family_memory.domain.entity import Entity, EntityKind
 from family_memory.domain.family import FamilySettings, Member
-from family_memory.domain.memory import MemoryType, Status, Strength
-from family_memory.domain.suppression import Suppression, SuppressionScope
-from family_memory.domain.text import normalise_for_match
+from family_memory.domain.memory import MemoryType, Strength
+from family_memory.domain.suppression import Suppression
+from family_memory.domain.text import holds_words, normalise_for_match
 from family_memory.domain.tokens import count_tokens
+from family_memory.forgotten import forgotten_claims, forgotten_subjects, holds_any, line_repeats_forgotten
 
 _SPACE_LIKE = re.compile(r"[\s\x00-\x1f\x7f-\x9f\u2028\u2029]+")
 MAX_ALIASES = 3
@@ -158,27 +159,8 @@ def comparable(text: str) -> str:
     return text.strip(" ").casefold()
 
 
-def _is_word(char: str) -> bool:
-    return char.isalnum() or char == "_"
-
-
 def _contains(normalised: str, phrase: str) -> bool:
-    return _holds(normalised, normalise_for_match(phrase))
-
-
-def _holds(normalised: str, wanted: str) -> bool:
-    """Whether ``normalised`` holds ``wanted`` (both in comparison form) as whole words."""
-    if not wanted:
-        return False
-    start = normalised.find(wanted)
-    while start != -1:
-        end = start + len(wanted)
-        if (start == 0 or not _is_word(normalised[start - 1])) and (
-            end == len(normalised) or not _is_word(normalised[end])
-        ):
-            return True
-        start = normalised.find(wanted, start + 1)
-    return False
+    return holds_words(normalised, normalise_for_match(phrase))
 
 
 def names(text: str, phrase: str) -> bool:
@@ -469,7 +451,7 @@ def entity_lines_said(
             if entity_id not in phrases:
                 phrases[entity_id] = _phrases_of_entity_line(entity, said)
             words = words or (comparable(memory.about), comparable(memory.summary))
-            if all(any(_holds(text, phrase) for text in words) for phrase in phrases[entity_id]):
+            if all(any(holds_words(text, phrase) for text in words) for phrase in phrases[entity_id]):
                 covers.setdefault(entity_id, []).append(memory.id)
     return covers
 
@@ -526,68 +508,11 @@ def order_entities(entities: Iterable[Entity]) -> list[Entity]:
     return sorted(entities, key=lambda e: (e.name.casefold(), e.name, e.id))
 
 
-def forgotten_subjects(
-    memories: Iterable[MemoryFacts], suppressions: Iterable[Suppression] = (), entities: Iterable[Entity] = ()
-) -> list[str]:
-    """What the family has asked to forget, as words a summary could name: the
-    ``about`` of every retracted memory, and the topic or the entity's names of every
-    active group forget rule."""
-    by_id = {e.id: e for e in entities}
-    subjects = {m.about for m in memories if m.status is Status.RETRACTED}
-    for rule in suppressions:
-        if not rule.active:
-            continue
-        if rule.scope is SuppressionScope.TOPIC and rule.topic:
-            subjects.add(rule.topic)
-        entity = by_id.get(rule.entity_id) if rule.entity_id else None
-        if rule.scope is SuppressionScope.ENTITY and entity is not None:
-            subjects.update([entity.name, *entity.aliases])
-    return sorted(subjects)
-
-
-def forgotten_claims(memories: Iterable[MemoryFacts]) -> list[str]:
-    """The ``summary`` of every retracted memory: a conversation line holding those words
-    repeats what the family forgot, whatever it is about."""
-    return sorted({m.summary for m in memories if m.status is Status.RETRACTED})
-
-
-def names_any(text: str, subjects: Iterable[str]) -> bool:
-    normalised = normalise_for_match(text)
-    return any(_contains(normalised, subject) for subject in subjects)
-
-
-def _claim_words(summary: str) -> str:
-    """A claim's summary as it may appear inside a conversation line: comparison form,
-    without its closing full stop."""
-    return normalise_for_match(summary).rstrip(" .!?")
-
-
-def holds_any(text: str, claims: Iterable[str]) -> bool:
-    """Whether ``text`` holds the words of one of ``claims`` (summaries), case- and
-    space-insensitively."""
-    normalised = normalise_for_match(text)
-    return any(words and words in normalised for words in map(_claim_words, claims))
-
-
 def repeated_subjects(conversation: LastConversation) -> tuple[str, ...]:
     """The ``about`` of each of the session's claims whose words its summary holds: what the
     line repeats, kept with it (``MemberConversation.repeats``) so that a later forget of
     one of those subjects takes the line with it without reading the session again."""
     return tuple(sorted({about for about, claim in conversation.claims if holds_any(conversation.summary, [claim])}))
-
-
-def line_repeats_forgotten(
-    text: str, repeats: Iterable[str], subjects: Iterable[str], summaries: Iterable[str] = ()
-) -> bool:
-    """Whether a last-conversation line names one of ``subjects`` (as whole words), holds
-    the words of one of ``summaries``, or repeats a claim (``repeats``: their abouts) about
-    one of ``subjects``: the compiler's rule, and the patcher's on a forget."""
-    subjects = list(subjects)
-    if names_any(text, subjects):
-        return True
-    if any(names_any(about, subjects) for about in repeats):
-        return True
-    return holds_any(text, summaries)
 
 
 def repeats_forgotten(

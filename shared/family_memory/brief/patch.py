@@ -20,7 +20,7 @@ one, or records a forget rule:
   relationship only that memory stated, loses it at once.
 - **last conversations**: each member's line is dropped when it names or
   repeats something the family has forgotten (the compiler's rule,
-  ``compile.line_repeats_forgotten``, with the subjects the line repeats that
+  ``forgotten.line_repeats_forgotten``, with the subjects the line repeats that
   the compile kept beside it), until that member's next session.
 
 A patched section is cut back to its budget like a compiled one. A failure is
@@ -36,12 +36,8 @@ from collections.abc import Collection
 from family_memory.brief.compile import (
     enforce_cap,
     fit,
-    forgotten_claims,
-    forgotten_subjects,
     identity_section,
-    line_repeats_forgotten,
     memory_line,
-    names_any,
     order_entities,
     said_about,
     topic_lines,
@@ -63,6 +59,7 @@ from family_memory.domain.memory import Memory, Status
 from family_memory.domain.okf import parse_json, parse_memory
 from family_memory.domain.suppression import Suppression
 from family_memory.families import load_family
+from family_memory.forgotten import forgotten_claims, forgotten_subjects, line_repeats_forgotten, names_any
 from family_memory.ports.catalog import Catalog
 from family_memory.ports.store import Store
 

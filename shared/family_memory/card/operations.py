@@ -41,15 +41,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from family_memory.domain.changes import (
-    MAX_CHANGE_SET_BYTES,
-    MAX_WRITES_PER_CHANGE_SET,
-    Action,
-    ChangeSet,
-    MemoryWrite,
-    pack_writes,
-    write_size,
-)
+from family_memory.domain.changes import Action, ChangeSet, MemoryWrite, pack_with_rules
 from family_memory.domain.clock import local_date
 from family_memory.domain.errors import ConflictError, InvalidInputError, NotFoundError, PayloadTooLargeError
 from family_memory.domain.evidence import EvidenceRecord
@@ -71,9 +63,9 @@ from family_memory.domain.refs import MemoryRef
 from family_memory.domain.suppression import Suppression, SuppressionScope
 from family_memory.domain.text import NAME_MAX, normalise_for_match, single_line
 from family_memory.families import load_family
+from family_memory.forgotten import APPLIES_TO, CLAIMS_ONLY, MAX_VERSIONS, SuppressionRules, fingerprints
 from family_memory.formation import sensitivity as topics
 from family_memory.formation.entities import EntityDirectory
-from family_memory.formation.suppression_rules import APPLIES_TO, CLAIMS_ONLY, SuppressionRules, fingerprints
 from family_memory.formation.text_similarity import contains_all
 from family_memory.ports.catalog import CatalogRow
 from family_memory.writes.protocol import FamilyWriter, WriteSession
@@ -90,8 +82,6 @@ RULE_MEMORY_IDS = 1_000
 RULE_MAX_FINGERPRINTS = 2_000
 #: Hex characters of a group preview's token.
 PREVIEW_TOKEN_LENGTH = 32
-#: What a change set's own fields take besides its writes (pack_writes keeps the same margin).
-_CHANGE_SET_OVERHEAD = 4_000
 
 
 class MemoryDraft(BaseModel):
@@ -294,27 +284,10 @@ def _apply_with_rules(
     writes: Sequence[MemoryWrite],
     rules: Sequence[Suppression],
 ) -> list[str]:
-    """Apply ``writes`` and ``rules`` in change sets packed by count and size: the first
-    rule rides with the first writes, further rules follow in change sets of their own.
-    Returns the change ids."""
-    first, *others = rules
-    batches = pack_writes(writes, reserved_count=1, reserved_bytes=write_size(first)) or [[]]
-    groups: list[tuple[list[MemoryWrite], list[Suppression]]] = [(batches[0], [first])]
-    budget = MAX_CHANGE_SET_BYTES - _CHANGE_SET_OVERHEAD
-    pending: list[Suppression] = []
-    size = 0
-    for rule in others:
-        cost = write_size(rule)
-        if pending and (size + cost > budget or len(pending) >= MAX_WRITES_PER_CHANGE_SET):
-            groups.append(([], pending))
-            pending, size = [], 0
-        pending.append(rule)
-        size += cost
-    if pending:
-        groups.append(([], pending))
-    groups += [(batch, []) for batch in batches[1:]]
+    """Apply ``writes`` and ``rules`` in change sets packed by count and size
+    (``pack_with_rules``). Returns the change ids."""
     change_ids = []
-    for memory_writes, suppressions in groups:
+    for memory_writes, suppressions in pack_with_rules(writes, rules):
         session.keep_lease()
         change_set = _change_set(family_id, actor, reason, now, memories=memory_writes, suppressions=suppressions)
         session.apply(change_set)
@@ -541,7 +514,7 @@ def _forgotten_texts(session: WriteSession, memory: Memory, *, with_about: bool)
     texts: list[str] = []
     current: Memory | None = memory
     seen: set[str] = set()
-    while current is not None and current.id not in seen and len(seen) < 50:
+    while current is not None and current.id not in seen and len(seen) < MAX_VERSIONS:
         seen.add(current.id)
         texts += [current.about, current.summary, current.body] if with_about else [current.summary, current.body]
         texts += [r.quote for r in session.read_evidence(current.id)]

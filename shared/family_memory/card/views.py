@@ -24,9 +24,9 @@ from family_memory.domain.memory import Memory, MemoryType, Status
 from family_memory.domain.okf import parse_entity, parse_memory
 from family_memory.domain.refs import ConvRef
 from family_memory.domain.transcript import parse_transcript
+from family_memory.forgotten import ForgottenWords
 from family_memory.ports.catalog import DEFAULT_PAGE_SIZE, Catalog, CatalogRow, Page
 from family_memory.ports.store import Store
-from family_memory.retrieval.forgotten import ForgottenWords
 
 MAX_LINEAGE = 100
 #: Rows a filtered page reads from the catalog at most; past that it ends early with a cursor.

@@ -28,6 +28,8 @@ from family_memory.domain.suppression import Suppression
 #: (``pack_writes`` does it by count and by size).
 MAX_WRITES_PER_CHANGE_SET = 40
 MAX_CHANGE_SET_BYTES = 300_000
+#: What a change set's own fields take besides its writes (the packing keeps this margin).
+CHANGE_SET_OVERHEAD = 4_000
 
 
 class Action(StrEnum):
@@ -158,7 +160,7 @@ def pack_writes(
     ``reserved_bytes`` (a suppression rule, say) that the caller adds to it.
     A single write too large for any change set raises PayloadTooLargeError.
     """
-    budget_bytes = MAX_CHANGE_SET_BYTES - 4_000  # the change set's own fields
+    budget_bytes = MAX_CHANGE_SET_BYTES - CHANGE_SET_OVERHEAD
     groups: list[list[MemoryWrite]] = [[]]
     count, size = reserved_count, reserved_bytes
     for write in writes:
@@ -171,3 +173,27 @@ def pack_writes(
         groups[-1].append(write)
         count, size = count + 1, size + cost
     return [group for group in groups if group] or []
+
+
+def pack_with_rules(
+    writes: Sequence[MemoryWrite], rules: Sequence[Suppression]
+) -> list[tuple[list[MemoryWrite], list[Suppression]]]:
+    """``writes`` and (at least one) ``rules`` as the change sets to apply, in order, each
+    within the count and size limits: the first rule rides with the first writes, further
+    rules follow in change sets of their own, then the rest of the writes."""
+    first, *others = rules
+    batches = pack_writes(writes, reserved_count=1, reserved_bytes=write_size(first)) or [[]]
+    groups: list[tuple[list[MemoryWrite], list[Suppression]]] = [(batches[0], [first])]
+    budget = MAX_CHANGE_SET_BYTES - CHANGE_SET_OVERHEAD
+    pending: list[Suppression] = []
+    size = 0
+    for rule in others:
+        cost = write_size(rule)
+        if pending and (size + cost > budget or len(pending) >= MAX_WRITES_PER_CHANGE_SET):
+            groups.append(([], pending))
+            pending, size = [], 0
+        pending.append(rule)
+        size += cost
+    if pending:
+        groups.append(([], pending))
+    return groups + [(batch, []) for batch in batches[1:]]

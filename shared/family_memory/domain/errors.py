@@ -11,6 +11,7 @@ from typing import ClassVar
 #: The public text of the errors whose message names internals.
 BUSY = "another change to this family is in progress; retry in a few seconds"
 SEARCH_UNAVAILABLE = "search is unavailable right now; try again shortly"
+MISCONFIGURED = "the service is not configured correctly; its operator can see why in the log"
 
 
 class FamilyMemoryError(Exception):
@@ -31,6 +32,14 @@ def public_message(exc: BaseException) -> str:
 class DeliveryFailedError(FamilyMemoryError):
     """On one machine, delivering what a committed change caused (indexing, formation,
     a compile) failed with an error from outside the core; the change itself stands."""
+
+
+class ConfigurationError(FamilyMemoryError):
+    """The deployment's settings are missing or invalid (a variable not set, a value out of
+    range): the operator's problem, never the caller's. The message names the variable; a
+    caller outside the process is told only ``MISCONFIGURED`` (the API answers 500)."""
+
+    public = MISCONFIGURED
 
 
 class InvalidInputError(FamilyMemoryError, ValueError):

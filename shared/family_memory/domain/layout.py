@@ -1,4 +1,5 @@
-"""Where things live inside a family's folder (``families/{family_id}/...``).
+"""Where things live inside a family's folder (``families/{family_id}/...``), and which
+writes start which service (the event table, ``OBJECT_EVENTS``).
 
 Stores take these relative paths; they add the family prefix themselves.
 ``check_relpath`` is the last gate before a path becomes a key or a file name.
@@ -7,6 +8,8 @@ Stores take these relative paths; they add the family prefix themselves.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from enum import StrEnum
 
 from family_memory.domain.errors import InvalidInputError
 from family_memory.domain.ids import (
@@ -114,3 +117,61 @@ def split_key(key: str) -> tuple[str, str]:
         raise InvalidInputError(f"object key {key[:80]!r} is not under {FAMILIES_PREFIX}")
     family_id, _, path = key[len(FAMILIES_PREFIX) :].partition("/")
     return check_family_id(family_id), check_relpath(path)
+
+
+# --- the event table: which writes start which service --------------------------------------
+
+
+class Service(StrEnum):
+    """What an event starts (each is one Lambda function on AWS, one bus subscriber locally)."""
+
+    EXTRACT = "extract"  # a stored session: extract candidates, queue the reconciliation
+    COMPILE = "compile"  # an applied change set, a session's candidates: dream that family
+    INDEX = "index"  # a memory file or its evidence sidecar: re-read it into the search index
+    FAN_OUT = "fan-out"  # the hourly schedule: queue every family whose local midnight passed
+
+
+@dataclass(frozen=True)
+class ObjectEvent:
+    """An S3 "Object Created" event for ``families/{family}/{folder}{name}{suffix}`` starts ``service``."""
+
+    folder: str
+    suffix: str
+    service: Service
+
+    @property
+    def wildcard(self) -> str:
+        """The key as an EventBridge ``wildcard`` pattern (template.yaml's rules say exactly this)."""
+        return f"{FAMILIES_PREFIX}*/{self.folder}*{self.suffix}"
+
+    @property
+    def pattern(self) -> str:
+        """The same keys as a regular expression on the full key (a family id has no '/')."""
+        return f"{re.escape(FAMILIES_PREFIX)}[^/]+/{re.escape(self.folder)}[^/]+{re.escape(self.suffix)}"
+
+
+#: Every write that starts a service, written once: the local in-process bus subscribes by it,
+#: the Lambda handlers check their keys against it, and a test holds template.yaml's
+#: EventBridge rules to it. Memories: the file and its evidence sidecar (the quotes indexed).
+OBJECT_EVENTS: tuple[ObjectEvent, ...] = (
+    ObjectEvent(SESSIONS, ".json", Service.EXTRACT),
+    ObjectEvent(CHANGES, ".json", Service.COMPILE),
+    ObjectEvent(CANDIDATES, ".json", Service.COMPILE),
+    ObjectEvent(MEMORIES, "", Service.INDEX),
+)
+#: What the hourly schedule (EventBridge Scheduler on AWS, ``dream --due`` locally) starts.
+SCHEDULED: Service = Service.FAN_OUT
+
+
+def events_of(service: Service) -> tuple[ObjectEvent, ...]:
+    return tuple(e for e in OBJECT_EVENTS if e.service is service)
+
+
+def key_pattern(service: Service) -> str:
+    """A regular expression on the full object key: the keys whose creation starts ``service``."""
+    return "|".join(f"(?:{e.pattern})" for e in events_of(service))
+
+
+def starts(service: Service, key: str) -> bool:
+    """Whether creating the object ``key`` starts ``service``."""
+    return any(re.fullmatch(e.pattern, key) for e in events_of(service))

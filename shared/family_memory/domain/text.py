@@ -79,3 +79,22 @@ Summary = Annotated[str, single_line("summary", SUMMARY_MAX)]
 WhenToUse = Annotated[str, single_line("when_to_use", WHEN_TO_USE_MAX, allow_empty=True)]
 Name = Annotated[str, single_line("name", NAME_MAX)]
 Body = Annotated[str, AfterValidator(check_body)]
+
+
+def _is_word(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
+def holds_words(normalised: str, wanted: str) -> bool:
+    """Whether ``normalised`` holds ``wanted`` (both in comparison form) as whole words."""
+    if not wanted:
+        return False
+    start = normalised.find(wanted)
+    while start != -1:
+        end = start + len(wanted)
+        if (start == 0 or not _is_word(normalised[start - 1])) and (
+            end == len(normalised) or not _is_word(normalised[end])
+        ):
+            return True
+        start = normalised.find(wanted, start + 1)
+    return False

@@ -188,8 +188,8 @@ def restatement_rates(path: Path, meaning: Any = None) -> Rates:
     None to match by words only)."""
     from family_memory.domain.ids import new_ulid
     from family_memory.domain.suppression import Suppression, SuppressionScope
+    from family_memory.forgotten import APPLIES_TO, CLAIMS_ONLY, SuppressionRules, fingerprints
     from family_memory.formation.candidate import Candidate
-    from family_memory.formation.suppression_rules import APPLIES_TO, CLAIMS_ONLY, SuppressionRules, fingerprints
 
     rates = Rates("forget rules (eval/calibration/restatement.yaml)", "restated", "kept out")
     people: dict[str, str] = {}

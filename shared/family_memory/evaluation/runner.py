@@ -26,8 +26,8 @@ from datetime import UTC, date, datetime, timedelta
 from enum import StrEnum
 from pathlib import Path
 
-from family_memory.app.bootstrap import Runtime, build_local, retrieval_for
-from family_memory.app.lifecycle import lifecycle_of
+from family_memory.app.bootstrap import build_local
+from family_memory.app.runtime import Runtime, retrieval_for
 from family_memory.app.sessions import end_session
 from family_memory.app.settings import load_settings
 from family_memory.brief.model import Brief
@@ -207,7 +207,7 @@ class FamilyRunner:
         return self._collect(family, forgot, action_log)
 
     def _dream(self, family_id: str) -> None:
-        dream_family(lifecycle_of(self.runtime).deps, family_id, now=self.clock.now())
+        dream_family(self.runtime.lifecycle.deps, family_id, now=self.clock.now())
         self.runtime.drain()
 
     # --- scripted card actions --------------------------------------------------------
@@ -295,7 +295,7 @@ class FamilyRunner:
     def _collect(self, family: EvalFamily, forgot: dict[str, list[str]], action_log: list[str]) -> FamilyRun:
         fid = family.id
         runtime = self.runtime
-        lifecycle = lifecycle_of(runtime)
+        lifecycle = runtime.lifecycle
         memories = {m.id: self._view(fid, m) for m in self._memories(fid)}
         first_bytes = runtime.store.read(fid, BRIEF).data
         compile_family(lifecycle.deps, fid, now=self.clock.now())
@@ -309,7 +309,7 @@ class FamilyRunner:
         texts: dict[str, str] = {}
         tokens = 0
         for key, member_id, surface in served:
-            loaded = lifecycle.loader.load(fid, member_id=member_id, surface=surface) or Brief(family_id=fid)
+            loaded = runtime.brief.loader.load(fid, member_id=member_id, surface=surface) or Brief(family_id=fid)
             block = prompt_block(loaded, surface)
             briefs[key], texts[key], tokens = loaded, block.text, max(tokens, block.brief_tokens)
         documents = [doc for s in family.sessions if (doc := read_document(runtime.store, fid, s.id)) is not None]

@@ -2,7 +2,7 @@
 
 For one session, under the family's lease: for each accepted candidate,
 resolve the names it applies to (``entities``), check the family's forget
-rules (``suppression_rules``), find similar memories (the ``SimilarMemories``
+rules (``family_memory.forgotten``), find similar memories (the ``SimilarMemories``
 finder given to the constructor), and decide (``decisions``): add, reinforce,
 supersede, record a contradiction, or do nothing. The decisions of one session
 go to the write protocol as one change set (split when it would grow past
@@ -52,6 +52,7 @@ from family_memory.domain.refs import ConvRef
 from family_memory.domain.text import normalise_for_match
 from family_memory.domain.transcript import Transcript, parse_transcript
 from family_memory.families import load_family
+from family_memory.forgotten import ClaimMeaning, SuppressionRules
 from family_memory.formation.candidate import AUTHORITY_RANK, Candidate
 from family_memory.formation.children import children_learned, tag_minors, with_children
 from family_memory.formation.decisions import (
@@ -72,7 +73,6 @@ from family_memory.formation.document import (
 )
 from family_memory.formation.entities import EntityDirectory, Resolution
 from family_memory.formation.similar import SimilarMemories
-from family_memory.formation.suppression_rules import ClaimMeaning, SuppressionRules
 from family_memory.formation.text_similarity import content_tokens, similarity
 from family_memory.writes.protocol import FamilyWriter, WriteSession
 

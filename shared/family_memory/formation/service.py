@@ -21,6 +21,7 @@ from family_memory.domain.layout import candidates_path, session_path
 from family_memory.domain.okf import parse_json, serialise_json
 from family_memory.domain.transcript import Transcript, check_not_ahead, parse_transcript
 from family_memory.families import load_family, mark_children
+from family_memory.forgotten import ClaimMeaning, SuppressionRules
 from family_memory.formation.candidate import Candidate
 from family_memory.formation.children import children_learned
 from family_memory.formation.document import (
@@ -41,7 +42,6 @@ from family_memory.formation.queue import ReconcileQueue, ReconcileRequest
 from family_memory.formation.reconcile import Reconciler, ReconcileReport
 from family_memory.formation.similar import SimilarMemories
 from family_memory.formation.summary import KeptOut, derive_summary
-from family_memory.formation.suppression_rules import ClaimMeaning, SuppressionRules
 from family_memory.formation.validation import validate_proposals
 from family_memory.ports.store import Store
 from family_memory.writes.protocol import FamilyWriter

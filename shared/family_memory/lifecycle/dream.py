@@ -49,7 +49,7 @@ from family_memory.domain.ids import check_change_id, check_family_id
 from family_memory.domain.layout import ARCHIVE, BRIEF, INDEX, LOG, change_path
 from family_memory.domain.okf import parse_json
 from family_memory.families import load_family
-from family_memory.lifecycle.index import render_family_index
+from family_memory.lifecycle.listing import render_family_index
 from family_memory.lifecycle.logbook import change_lines, insert_entry, is_logged
 from family_memory.lifecycle.rules import DreamPolicy, Transition, apply_transition, decide, plan_transitions
 from family_memory.lifecycle.schedule import next_local_midnight

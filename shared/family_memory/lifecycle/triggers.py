@@ -13,7 +13,9 @@
   summary into the brief when the ``changes/`` event was handled first. A
   session that changed nothing starts no dream.
 
-The AWS compile function and the local in-process bus both call ``handle``.
+Which keys these are is the event table's (``domain.layout.OBJECT_EVENTS``, service
+``compile``). The AWS compile function and the local in-process bus both go through
+``app.lifecycle.compile_keys``, which calls ``dream_on_triggers`` once per family.
 """
 
 from __future__ import annotations
@@ -26,17 +28,14 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from family_memory.brief.sources import read_conversation
-from family_memory.domain.layout import FAMILIES_PREFIX, candidates_path, split_key
+from family_memory.domain.layout import CANDIDATES, CHANGES, Service, candidates_path, split_key, starts
 from family_memory.lifecycle.dream import DreamDeps, DreamReport, dream_family
 from family_memory.ports.store import Store
 
 log = logging.getLogger(__name__)
 
-#: Object keys whose creation starts the compile (regular expressions on the full key).
-CHANGES_KEY = rf"{FAMILIES_PREFIX}[^/]+/changes/[^/]+\.json"
-CANDIDATES_KEY = rf"{FAMILIES_PREFIX}[^/]+/candidates/[^/]+\.json"
-_CHANGE = re.compile(r"changes/([^/]+)\.json")
-_CANDIDATES = re.compile(r"candidates/([^/]+)\.json")
+_CHANGE = re.compile(rf"{CHANGES}([^/]+)\.json")
+_CANDIDATES = re.compile(rf"{CANDIDATES}([^/]+)\.json")
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,9 +46,11 @@ class Trigger:
 
 
 def trigger_for_key(key: str) -> Trigger | None:
-    """The trigger an object key stands for; None for keys the compile ignores.
-    InvalidInputError when the key is not a valid family path at all."""
+    """The trigger an object key stands for; None for keys the compile ignores (the event
+    table's). InvalidInputError when the key is not a valid family path at all."""
     family_id, path = split_key(key)
+    if not starts(Service.COMPILE, key):
+        return None
     if match := _CHANGE.fullmatch(path):
         return Trigger(family_id, change_id=match.group(1))
     if match := _CANDIDATES.fullmatch(path):
@@ -76,7 +77,9 @@ def _reconciled_with_changes(store: Store, family_id: str, session_id: str) -> b
     return isinstance(reconciliation, dict) and bool(reconciliation.get("change_ids"))
 
 
-def handle(deps: DreamDeps, family_id: str, triggers: Sequence[Trigger], *, now: datetime) -> DreamReport | None:
+def dream_on_triggers(
+    deps: DreamDeps, family_id: str, triggers: Sequence[Trigger], *, now: datetime
+) -> DreamReport | None:
     """Note the family's new conversations, then dream it once if any change landed
     (or the newest conversation's reconciliation changed something)."""
     newest_changed = False

@@ -30,7 +30,7 @@ from typing import TypeVar
 from family_memory.domain.errors import FamilyMemoryError
 from family_memory.retrieval.documents import IndexDocument
 from family_memory.retrieval.embedding import Vector
-from family_memory.retrieval.index import Hit, IndexUnavailableError, MemoryIndex, SearchFilter
+from family_memory.retrieval.search_index import Hit, IndexUnavailableError, MemoryIndex, SearchFilter
 
 log = logging.getLogger(__name__)
 

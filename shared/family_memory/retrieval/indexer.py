@@ -32,7 +32,7 @@ from family_memory.domain.okf import parse_memory
 from family_memory.ports.store import Store
 from family_memory.retrieval.documents import IndexDocument, document_from_memory, index_quotes
 from family_memory.retrieval.embedding import CachedEmbeddings
-from family_memory.retrieval.index import MemoryIndex
+from family_memory.retrieval.search_index import MemoryIndex
 
 log = logging.getLogger(__name__)
 Progress = Callable[[str], None]

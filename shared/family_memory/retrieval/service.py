@@ -20,16 +20,12 @@ from family_memory.ports.catalog import Catalog
 from family_memory.ports.store import Store
 from family_memory.retrieval.deadline import DeadlineIndex
 from family_memory.retrieval.embedding import CachedEmbeddings, Embedder, EmbeddingCache
-from family_memory.retrieval.index import MemoryIndex
 from family_memory.retrieval.indexer import Indexer
 from family_memory.retrieval.lookup import FamilyZones, LookupSettings, TurnLookup
 from family_memory.retrieval.must_know import names_of
+from family_memory.retrieval.search_index import MemoryIndex
 from family_memory.retrieval.similar import IndexSimilarMemories
 from family_memory.retrieval.tools import ReadTools
-
-#: The object keys the indexer listens to (S3 -> EventBridge, or the local bus): memory files
-#: and their evidence sidecars (the quotes a document holds).
-MEMORY_FILE_KEYS = r"families/[^/]+/memories/[^/]+\.(?:md|evidence\.jsonl)"
 
 
 @dataclass

@@ -12,7 +12,7 @@ from family_memory.domain.errors import InvalidInputError
 from family_memory.domain.ids import check_family_id
 from family_memory.ports.catalog import Catalog, CatalogRow
 from family_memory.retrieval.embedding import Embedder
-from family_memory.retrieval.index import MAX_K, MemoryIndex, SearchFilter
+from family_memory.retrieval.search_index import MAX_K, MemoryIndex, SearchFilter
 
 
 class IndexSimilarMemories:

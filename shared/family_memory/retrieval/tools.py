@@ -52,10 +52,10 @@ from family_memory.domain.memory import Status
 from family_memory.domain.okf import parse_memory_file, validation_message
 from family_memory.domain.refs import MAX_REF_LENGTH, ConvRef, MemoryRef
 from family_memory.domain.transcript import parse_transcript
+from family_memory.forgotten import FORGOTTEN, ForgottenWords, replaced_by_forgotten
 from family_memory.ports.store import Store
 from family_memory.retrieval.age import age_in_words
 from family_memory.retrieval.embedding import EmbeddingUnavailableError
-from family_memory.retrieval.forgotten import FORGOTTEN, ForgottenWords, replaced_by_forgotten
 from family_memory.retrieval.lookup import MAX_QUERY_CHARS, TurnLookup, line_for
 
 log = logging.getLogger(__name__)

@@ -39,7 +39,8 @@ from family_memory.domain.errors import InvalidInputError
 from family_memory.domain.ids import check_family_id, check_memory_id
 from family_memory.retrieval.documents import IndexDocument
 from family_memory.retrieval.embedding import Vector
-from family_memory.retrieval.index import (
+from family_memory.retrieval.query_words import query_words
+from family_memory.retrieval.search_index import (
     Hit,
     IndexMismatchError,
     IndexUnavailableError,
@@ -48,7 +49,6 @@ from family_memory.retrieval.index import (
     check_documents,
     check_k,
 )
-from family_memory.retrieval.query_words import query_words
 
 log = logging.getLogger(__name__)
 

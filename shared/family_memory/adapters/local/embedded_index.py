@@ -50,7 +50,8 @@ from family_memory.domain.ids import check_family_id, check_memory_id
 from family_memory.domain.memory import MemoryType, Sensitivity, Status
 from family_memory.retrieval.documents import IndexDocument
 from family_memory.retrieval.embedding import Vector
-from family_memory.retrieval.index import (
+from family_memory.retrieval.query_words import STOPWORDS, query_words, words
+from family_memory.retrieval.search_index import (
     Hit,
     IndexMismatchError,
     MemoryIndex,
@@ -58,7 +59,6 @@ from family_memory.retrieval.index import (
     check_documents,
     check_k,
 )
-from family_memory.retrieval.query_words import STOPWORDS, query_words, words
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS docs (

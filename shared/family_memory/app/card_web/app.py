@@ -36,11 +36,11 @@ from http import HTTPStatus
 from typing import Any
 
 from family_memory.app.api import ERRORS
-from family_memory.app.bootstrap import Runtime
 from family_memory.app.card_web import pages
 from family_memory.app.card_web.markup import Html, asset, render
 from family_memory.app.card_web.markup import field as value_of
 from family_memory.app.card_web.session import COOKIE, CardSessions
+from family_memory.app.runtime import Runtime
 from family_memory.card import operations as card
 from family_memory.card.views import (
     family_entities,
@@ -398,7 +398,7 @@ class CardWeb:
                 if name in form and form[name].strip() != getattr(current, name)
             }
             edit = validate(card.MemoryEdit, changes, "edit")
-            _, new = card.edit_memory(self.runtime.writer, ctx.family_id, memory_id, form.get("member", ""), edit)
+            _, new = self.runtime.card.edit(ctx.family_id, memory_id, form.get("member", ""), edit)
         except _FormRefusedError:
             return self._memory_page(call, memory_id, HTTPStatus.FORBIDDEN, typed=typed, error=_REFUSED_FORM)
         except FamilyMemoryError as exc:
@@ -414,7 +414,7 @@ class CardWeb:
         try:
             self._check_form(call)
             reason = form.get("reason", "").strip()
-            card.forget_memory(self.runtime.writer, ctx.family_id, memory_id, form.get("member", ""), reason)
+            self.runtime.card.forget(ctx.family_id, memory_id, form.get("member", ""), reason)
         except _FormRefusedError:
             return self._memory_page(call, memory_id, HTTPStatus.FORBIDDEN, typed=typed, error=_REFUSED_FORM)
         except FamilyMemoryError as exc:
@@ -447,7 +447,7 @@ class CardWeb:
         error: str = "",
     ) -> WebResponse:
         ctx = call.page
-        preview = card.preview_group(self.runtime.writer, ctx.family_id, selector)
+        preview = self.runtime.card.preview_group(ctx.family_id, selector)
         count = preview.count
         if count == 0:
             count_text = "It affects no memory now; confirming keeps the assistant from learning such memories later."
@@ -484,8 +484,7 @@ class CardWeb:
             expected = form.get("expected_count", "")
             if not expected.isdigit():
                 raise InvalidInputError("expected_count: the count the preview showed is missing; preview again")
-            result = card.forget_group(
-                self.runtime.writer,
+            result = self.runtime.card.forget_group(
                 ctx.family_id,
                 selector,
                 form.get("member", ""),

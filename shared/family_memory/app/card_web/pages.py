@@ -16,9 +16,9 @@ from family_memory.card.views import Excerpt, Lineage, ShownEvidence
 from family_memory.domain.clock import format_utc, zone
 from family_memory.domain.family import FamilySettings
 from family_memory.domain.memory import Authority, Memory, MemoryType, Sensitivity, Status, Strength
+from family_memory.forgotten import FORGOTTEN
 from family_memory.ports.catalog import CatalogRow
 from family_memory.retrieval.age import age_in_words
-from family_memory.retrieval.forgotten import FORGOTTEN
 
 #: How the card names each status, in the family's words.
 STATUS_WORDS = {

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import argparse
 
-from family_memory.app.bootstrap import Runtime, build
+from family_memory.app.bootstrap import bootstrap
+from family_memory.app.runtime import Runtime
 from family_memory.app.settings import load_settings
 from family_memory.domain.errors import InvalidInputError
 from family_memory.domain.ids import check_family_id
 
 
 def runtime_for(args: argparse.Namespace) -> Runtime:
-    return build(load_settings(home=getattr(args, "home", None)))
+    return bootstrap(load_settings(home=getattr(args, "home", None)))
 
 
 def family_ids(runtime: Runtime, args: argparse.Namespace) -> list[str]:

@@ -8,7 +8,6 @@ from typing import Any
 
 from family_memory.app.commands import add_family_selector, family_ids, runtime_for
 from family_memory.app.commands.dream import require_family
-from family_memory.app.lifecycle import lifecycle_of
 from family_memory.brief.model import BRIEF_TOKEN_CAP, Brief
 from family_memory.brief.render import prompt_block, section_usage
 from family_memory.domain.clock import parse_utc
@@ -49,7 +48,7 @@ def _show(args: argparse.Namespace) -> int:
     now = parse_utc(args.at) if args.at else runtime.clock.now()
     surface = Surface.HOUSEHOLD if args.household else Surface.CHAT
     member_id = check_member_id(args.member) if args.member else None
-    brief = lifecycle_of(runtime).loader.load(family_id, member_id=member_id, surface=surface, now=now)
+    brief = runtime.brief.loader.load(family_id, member_id=member_id, surface=surface, now=now)
     if brief is None:
         print(f"family {family_id} has no brief yet (run `family-memory brief compile --family {family_id}`)")
         return 1
@@ -63,7 +62,7 @@ def _show(args: argparse.Namespace) -> int:
 
 def _compile(args: argparse.Namespace) -> int:
     runtime = runtime_for(args)
-    lifecycle = lifecycle_of(runtime)
+    lifecycle = runtime.lifecycle
     for family_id in family_ids(runtime, args):
         require_family(runtime, family_id)
         print("\n".join(compile_family(lifecycle.deps, family_id, now=runtime.clock.now()).lines()))

@@ -6,9 +6,8 @@ import argparse
 from datetime import datetime
 from typing import Any
 
-from family_memory.app.bootstrap import Runtime
 from family_memory.app.commands import family_ids, runtime_for
-from family_memory.app.lifecycle import lifecycle_of
+from family_memory.app.runtime import Runtime
 from family_memory.domain.clock import parse_utc
 from family_memory.domain.errors import NotFoundError
 from family_memory.lifecycle.dream import dream_family
@@ -37,7 +36,7 @@ def require_family(runtime: Runtime, family_id: str) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     runtime = runtime_for(args)
-    lifecycle = lifecycle_of(runtime)
+    lifecycle = runtime.lifecycle
     now: datetime = parse_utc(args.at) if args.at else runtime.clock.now()
     failed_before = runtime.bus.failed if runtime.bus is not None else 0
     if args.due:

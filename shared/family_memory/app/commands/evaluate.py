@@ -136,7 +136,7 @@ def _calibration(data: Path) -> dict[str, Any]:
     families (eval/calibration/), printed and returned for the JSON report."""
     from family_memory.adapters.local.minilm_embedder import MiniLMEmbedder
     from family_memory.evaluation.calibration import restatement_rates, support_rates
-    from family_memory.formation.suppression_rules import ClaimMeaning
+    from family_memory.forgotten import ClaimMeaning
 
     out: dict[str, Any] = {}
     support, restatement = data / "calibration" / "support.yaml", data / "calibration" / "restatement.yaml"

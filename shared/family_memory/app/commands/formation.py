@@ -9,9 +9,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from family_memory.app.bootstrap import Runtime
 from family_memory.app.commands import family_ids, runtime_for
-from family_memory.app.formation import formation
+from family_memory.app.runtime import Runtime
 from family_memory.app.sessions import Formation, end_session, supplied_candidates
 from family_memory.domain.errors import InvalidInputError
 from family_memory.domain.ids import check_family_id
@@ -136,13 +135,12 @@ def _retry_failed(args: argparse.Namespace) -> int:
     if args.restart or args.re_extract:
         raise InvalidInputError("--failed-only takes neither --restart nor --re-extract")
     runtime = runtime_for(args)
-    dream = runtime.extras.get("dream")
-    deps = formation(runtime).deps
+    deps = runtime.formation.deps
     waiting = 0
     for family_id in family_ids(runtime, args):
         try:
             report = retry_failed_extractions(
-                deps, family_id, dream=dream if callable(dream) else None, progress=lambda line: print(f"  {line}")
+                deps, family_id, dream=runtime.dream, progress=lambda line: print(f"  {line}")
             )
         except ExtractorMisconfiguredError as exc:
             print(f"family {family_id}: stopped: {exc}")
@@ -163,11 +161,10 @@ def _replay(args: argparse.Namespace) -> int:
         )
     runtime = runtime_for(args)
     family_id = check_family_id(args.family)
-    dream = runtime.extras.get("dream")
     report = replay_family(
-        formation(runtime).deps,
+        runtime.formation.deps,
         family_id,
-        dream=dream if callable(dream) else None,
+        dream=runtime.dream,
         restart=args.restart,
         re_extract=args.re_extract,
         progress=lambda line: print(f"  {line}"),

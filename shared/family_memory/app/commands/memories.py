@@ -12,18 +12,13 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from family_memory.app.bootstrap import Runtime
 from family_memory.app.commands import runtime_for
 from family_memory.app.commands.formation import location
+from family_memory.app.runtime import Runtime
 from family_memory.card.operations import (
     GroupSelector,
     MemoryDraft,
     MemoryEdit,
-    add_memory,
-    edit_memory,
-    forget_group,
-    forget_memory,
-    preview_group,
 )
 from family_memory.card.views import (
     corrected_constraint,
@@ -207,7 +202,7 @@ def _add(args: argparse.Namespace) -> int:
         "memory",
     )
     family_id = check_family_id(args.family)
-    memory = add_memory(runtime.writer, family_id, args.member, draft)
+    memory = runtime.card.add(family_id, args.member, draft)
     print(f"added {_line(memory)}")
     print(f"  {location(runtime, family_id, memory_path(memory.id))}")
     _drain(runtime)
@@ -227,7 +222,7 @@ def _edit(args: argparse.Namespace) -> int:
     }
     edit = validate(MemoryEdit, {k: v for k, v in changes.items() if v is not None}, "edit")
     family_id = check_family_id(args.family)
-    old, new = edit_memory(runtime.writer, family_id, check_memory_id(args.memory_id), args.member, edit)
+    old, new = runtime.card.edit(family_id, check_memory_id(args.memory_id), args.member, edit)
     print(f"superseded {_line(old)}")
     print(f"by         {_line(new)}")
     print(f"  {location(runtime, family_id, memory_path(new.id))}")
@@ -238,7 +233,7 @@ def _edit(args: argparse.Namespace) -> int:
 def _forget(args: argparse.Namespace) -> int:
     runtime = runtime_for(args)
     family_id = check_family_id(args.family)
-    memory, rule = forget_memory(runtime.writer, family_id, check_memory_id(args.memory_id), args.member, args.reason)
+    memory, rule = runtime.card.forget(family_id, check_memory_id(args.memory_id), args.member, args.reason)
     if rule is None:
         print(f"already forgotten: {_line(memory)}")
     else:
@@ -252,7 +247,7 @@ def _group(args: argparse.Namespace) -> int:
     runtime = runtime_for(args)
     family_id = check_family_id(args.family)
     selector = validate(GroupSelector, {"entity": args.entity, "topic": args.topic, "memory_type": args.type}, "group")
-    preview = preview_group(runtime.writer, family_id, selector)
+    preview = runtime.card.preview_group(family_id, selector)
     if not args.yes:
         print(f"{for_terminal(selector.describe())}: {preview.count} memories would be forgotten")
         for row in preview.memories:
@@ -262,9 +257,7 @@ def _group(args: argparse.Namespace) -> int:
     if args.expect is None:
         print("--yes needs --expect N: the count you were shown")
         return 2
-    result = forget_group(
-        runtime.writer, family_id, selector, args.member, expected_count=args.expect, reason=args.reason
-    )
+    result = runtime.card.forget_group(family_id, selector, args.member, expected_count=args.expect, reason=args.reason)
     rules = ", ".join(rule.id for rule in result.rules)
     if result.already_forgotten:
         print(

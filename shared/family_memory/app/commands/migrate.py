@@ -16,10 +16,9 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-from family_memory.app.bootstrap import Runtime
 from family_memory.app.commands import runtime_for
 from family_memory.app.commands.formation import NO_DREAM, location
-from family_memory.app.formation import formation
+from family_memory.app.runtime import Runtime
 from family_memory.domain.clock import parse_utc
 from family_memory.domain.errors import FamilyMemoryError, InvalidInputError
 from family_memory.domain.ids import check_family_id
@@ -127,12 +126,11 @@ def _options(args: argparse.Namespace) -> MigrationOptions:
 
 
 def _one(runtime: Runtime, family_id: str, sources: list[MigrationSource], options: MigrationOptions) -> int:
-    dream = runtime.extras.get("dream")
     run = migrate_family(
-        formation(runtime).deps,
+        runtime.formation.deps,
         family_id,
         sources,
-        dream=dream if callable(dream) else None,
+        dream=runtime.dream,
         options=options,
         progress=lambda line: print(f"  {line}"),
     )

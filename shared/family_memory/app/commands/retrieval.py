@@ -7,9 +7,9 @@ import argparse
 import json
 from typing import Any
 
-from family_memory.app.bootstrap import retrieval_for
 from family_memory.app.commands import add_family_selector, family_ids, runtime_for
 from family_memory.app.commands.dream import require_family
+from family_memory.app.runtime import retrieval_for
 from family_memory.domain.family import Surface
 from family_memory.domain.ids import check_family_id
 from family_memory.retrieval.tools import TOOL_SPECS

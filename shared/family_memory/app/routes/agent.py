@@ -26,8 +26,6 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Body, Header, Path, Query
 from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse, OpenAPIResponseHeader
 
-from family_memory.app.bootstrap import retrieval_for
-from family_memory.app.lifecycle import lifecycle_of
 from family_memory.app.routes.schema import (
     BriefResponse,
     ContextRequest,
@@ -44,6 +42,7 @@ from family_memory.app.routes.shared import (
     ok,
     runtime_of,
 )
+from family_memory.app.runtime import retrieval_for
 from family_memory.brief.model import BRIEF_TOKEN_CAP, Brief
 from family_memory.brief.render import prompt_block, section_usage
 from family_memory.domain.errors import NotFoundError
@@ -109,7 +108,7 @@ def brief(
         str | None, Header(alias="If-None-Match", description="The ETag of the copy you hold: 304 if unchanged.")
     ] = None,
 ) -> Response[str]:
-    compiled = lifecycle_of(runtime_of(router)).loader.load(family_id, member_id=member_id, surface=surface)
+    compiled = runtime_of(router).brief.loader.load(family_id, member_id=member_id, surface=surface)
     shown = compiled or Brief(family_id=family_id)
     block = prompt_block(shown, surface)
     answer = BriefResponse.model_validate(

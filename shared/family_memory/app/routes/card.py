@@ -15,7 +15,6 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 
-from family_memory.app.bootstrap import Runtime
 from family_memory.app.routes.schema import (
     AddRequest,
     EditRequest,
@@ -34,6 +33,7 @@ from family_memory.app.routes.schema import (
     MemoryShown,
 )
 from family_memory.app.routes.shared import FamilyPath, MemoryPath, error_responses, json_response, ok, runtime_of
+from family_memory.app.runtime import Runtime
 from family_memory.card import operations as card
 from family_memory.card.views import evidence_view, lineage_view, list_memories, open_conflicts, read_memory
 from family_memory.domain.errors import InvalidInputError
@@ -142,7 +142,7 @@ def lineage(family_id: FamilyPath, memory_id: MemoryPath) -> Response[str]:
 def add(family_id: FamilyPath, request: Annotated[AddRequest, Body()]) -> Response[str]:
     runtime = runtime_of(router)
     draft = validate(card.MemoryDraft, request.model_dump(exclude={"member_id", "id"}, exclude_unset=True), "body")
-    memory = card.add_memory(runtime.writer, family_id, request.member_id, draft, memory_id=request.id)
+    memory = runtime.card.add(family_id, request.member_id, draft, memory_id=request.id)
     runtime.drain_committed()  # the write has committed: it answers success whatever follows
     return json_response(HTTPStatus.CREATED, MemoryAdded(memory=memory_out(family_id, memory)))
 
@@ -159,7 +159,7 @@ def add(family_id: FamilyPath, request: Annotated[AddRequest, Body()]) -> Respon
 def edit(family_id: FamilyPath, memory_id: MemoryPath, request: Annotated[EditRequest, Body()]) -> Response[str]:
     runtime = runtime_of(router)
     changes = validate(card.MemoryEdit, request.model_dump(exclude={"member_id"}, exclude_unset=True), "body")
-    old, new = card.edit_memory(runtime.writer, family_id, memory_id, request.member_id, changes)
+    old, new = runtime.card.edit(family_id, memory_id, request.member_id, changes)
     runtime.drain_committed()  # the write has committed: it answers success whatever follows
     answer = MemoryEdited(superseded=memory_out(family_id, old), memory=memory_out(family_id, new))
     return json_response(HTTPStatus.OK, answer)
@@ -176,7 +176,7 @@ def edit(family_id: FamilyPath, memory_id: MemoryPath, request: Annotated[EditRe
 )
 def forget(family_id: FamilyPath, memory_id: MemoryPath, request: Annotated[ForgetRequest, Body()]) -> Response[str]:
     runtime = runtime_of(router)
-    memory, rule = card.forget_memory(runtime.writer, family_id, memory_id, request.member_id, request.reason)
+    memory, rule = runtime.card.forget(family_id, memory_id, request.member_id, request.reason)
     runtime.drain_committed()  # the write has committed: it answers success whatever follows
     answer = MemoryForgotten(
         memory=memory_out(family_id, memory),
@@ -203,7 +203,7 @@ def group(family_id: FamilyPath, request: Annotated[GroupRequest, Body()]) -> Re
         "body",
     )
     if not request.confirm:
-        preview = card.preview_group(runtime.writer, family_id, selector)
+        preview = runtime.card.preview_group(family_id, selector)
         shown = GroupPreview.model_validate(
             {
                 "group": selector.describe(),
@@ -216,8 +216,7 @@ def group(family_id: FamilyPath, request: Annotated[GroupRequest, Body()]) -> Re
         return json_response(HTTPStatus.OK, shown)
     if request.expected_count is None:
         raise InvalidInputError("expected_count: required with confirm (the count the preview showed)")
-    result = card.forget_group(
-        runtime.writer,
+    result = runtime.card.forget_group(
         family_id,
         selector,
         request.member_id,

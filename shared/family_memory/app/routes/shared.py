@@ -14,12 +14,12 @@ from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 from pydantic import BaseModel
 
-from family_memory.app.bootstrap import Runtime
 from family_memory.app.routes.schema import ErrorResponse
+from family_memory.app.runtime import Runtime
 from family_memory.domain.family import Surface
 from family_memory.domain.ids import MAX_ID_LENGTH, FamilyId, MemoryId
 
-#: The resolver's context key under which ``app.api.handle`` puts the request's runtime.
+#: The resolver's context key under which ``app.api.resolve_api_event`` puts the request's runtime.
 RUNTIME = "runtime"
 #: The context key under which the body hardening middleware puts the request's body.
 BODY = "body"
@@ -37,10 +37,12 @@ class RequestBody:
 
 
 def runtime_of(router: Router) -> Runtime:
-    """The runtime the current request acts on (``app.api.handle`` sets it on the resolver)."""
+    """The runtime the current request acts on (``app.api.resolve_api_event`` sets it on the resolver)."""
     runtime = router.context.get(RUNTIME)
     if not isinstance(runtime, Runtime):
-        raise RuntimeError("the API was resolved without a runtime: resolve requests with family_memory.app.api.handle")
+        raise RuntimeError(
+            "the API was resolved without a runtime: resolve requests with family_memory.app.api.resolve_api_event"
+        )
     return runtime
 
 
@@ -104,7 +106,8 @@ _ERROR_TEXT: dict[int, str] = {
     409: "The state changed (`conflict`); the message says what to do.",
     413: "The body is over 1,000,000 bytes, or the change too large to record (`payload_too_large`).",
     415: "A body sent with a Content-Type other than application/json (`unsupported_media_type`).",
-    500: "Anything else (`internal_error`), logged; the message gives the request id.",
+    500: "The service's settings are wrong (`configuration_error`, a fixed message), or anything else "
+    "(`internal_error`); logged; the message gives the request id.",
     503: "Retry after `Retry-After` seconds: the family is busy (`family_busy`) or search is down "
     "(`search_unavailable`).",
 }

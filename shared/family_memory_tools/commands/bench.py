@@ -11,9 +11,9 @@ import importlib
 from typing import Any
 
 BENCH_MODULES: tuple[str, ...] = (
-    "family_memory.app.benchmarks.retrieval",
-    "family_memory.app.benchmarks.lifecycle",
-    "family_memory.app.benchmarks.coldstart",
+    "family_memory_tools.benchmarks.retrieval",
+    "family_memory_tools.benchmarks.lifecycle",
+    "family_memory_tools.benchmarks.coldstart",
 )
 
 

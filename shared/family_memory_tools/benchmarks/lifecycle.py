@@ -200,7 +200,6 @@ def _seed_family(runtime: Any, family_id: str, memories: list[Memory], settings:
 
 def bench_dream(args: argparse.Namespace) -> int:
     from family_memory.app.bootstrap import build_local
-    from family_memory.app.lifecycle import lifecycle_of
     from family_memory.app.settings import load_settings
     from family_memory.lifecycle.dream import dream_family
 
@@ -217,7 +216,7 @@ def bench_dream(args: argparse.Namespace) -> int:
             began = time.perf_counter()
             _seed_family(runtime, family_id, memories, synthetic_family(family_id))
             seeded = time.perf_counter() - began
-            deps = lifecycle_of(runtime).deps
+            deps = runtime.lifecycle.deps
             first = dream_family(deps, family_id, now=clock.now())
             quiet = _timed(functools.partial(dream_family, deps, family_id, now=clock.now()), args.repeats)
             # Nightly passes with work to do: each new day some memories expire.

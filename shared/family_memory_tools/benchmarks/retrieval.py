@@ -65,15 +65,15 @@ from typing import Any
 
 from family_memory.adapters.local.embedded_index import EmbeddedIndex
 from family_memory.adapters.local.sqlite_catalog import SQLiteCatalog
-from family_memory.app.benchmarks.labelled import MEMORIES, QUERIES
 from family_memory.domain.clock import FixedClock
 from family_memory.domain.ids import new_ulid
 from family_memory.domain.memory import Authority, Durability, MemoryType, Sensitivity, Status, Strength
 from family_memory.ports.catalog import CatalogRow
 from family_memory.retrieval.documents import IndexDocument
 from family_memory.retrieval.embedding import Embedder, Vector, content_hash
-from family_memory.retrieval.index import Hit, MemoryIndex, SearchFilter
 from family_memory.retrieval.lookup import LookupSettings, TurnLookup
+from family_memory.retrieval.search_index import Hit, MemoryIndex, SearchFilter
+from family_memory_tools.benchmarks.labelled import MEMORIES, QUERIES
 
 FAMILY = "fam-bench"
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -621,8 +621,8 @@ def combsum_max(semantic: Sequence[Hit], keyword: Sequence[Hit], weight: float) 
 
 
 def _fusion(args: argparse.Namespace) -> int:
-    from family_memory.app.bootstrap import retrieval_for
     from family_memory.app.commands.evaluate import default_data
+    from family_memory.app.runtime import retrieval_for
     from family_memory.domain.family import Surface
     from family_memory.domain.refs import MemoryRef
     from family_memory.domain.tokens import count_tokens

@@ -4,62 +4,18 @@ changes nothing."""
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from typing import Any
 
-from family_memory.app.commands.formation import NO_DREAM, document_lines, location
-from family_memory.app.formation import formation
-from family_memory.app.walkthrough import WalkContext
+from family_memory.app.commands.formation import NO_DREAM
 from family_memory.card.operations import GroupSelector, MemoryEdit, edit_memory, forget_memory, preview_group
 from family_memory.card.views import evidence_view, lineage_view
 from family_memory.domain.layout import entity_path, evidence_path, memory_path
-from family_memory.formation.document import CandidatesDocument, OutcomeKind
+from family_memory.formation.document import OutcomeKind
 from family_memory.formation.extraction import SuppliedCandidates
 from family_memory.formation.replay import replay_family
-from family_memory.formation.service import read_document, receive_session
-
-
-def _session(family_id: str, session_id: str, started: datetime, turns: list[tuple[str, str | None, str]]) -> bytes:
-    return json.dumps(
-        {
-            "family_id": family_id,
-            "session_id": session_id,
-            "surface": "chat",
-            "started_at": started.strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "time_zone": "America/Los_Angeles",
-            "turns": [
-                {"n": n, "role": role, **({"member_id": member} if member else {}), "text": text}
-                for n, (role, member, text) in enumerate(turns, start=1)
-            ],
-        },
-        ensure_ascii=False,
-    ).encode("utf-8")
-
-
-def _ingest(ctx: WalkContext, data: bytes, supplied: SuppliedCandidates | None = None) -> CandidatesDocument:
-    services = formation(ctx.runtime)
-    receipt = receive_session(services.deps, data, supplied=supplied)
-    transcript = receipt.intake.transcript
-    ctx.say(f"stored {location(ctx.runtime, transcript.family_id, f'sessions/{transcript.session_id}.json')}")
-    delivered = ctx.runtime.drain()
-    ctx.say(
-        f"the session's object-created event reached the extract handler, whose queue message reached the reconcile "
-        f"handler ({delivered} in-process deliveries, the same code Lambda runs)"
-    )
-    document = read_document(ctx.runtime.store, transcript.family_id, transcript.session_id)
-    assert document is not None
-    ctx.show("\n".join(document_lines(ctx.runtime, document)))
-    return document
-
-
-def _memory_of(document: CandidatesDocument, words: str) -> str:
-    for entry in document.candidates:
-        if entry.candidate is not None and words in entry.candidate.summary and document.reconciliation:
-            for outcome in document.reconciliation.outcomes:
-                if outcome.index == entry.index and outcome.memory_id:
-                    return outcome.memory_id
-    raise LookupError(words)
+from family_memory_tools.walkthrough.context import WalkContext
+from family_memory_tools.walkthrough.pipeline import ingest, memory_of, session_bytes
 
 
 def _supplied_batch() -> list[dict[str, Any]]:
@@ -123,16 +79,16 @@ def _supplied_batch() -> list[dict[str, Any]]:
 def run(ctx: WalkContext) -> None:
     runtime, family_id = ctx.runtime, ctx.family_id
     ctx.chapter("2. Formation: finished conversations become cited, reconciled memories")
-    ctx.say(
+    ctx.detail(
         "Extraction here is the offline rule-based extractor (explicit statements only, not a language model); "
         "in AWS it is Bedrock with a forced tool call. Either way code checks every candidate before reconciling."
     )
 
     ctx.step("Session 1, Friday morning in Los Angeles: Lucía mentions an allergy, tonight's plan and the holiday.")
     ctx.clock.set(datetime(2026, 11, 27, 17, 10, tzinfo=UTC))
-    s1 = _ingest(
+    s1 = ingest(
         ctx,
-        _session(
+        session_bytes(
             family_id,
             "sess-2026-11-27-lucia",
             datetime(2026, 11, 27, 17, 5, tzinfo=UTC),
@@ -145,16 +101,16 @@ def run(ctx: WalkContext) -> None:
             ],
         ),
     )
-    ctx.say(
+    ctx.detail(
         "Relative dates became absolute against the session clock in the family's time zone: tonight (Friday "
         "2026-11-27) is valid_until 2026-11-28, the day it is no longer true. Maya's allergy is tagged health."
     )
 
     ctx.step("Session 2, Sunday evening: Marco says 'my daughter' (the same Maya) and repeats the Thai food.")
     ctx.clock.set(datetime(2026, 11, 30, 2, 10, tzinfo=UTC))
-    s2 = _ingest(
+    s2 = ingest(
         ctx,
-        _session(
+        session_bytes(
             family_id,
             "sess-2026-11-29-marco",
             datetime(2026, 11, 30, 2, 0, tzinfo=UTC),
@@ -165,20 +121,19 @@ def run(ctx: WalkContext) -> None:
             ],
         ),
     )
-    allergy, swimming = _memory_of(s1, "allergic to peanuts"), _memory_of(s2, "loves swimming")
+    allergy, swimming = memory_of(s1, "allergic to peanuts"), memory_of(s2, "loves swimming")
     maya = runtime.store.read(family_id, memory_path(allergy)).data.decode()
     maya_entity = next(line.split("- ")[1] for line in maya.splitlines() if line.startswith("  - "))
-    ctx.say(
-        f"'my daughter Maya' (Lucía) and 'my daughter' (Marco) resolved to one entity, {maya_entity}: "
-        f"{location(runtime, family_id, entity_path(maya_entity))}"
-    )
-    ctx.show(ctx.family_path(entity_path(maya_entity)).read_text())
+    ctx.say("'my daughter Maya' (Lucía) and 'my daughter' (Marco) resolved to one entity, Maya's.")
+    ctx.detail(ctx.place(entity_path(maya_entity)))
+    if ctx.verbose:
+        ctx.show(ctx.family_path(entity_path(maya_entity)).read_text())
 
     ctx.step("Session 3, with candidates a batch job supplied: the same checks, and every rejection kept.")
     ctx.clock.set(datetime(2026, 12, 1, 3, 10, tzinfo=UTC))
-    _ingest(
+    ingest(
         ctx,
-        _session(
+        session_bytes(
             family_id,
             "sess-2026-11-30-marco",
             datetime(2026, 12, 1, 3, 0, tzinfo=UTC),
@@ -191,32 +146,31 @@ def run(ctx: WalkContext) -> None:
         ),
         SuppliedCandidates(_supplied_batch(), producer="nightly-batch"),
     )
-    ctx.say(
-        "The inference did not overwrite what the family said: it is recorded against the memory as a "
-        "contradiction (evidence with stance 'contradicts'), and the memory stays as it was."
-    )
+    ctx.say("The inference did not overwrite what Marco said: it is kept as evidence that contradicts it.")
     for line in evidence_view(runtime.store, family_id, swimming).lines:
-        ctx.say(f'   {line.stance:<11} "{line.quote}" {line.note}'.rstrip())
+        ctx.detail(f'   {line.stance:<11} "{line.quote}" {line.note}'.rstrip())
 
     ctx.step("The family corrects one claim (edit supersedes) and forgets another (retract + a suppression rule).")
     ctx.clock.set(datetime(2026, 12, 1, 16, 0, tzinfo=UTC))
-    pills = _memory_of(s2, "pills")
+    pills = memory_of(s2, "pills")
     old, new = edit_memory(
         runtime.writer, family_id, pills, "lucia", MemoryEdit(summary="Pepper needs her pills at 8am and 8pm.")
     )
-    ctx.say(f"edited: {old.id} is now {old.status.value}, superseded_by {new.id} (explicit, verified by human:lucia)")
+    ctx.say(f"edited: the old memory is now {old.status.value}, superseded_by the new one (verified by human:lucia)")
+    ctx.detail(f"   {old.id} -> {new.id}")
     for step in lineage_view(runtime.store, family_id, new.id).steps:
-        ctx.say(f"   lineage: {step.memory.id} {step.memory.status.value:<10} {step.memory.summary}")
-    thai = _memory_of(s1, "Thai food")
+        ctx.detail(f"   lineage: {step.memory.id} {step.memory.status.value:<10} {step.memory.summary}")
+    thai = memory_of(s1, "Thai food")
     _, rule = forget_memory(runtime.writer, family_id, thai, "marco", reason="we are off Thai food for a while")
-    ctx.say(f"forgot {thai}: retracted, and suppression rule {rule.id if rule else '-'} remembers what was forgotten")
+    ctx.say("forgot the Thai food: retracted, and a suppression rule remembers what was forgotten")
+    ctx.detail(f"   {thai}, rule {rule.id if rule else '-'}")
     runtime.drain()
 
     ctx.step("Session 4: Lucía mentions the Thai food again. The forgotten fact stays forgotten.")
     ctx.clock.set(datetime(2026, 12, 1, 18, 10, tzinfo=UTC))
-    _ingest(
+    ingest(
         ctx,
-        _session(
+        session_bytes(
             family_id,
             "sess-2026-12-01-lucia",
             datetime(2026, 12, 1, 18, 0, tzinfo=UTC),
@@ -228,23 +182,24 @@ def run(ctx: WalkContext) -> None:
     preview = preview_group(runtime.writer, family_id, GroupSelector(entity="Pepper"))
     ctx.say(f"{preview.selector.describe()}: {preview.count} memories would be forgotten")
     for row in preview.memories:
-        ctx.say(f"   {row.status.value:<10} {row.summary}")
-    ctx.say(
+        ctx.detail(f"   {row.status.value:<10} {row.summary}")
+    ctx.detail(
         f"(on the command line: family-memory memories forget-group --family {family_id} --member lucia "
         f"--entity Pepper --yes --expect {preview.count})"
     )
 
     ctx.step("Every memory shows where it came from: one claim file and its evidence ledger.")
-    ctx.say(location(runtime, family_id, memory_path(allergy)))
-    ctx.show(ctx.family_path(memory_path(allergy)).read_text())
-    ctx.say(location(runtime, family_id, evidence_path(allergy)))
+    ctx.say(
+        f"{ctx.place(memory_path(allergy))} and its evidence:" if not ctx.verbose else ctx.place(memory_path(allergy))
+    )
+    ctx.show(ctx.family_path(memory_path(allergy)).read_text(), limit=0)
+    ctx.detail(ctx.place(evidence_path(allergy)))
     ctx.show(ctx.family_path(evidence_path(allergy)).read_text())
 
     ctx.step("Replaying the family's history (as a migration would) changes nothing the second time.")
     before = {p: runtime.store.read(family_id, p).tag for p in runtime.store.list(family_id, "memories/")}
-    dream = runtime.extras.get("dream")
-    report = replay_family(formation(runtime).deps, family_id, dream=dream if callable(dream) else None)
-    ctx.show("\n".join(report.lines()))
+    report = replay_family(runtime.formation.deps, family_id, dream=runtime.dream)
+    ctx.show("\n".join(report.lines()), limit=0)
     after = {p: runtime.store.read(family_id, p).tag for p in runtime.store.list(family_id, "memories/")}
     changed = report.counts[OutcomeKind.ADDED.value] + report.counts[OutcomeKind.REINFORCED.value]
     ctx.say(

@@ -4,57 +4,21 @@ pipeline on the embedded local default. Each chapter is a module with
 
 from __future__ import annotations
 
-import json
 import shutil
-import textwrap
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
-from family_memory.app.bootstrap import Runtime, build_local
+from family_memory.app.bootstrap import build_local
 from family_memory.app.settings import load_settings
 from family_memory.domain.clock import FixedClock
+from family_memory_tools.walkthrough.context import Chapter, WalkContext
 
 MARKER = ".walkthrough"
 START = datetime(2026, 11, 27, 17, 0, tzinfo=UTC)
 
 
-@dataclass
-class WalkContext:
-    runtime: Runtime
-    clock: FixedClock
-    home: Path
-    family_id: str = "fam-rivera"
-    state: dict[str, Any] = field(default_factory=dict)
-
-    def family_path(self, relpath: str = "") -> Path:
-        return self.home / "families" / self.family_id / relpath
-
-    # --- output -------------------------------------------------------------
-    def chapter(self, title: str) -> None:
-        print(f"\n{'=' * 78}\n{title}\n{'=' * 78}")
-
-    def step(self, text: str) -> None:
-        print(f"\n-- {text}")
-
-    def say(self, text: str) -> None:
-        print(textwrap.fill(text, width=100, subsequent_indent="   ") if len(text) > 100 else text)
-
-    def show(self, text: str, indent: str = "   | ") -> None:
-        for line in text.rstrip("\n").split("\n"):
-            print(f"{indent}{line}")
-
-    def show_json(self, data: Any) -> None:
-        self.show(json.dumps(data, indent=2, ensure_ascii=False, default=str))
-
-
-Chapter = Callable[[WalkContext], None]
-
-
 def chapters() -> list[Chapter]:
-    from family_memory.app.walkthrough import dreaming, formation, foundation, retrieval
+    from family_memory_tools.walkthrough import dreaming, formation, foundation, retrieval
 
     return [foundation.run, formation.run, retrieval.run, dreaming.run]
 
@@ -69,11 +33,11 @@ def prepare_home(home: Path) -> None:
     (home / MARKER).write_text("made by family-memory walkthrough; safe to delete\n")
 
 
-def run_walkthrough(home: Path) -> int:
+def run_walkthrough(home: Path, *, verbose: bool = False) -> int:
     prepare_home(home)
     clock = FixedClock(START)
     runtime = build_local(load_settings(home=str(home), backend="local", lease_wait_seconds=5), clock)
-    ctx = WalkContext(runtime, clock, home)
+    ctx = WalkContext(runtime, clock, home, verbose=verbose)
     print(f"family-memory walk-through: everything is written under {home.resolve()}")
     print("Local mode: a folder of OKF files is the store, SQLite holds the catalog and leases; no AWS, no downloads.")
     for chapter in chapters():

@@ -16,10 +16,13 @@ def register(subparsers: Any) -> None:
         default=".family-memory/walkthrough",
         help="folder to write into (emptied first if a previous walk-through made it)",
     )
+    parser.add_argument(
+        "--verbose", action="store_true", help="show every file, verdict and block in full (by default about a page)"
+    )
     parser.set_defaults(run=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
-    from family_memory.app.walkthrough import run_walkthrough
+    from family_memory_tools.walkthrough import run_walkthrough
 
-    return run_walkthrough(Path(args.dir))
+    return run_walkthrough(Path(args.dir), verbose=args.verbose)

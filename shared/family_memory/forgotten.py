@@ -1,8 +1,23 @@
-"""Matching candidates against the family's forget rules.
+"""What "forgotten" means, in one place: the family's forget rules and every check made
+against them.
 
-A forgotten fact stays forgotten: formation checks these rules before it
-writes anything, so a later conversation that mentions the fact again does
-not bring it back. A rule matches a candidate when:
+A forget (the card's, ``card.operations``) retracts memories and records a rule,
+``suppressions/{rule_id}.json``, whose ``fingerprints`` hold the forgotten words in
+comparison form (``fingerprints``: ``normalise_for_match``): the summary and body of each
+forgotten memory and of the versions it replaced (a group keeps their about too), and
+every quote of their evidence. Nothing is deleted; each part of the pipeline asks this
+module instead:
+
+- **formation** (``SuppressionRules.match``): a candidate that restates a forgotten claim,
+  or falls in a forgotten group, is not learned (the rules below);
+- **the read tools** (``ForgottenWords.covers``, ``replaced_by_forgotten``): a turn or quote
+  holding forgotten words shows ``FORGOTTEN``; an earlier version of a forgotten claim is
+  as closed as the claim;
+- **the brief** (``forgotten_subjects``, ``forgotten_claims``, ``line_repeats_forgotten``):
+  a last-conversation line naming or repeating something forgotten is left out, by the
+  compile and at once by the patcher.
+
+**Matching candidates.** A rule matches a candidate when:
 
 - ``memory`` scope: the candidate restates the forgotten *claim*, by meaning:
   it concerns the same people (the rule keeps the forgotten memory's
@@ -32,20 +47,44 @@ Matching is polarity-blind on purpose ("we don't like Thai food any more"
 stays out once the family forgot its Thai food): the words that carry a
 stance are set aside before looking for a swapped word. Only active rules
 count.
+
+**Redacting what the tools serve.** ``ForgottenWords.covers(text)``: the text holds
+forgotten words. A fingerprint counts when it is distinctive: at least
+``MIN_CONTAINED`` characters (found anywhere in the text, as formation matches
+restatements), or at least two words (found as whole words). A lone short word (a name
+such as "Maya" that a forgotten memory was about) does not hide every turn that mentions
+it. ``replaced_by_forgotten(store, family_id, memory)``: the memory's line of corrections
+(``superseded_by``, followed to its end) ends in a retracted memory.
+
+Rules are read fresh on every call (a forget must take effect on the next one); an
+unreadable rule fails the call (InvalidInputError naming the file) rather than let
+forgotten words through.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable, Iterable, Sequence
 
+from family_memory.brief.weights import MemoryFacts
+from family_memory.domain.entity import Entity
 from family_memory.domain.layout import SUPPRESSIONS, memory_path
+from family_memory.domain.memory import Memory, Status
 from family_memory.domain.okf import parse_json, parse_memory
 from family_memory.domain.suppression import Suppression, SuppressionScope
-from family_memory.domain.text import normalise_for_match
+from family_memory.domain.text import holds_words, normalise_for_match
 from family_memory.formation.candidate import Candidate
 from family_memory.formation.decisions import stance_free_words, swapped
 from family_memory.formation.text_similarity import contains_all, similarity
 from family_memory.ports.store import Store
+
+#: A fingerprint this long is distinctive wherever it appears: formation's containment and
+#: the read tools' redaction (shorter ones are too generic for either).
+MIN_CONTAINED = 12
+#: How far a line of corrections is followed (a real line is a few versions).
+MAX_VERSIONS = 50
+
+# --- formation: candidates against the rules ------------------------------------------------
 
 #: How close a restatement must be to a forgotten claim to count as the same claim.
 RESTATEMENT = 0.7
@@ -84,12 +123,8 @@ class ClaimMeaning:
         return best >= self.threshold
 
 
-#: Fingerprints shorter than this are not used for containment (too generic).
-MIN_CONTAINED = 12
 #: A memory rule marked so holds only the forgotten claims' words, never their subject (``about``).
 CLAIMS_ONLY = "claims_only"
-#: Versions of a forgotten claim followed back when a legacy rule's subjects are set aside.
-_MAX_VERSIONS = 50
 
 
 def fingerprints(texts: Sequence[str]) -> list[str]:
@@ -191,10 +226,10 @@ def _without_subjects(store: Store, family_id: str, rule: Suppression) -> Suppre
     """A memory rule written before ``claims_only``: its fingerprints without the abouts of
     the memories it forgot (and of the versions they replaced), which are on file."""
     subjects: set[str] = set()
-    for memory_id in rule.memory_ids[:_MAX_VERSIONS]:
+    for memory_id in rule.memory_ids[:MAX_VERSIONS]:
         current: str | None = memory_id
         seen: set[str] = set()
-        while current is not None and current not in seen and len(seen) < _MAX_VERSIONS:
+        while current is not None and current not in seen and len(seen) < MAX_VERSIONS:
             seen.add(current)
             found = store.read_optional(family_id, memory_path(current))
             if found is None:
@@ -204,3 +239,123 @@ def _without_subjects(store: Store, family_id: str, rule: Suppression) -> Suppre
             current = memory.supersedes
     kept = [f for f in rule.fingerprints if f not in subjects]
     return rule.model_copy(update={"fingerprints": kept})
+
+
+# --- the read tools: what they must not serve ------------------------------------------------
+
+#: What a hidden turn or quote shows instead of its words.
+FORGOTTEN = "[forgotten at the family's request]"
+
+
+class ForgottenWords:
+    """The active forget rules' fingerprints of one family, ready to match text."""
+
+    def __init__(self, fingerprints: Iterable[str]) -> None:
+        anywhere: set[str] = set()
+        whole_words: set[str] = set()
+        for form in fingerprints:
+            if len(form) >= MIN_CONTAINED:
+                anywhere.add(form)
+            elif len(form.split()) >= 2:
+                whole_words.add(form)
+        self._anywhere = sorted(anywhere)
+        self._whole_words = [re.compile(rf"(?<!\w){re.escape(form)}(?!\w)") for form in sorted(whole_words)]
+
+    @classmethod
+    def load(cls, store: Store, family_id: str) -> ForgottenWords:
+        fingerprints: list[str] = []
+        for path in store.list(family_id, SUPPRESSIONS):
+            if not path.endswith(".json") or path.count("/") != 1:
+                continue
+            rule = parse_json(Suppression, store.read(family_id, path).data, path)
+            if rule.active:
+                fingerprints += rule.fingerprints
+        return cls(fingerprints)
+
+    def __bool__(self) -> bool:
+        return bool(self._anywhere or self._whole_words)
+
+    def covers(self, text: str) -> bool:
+        """Whether ``text`` holds words the family asked to forget."""
+        if not self:
+            return False
+        form = normalise_for_match(text)
+        return any(print_ in form for print_ in self._anywhere) or any(p.search(form) for p in self._whole_words)
+
+
+def replaced_by_forgotten(store: Store, family_id: str, memory: Memory) -> bool:
+    """Whether ``memory`` was replaced, version after version (``superseded_by``), by one
+    the family then asked to forget (a retracted memory ends the line)."""
+    seen = {memory.id}
+    successor = memory.superseded_by
+    while successor is not None and successor not in seen and len(seen) < MAX_VERSIONS:
+        seen.add(successor)
+        path = memory_path(successor)
+        document = store.read_optional(family_id, path)
+        if document is None:
+            return False
+        current = parse_memory(document.data, path)
+        if current.status is Status.RETRACTED:
+            return True
+        successor = current.superseded_by
+    return False
+
+
+# --- the brief: lines that name or repeat something forgotten -------------------------------
+
+
+def forgotten_subjects(
+    memories: Iterable[MemoryFacts], suppressions: Iterable[Suppression] = (), entities: Iterable[Entity] = ()
+) -> list[str]:
+    """What the family has asked to forget, as words a summary could name: the
+    ``about`` of every retracted memory, and the topic or the entity's names of every
+    active group forget rule."""
+    by_id = {e.id: e for e in entities}
+    subjects = {m.about for m in memories if m.status is Status.RETRACTED}
+    for rule in suppressions:
+        if not rule.active:
+            continue
+        if rule.scope is SuppressionScope.TOPIC and rule.topic:
+            subjects.add(rule.topic)
+        entity = by_id.get(rule.entity_id) if rule.entity_id else None
+        if rule.scope is SuppressionScope.ENTITY and entity is not None:
+            subjects.update([entity.name, *entity.aliases])
+    return sorted(subjects)
+
+
+def forgotten_claims(memories: Iterable[MemoryFacts]) -> list[str]:
+    """The ``summary`` of every retracted memory: a conversation line holding those words
+    repeats what the family forgot, whatever it is about."""
+    return sorted({m.summary for m in memories if m.status is Status.RETRACTED})
+
+
+def names_any(text: str, subjects: Iterable[str]) -> bool:
+    normalised = normalise_for_match(text)
+    return any(holds_words(normalised, normalise_for_match(subject)) for subject in subjects)
+
+
+def _claim_words(summary: str) -> str:
+    """A claim's summary as it may appear inside a conversation line: comparison form,
+    without its closing full stop."""
+    return normalise_for_match(summary).rstrip(" .!?")
+
+
+def holds_any(text: str, claims: Iterable[str]) -> bool:
+    """Whether ``text`` holds the words of one of ``claims`` (summaries), case- and
+    space-insensitively."""
+    normalised = normalise_for_match(text)
+    return any(words and words in normalised for words in map(_claim_words, claims))
+
+
+def line_repeats_forgotten(
+    text: str, repeats: Iterable[str], subjects: Iterable[str], summaries: Iterable[str] = ()
+) -> bool:
+    """Whether a last-conversation line names one of ``subjects`` (as whole words), holds
+    the words of one of ``summaries``, or repeats a claim (``repeats``: their abouts) about
+    one of ``subjects``: the compiler's rule, and the patcher's on a forget."""
+    subjects = list(subjects)
+    if names_any(text, subjects):
+        return True
+    if any(names_any(about, subjects) for about in repeats):
+        return True
+    return holds_any(text, summaries)
