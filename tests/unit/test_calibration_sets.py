@@ -24,7 +24,7 @@ from family_memory.formation.candidate import Candidate
 SETS = Path(__file__).parents[2] / "eval" / "calibration"
 #: Measured on 2026-12-01 (docs/evaluation.md); the issue's aim is >= 97% and <= 2%.
 SUPPORTED_ACCEPTED_AT_LEAST = 0.86
-UNSUPPORTED_ACCEPTED_AT_MOST = 0.12
+UNSUPPORTED_ACCEPTED_AT_MOST = 0.07
 RESTATED_KEPT_OUT_AT_LEAST = 0.87
 NEW_CLAIMS_KEPT_OUT_AT_MOST = 0.11
 
