@@ -464,7 +464,9 @@ class Crash(BaseException):
 class DyingS3Store(S3Store):
     """An S3 store whose process dies at its first write."""
 
-    def _put(self, family_id: str, path: str, data: bytes, **conditions: str) -> str:
+    def _put(
+        self, family_id: str, path: str, data: bytes, *, if_none_match: str | None = None, if_match: str | None = None
+    ) -> str:
         raise Crash(f"died before writing {path}")
 
 

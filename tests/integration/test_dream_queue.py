@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
@@ -12,6 +12,9 @@ from family_memory.adapters.aws.sqs_dream_queue import SQSDreamQueue
 from family_memory.adapters.local.dream_queue import LocalDreamQueue
 from family_memory.domain.errors import InvalidInputError
 from family_memory.ports.lifecycle import DreamQueueError, DreamRequest
+
+if TYPE_CHECKING:
+    from mypy_boto3_sqs import SQSClient
 
 
 def test_requests_are_sent_in_batches_of_ten_and_arrive_intact(aws: Any) -> None:
@@ -55,14 +58,14 @@ class FlakySQS:
 
 def test_entries_that_fail_for_the_service_are_retried() -> None:
     client = FlakySQS(transient={"fam-b", "fam-c"}, permanent=set())
-    queue = SQSDreamQueue(client, "https://sqs/q", backoff_seconds=0)
+    queue = SQSDreamQueue(cast("SQSClient", client), "https://sqs/q", backoff_seconds=0)
     assert queue.send([DreamRequest(f) for f in ("fam-a", "fam-b", "fam-c")]) == 3
     assert sorted(client.delivered) == ["fam-a", "fam-b", "fam-c"]
 
 
 def test_entries_the_service_refuses_raise_after_the_rest_are_sent() -> None:
     client = FlakySQS(transient=set(), permanent={"fam-b"})
-    queue = SQSDreamQueue(client, "https://sqs/q", backoff_seconds=0, max_workers=1)
+    queue = SQSDreamQueue(cast("SQSClient", client), "https://sqs/q", backoff_seconds=0, max_workers=1)
     with pytest.raises(DreamQueueError, match="1 of 12 dream requests"):
         queue.send([DreamRequest(f"fam-{c}") for c in "abcdefghijkl"])
     assert len(client.delivered) == 11

@@ -10,7 +10,7 @@ must still complete it without a second logical memory.
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from conftest import TEST_BUCKET, TEST_TABLE
 from factories import add, change_set, evidence, memory, update
@@ -23,6 +23,9 @@ from family_memory.domain.layout import evidence_path, memory_path
 from family_memory.domain.okf import parse_memory
 from family_memory.writes.projections import check_catalog
 from family_memory.writes.protocol import FamilyWriter
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb import DynamoDBClient
 
 TTL = timedelta(seconds=30)
 WRITES = frozenset({"put_item", "update_item", "delete_item", "transact_write_items"})
@@ -70,7 +73,9 @@ def test_a_crash_between_any_two_dynamodb_requests_is_completed_by_the_next_writ
             family_id=family,
         )
         dying = DyingClient(ddb, at)
-        doomed = FamilyWriter(s3, DynamoCatalog(dying, TEST_TABLE, clock=clock), clock, lease_ttl=TTL)
+        doomed = FamilyWriter(
+            s3, DynamoCatalog(cast("DynamoDBClient", dying), TEST_TABLE, clock=clock), clock, lease_ttl=TTL
+        )
         try:
             doomed.apply(second)
         except Crash:

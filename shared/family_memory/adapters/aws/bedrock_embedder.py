@@ -18,13 +18,16 @@ from __future__ import annotations
 import json
 import random
 import time
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
 from family_memory.domain.errors import InvalidInputError
 from family_memory.retrieval.embedding import Embedder, EmbeddingUnavailableError, Vector, normalise
+
+if TYPE_CHECKING:
+    from mypy_boto3_bedrock_runtime import BedrockRuntimeClient
 
 TITAN_V2 = "amazon.titan-embed-text-v2:0"
 DIMENSION = 512
@@ -46,7 +49,7 @@ class BedrockTitanEmbedder(Embedder):
 
     def __init__(
         self,
-        client: Any,
+        client: BedrockRuntimeClient,
         *,
         model: str = TITAN_V2,
         attempts: int = 6,
@@ -96,7 +99,7 @@ class BedrockTitanEmbedder(Embedder):
                 self._sleep(delay)
         raise AssertionError("unreachable")
 
-    def _vector(self, response: dict[str, Any]) -> Vector:
+    def _vector(self, response: Mapping[str, Any]) -> Vector:
         payload = json.loads(response["body"].read())
         embedding = payload.get("embedding")
         if not isinstance(embedding, list) or len(embedding) != DIMENSION:

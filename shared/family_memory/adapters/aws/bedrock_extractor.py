@@ -41,7 +41,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
@@ -61,6 +62,9 @@ from family_memory.formation.extraction import (
     ExtractorMisconfiguredError,
     RetryPolicy,
 )
+
+if TYPE_CHECKING:
+    from mypy_boto3_bedrock_runtime import BedrockRuntimeClient
 
 TOOL_NAME = "record_memories"
 PROMPT_VERSION = "3"  # 2: no session summary; the about names a slot; any user_* claim rests on user turns
@@ -235,7 +239,7 @@ def render_transcript(transcript: Transcript, family: FamilySettings) -> str:
 class BedrockExtractor(Extractor):
     def __init__(
         self,
-        client: Any,
+        client: BedrockRuntimeClient,
         model_id: str,
         *,
         retry: RetryPolicy | None = None,
@@ -309,7 +313,7 @@ def classify(
     return ExtractionRefusedError(code, message or f"HTTP {status}")
 
 
-def parse_response(response: dict[str, Any]) -> Extraction:
+def parse_response(response: Mapping[str, Any]) -> Extraction:
     """The tool call's candidates, with every oddity recorded as a problem. A ``summary``
     in the input (older prompts asked for one) is ignored."""
     usage_raw = response.get("usage") or {}

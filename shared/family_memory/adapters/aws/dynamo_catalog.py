@@ -23,7 +23,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from botocore.exceptions import ClientError
 
@@ -49,6 +49,10 @@ from family_memory.ports.catalog import (
     decode_cursor,
     encode_cursor,
 )
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb import DynamoDBClient
+    from mypy_boto3_dynamodb.type_defs import TransactWriteItemTypeDef
 
 LSI_BY_FORMED = "by_formed"
 _TRANSACT_LIMIT = 100
@@ -103,7 +107,7 @@ def table_definition(table_name: str) -> dict[str, Any]:
 
 
 class DynamoCatalog(Catalog):
-    def __init__(self, client: Any, table_name: str, *, clock: Clock | None = None) -> None:
+    def __init__(self, client: DynamoDBClient, table_name: str, *, clock: Clock | None = None) -> None:
         self._ddb = client
         self.table = table_name
         self.clock = clock or SystemClock()
@@ -126,7 +130,9 @@ class DynamoCatalog(Catalog):
         attempts = 0
         while True:
             try:
-                self._ddb.transact_write_items(TransactItems=[self._fence(lease), *items])
+                self._ddb.transact_write_items(
+                    TransactItems=cast("list[TransactWriteItemTypeDef]", [self._fence(lease), *items])
+                )
                 return
             except ClientError as exc:
                 if _code(exc) != "TransactionCanceledException":
@@ -291,7 +297,7 @@ class DynamoCatalog(Catalog):
         check_page_size(limit)
         pk = _pk(family_id)
         status_key = status.value if status else ""
-        start_key = None
+        start_key: dict[str, Any] | None = None
         if cursor is not None:
             data = decode_cursor(cursor)
             if data.get("f") != family_id or data.get("s", "") != status_key or "sk" not in data or "k" not in data:
@@ -321,7 +327,7 @@ class DynamoCatalog(Catalog):
             for item in response.get("Items", []):
                 rows.append(CatalogRow.model_validate_json(item["doc"]["S"]))
                 last_item = item
-            start_key = response.get("LastEvaluatedKey")
+            start_key = cast("dict[str, Any] | None", response.get("LastEvaluatedKey"))
             more = start_key is not None
         next_cursor = None
         if more and last_item is not None:

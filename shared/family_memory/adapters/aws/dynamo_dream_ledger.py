@@ -13,13 +13,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import date, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
 from family_memory.domain.clock import format_utc, parse_utc
 from family_memory.domain.ids import check_family_id, check_session_id
 from family_memory.ports.lifecycle import DreamLedger, DreamState
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb import DynamoDBClient
 
 DREAMS_PARTITION = "DREAMS"
 _FAMILY = "FAM#"
@@ -53,7 +56,7 @@ def _condition_failed(exc: ClientError) -> bool:
 
 
 class DynamoDreamLedger(DreamLedger):
-    def __init__(self, client: Any, table_name: str) -> None:
+    def __init__(self, client: DynamoDBClient, table_name: str) -> None:
         self._ddb = client
         self.table = table_name
 

@@ -14,10 +14,13 @@ from __future__ import annotations
 import struct
 import time
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from family_memory.domain.ids import check_family_id
 from family_memory.retrieval.embedding import EmbeddingCache, Vector
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb import DynamoDBClient
 
 
 def _pk(family_id: str) -> str:
@@ -25,7 +28,7 @@ def _pk(family_id: str) -> str:
 
 
 class DynamoEmbeddingCache(EmbeddingCache):
-    def __init__(self, client: Any, table: str) -> None:
+    def __init__(self, client: DynamoDBClient, table: str) -> None:
         self._ddb = client
         self.table = table
 

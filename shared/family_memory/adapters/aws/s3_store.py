@@ -17,7 +17,7 @@ a real denial and is raised as it came.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 from botocore.exceptions import ClientError
 
@@ -25,6 +25,10 @@ from family_memory.domain.errors import AlreadyExistsError, NotFoundError, Stale
 from family_memory.domain.ids import check_family_id
 from family_memory.domain.layout import FAMILIES_PREFIX, check_relpath
 from family_memory.ports.store import Document, Store, content_type_for
+
+if TYPE_CHECKING:
+    from mypy_boto3_s3 import S3Client
+    from mypy_boto3_s3.type_defs import PutObjectRequestTypeDef
 
 
 def _code(exc: ClientError) -> str:
@@ -36,7 +40,7 @@ def _status(exc: ClientError) -> int:
 
 
 class S3Store(Store):
-    def __init__(self, client: Any, bucket: str) -> None:
+    def __init__(self, client: S3Client, bucket: str) -> None:
         self._s3 = client
         self.bucket = bucket
 
@@ -74,16 +78,21 @@ class S3Store(Store):
             raise
         return Document(response["Body"].read(), response["ETag"])
 
-    def _put(self, family_id: str, path: str, data: bytes, **conditions: str) -> str:
+    def _put(
+        self, family_id: str, path: str, data: bytes, *, if_none_match: str | None = None, if_match: str | None = None
+    ) -> str:
         key = self.key(family_id, path)
-        response = self._s3.put_object(
-            Bucket=self.bucket, Key=key, Body=data, ContentType=content_type_for(path), **conditions
-        )
+        request = {"Bucket": self.bucket, "Key": key, "Body": data, "ContentType": content_type_for(path)}
+        if if_none_match is not None:
+            request["IfNoneMatch"] = if_none_match
+        if if_match is not None:
+            request["IfMatch"] = if_match
+        response = self._s3.put_object(**cast("PutObjectRequestTypeDef", request))
         return str(response["ETag"])
 
     def create(self, family_id: str, path: str, data: bytes) -> str:
         try:
-            return self._put(family_id, path, data, IfNoneMatch="*")
+            return self._put(family_id, path, data, if_none_match="*")
         except ClientError as exc:
             if _code(exc) == "PreconditionFailed" or _status(exc) == 412:
                 raise AlreadyExistsError(f"{path} already exists in family {family_id}") from exc
@@ -93,7 +102,7 @@ class S3Store(Store):
 
     def replace(self, family_id: str, path: str, data: bytes, *, expected_tag: str) -> str:
         try:
-            return self._put(family_id, path, data, IfMatch=expected_tag)
+            return self._put(family_id, path, data, if_match=expected_tag)
         except ClientError as exc:
             if _code(exc) in ("PreconditionFailed", "ConditionalRequestConflict", "NoSuchKey") or _status(exc) in (
                 404,

@@ -12,9 +12,12 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING
 
 from family_memory.ports.lifecycle import DreamQueue, DreamQueueError, DreamRequest
+
+if TYPE_CHECKING:
+    from mypy_boto3_sqs import SQSClient
 
 SQS_BATCH_LIMIT = 10
 
@@ -22,7 +25,7 @@ SQS_BATCH_LIMIT = 10
 class SQSDreamQueue(DreamQueue):
     def __init__(
         self,
-        client: Any,
+        client: SQSClient,
         queue_url: str,
         *,
         attempts: int = 4,

@@ -8,15 +8,18 @@ parallel) and a five-minute deduplication window on
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from botocore.exceptions import ClientError
 
 from family_memory.formation.queue import QueueUnavailableError, ReconcileRequest
 
+if TYPE_CHECKING:
+    from mypy_boto3_sqs import SQSClient
+
 
 class SqsReconcileQueue:
-    def __init__(self, client: Any, queue_url: str) -> None:
+    def __init__(self, client: SQSClient, queue_url: str) -> None:
         self._sqs = client
         self.queue_url = queue_url
 
