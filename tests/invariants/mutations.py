@@ -648,7 +648,7 @@ MUTATIONS: list[Mutation] = [
         [
             (
                 STORE_S3,
-                "return self._put(family_id, path, data, IfMatch=expected_tag)",
+                "return self._put(family_id, path, data, if_match=expected_tag)",
                 "return self._put(family_id, path, data)",
             )
         ],
@@ -660,7 +660,7 @@ MUTATIONS: list[Mutation] = [
         [
             (
                 STORE_S3,
-                'return self._put(family_id, path, data, IfNoneMatch="*")',
+                'return self._put(family_id, path, data, if_none_match="*")',
                 "return self._put(family_id, path, data)",
             )
         ],
