@@ -11,8 +11,16 @@ the clause's guards in that copy, and reports ``caught`` when at least one of
 them fails and ``SURVIVED`` when all pass. The worktree itself is never
 touched, so an interrupted run cannot leave a mutation behind.
 
-A snippet must occur exactly once in its file: a mutation whose code has
-moved on is reported as ``STALE`` instead of passing silently. The exit
+A snippet must occur exactly once where it is looked for: a mutation whose
+code has moved on is reported as ``STALE`` instead of passing silently. An
+edit may name the function or class it lives in (``where``, a qualified name
+such as ``S3Store._put``): the snippet is then looked for inside that
+definition only, so a short snippet is enough. When the named file no longer
+holds it (a module renamed or split), the edit is looked for in every module
+under ``shared/`` and ``functions/``, by its ``where`` when it has one, and
+applied where it occurs once; ``--check`` reports it as ``MOVED`` with the
+new path, to update, without failing. So a refactor that moves code breaks
+no mutation wholesale; only one that changes the mutated lines does. The exit
 status is 0 only when every mutation was caught. docs/invariants.md records
 the results and which invariant clause each mutation breaks.
 """
@@ -20,6 +28,7 @@ the results and which invariant clause each mutation breaks.
 from __future__ import annotations
 
 import argparse
+import ast
 import shutil
 import subprocess
 import sys
@@ -37,6 +46,8 @@ class Edit:
     path: str
     old: str
     new: str
+    #: The qualified name of the function or class holding the snippet ("S3Store._put"), or "".
+    where: str = ""
 
 
 @dataclass(frozen=True)
@@ -47,7 +58,7 @@ class Mutation:
     guards: tuple[str, ...]
 
 
-def m(name: str, clause: str, edits: list[tuple[str, str, str]], guards: list[str]) -> Mutation:
+def m(name: str, clause: str, edits: list[tuple[str, ...]], guards: list[str]) -> Mutation:
     return Mutation(name, clause, tuple(Edit(*e) for e in edits), tuple(guards))
 
 
@@ -650,6 +661,7 @@ MUTATIONS: list[Mutation] = [
                 STORE_S3,
                 "return self._put(family_id, path, data, if_match=expected_tag)",
                 "return self._put(family_id, path, data)",
+                "S3Store.replace",
             )
         ],
         [T_STORE],
@@ -662,6 +674,7 @@ MUTATIONS: list[Mutation] = [
                 STORE_S3,
                 'return self._put(family_id, path, data, if_none_match="*")',
                 "return self._put(family_id, path, data)",
+                "S3Store.create",
             )
         ],
         [T_STORE],
@@ -1372,15 +1385,75 @@ MUTATIONS: list[Mutation] = [
 ]
 
 
+def _span(text: str, where: str) -> tuple[int, int] | None:
+    """The character span of the definition named ``where`` ("Class.method", "function")."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return None
+    starts = [0]
+    for line in text.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+
+    def find(nodes: list[ast.stmt], names: list[str]) -> ast.stmt | None:
+        for node in nodes:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and node.name == names[0]:
+                return node if len(names) == 1 else find(node.body, names[1:])
+        return None
+
+    node = find(tree.body, where.split("."))
+    if node is None or node.end_lineno is None:
+        return None
+    first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+    return starts[first - 1], starts[node.end_lineno]
+
+
+def _occurrences(text: str, edit: Edit) -> list[int]:
+    """Where ``edit.old`` starts in ``text`` (inside ``edit.where`` when it names a definition)."""
+    low, high = (0, len(text))
+    if edit.where:
+        span = _span(text, edit.where)
+        if span is None:
+            return []
+        low, high = span
+    found, at = [], text.find(edit.old, low)
+    while at != -1 and at + len(edit.old) <= high:
+        found.append(at)
+        at = text.find(edit.old, at + 1)
+    return found
+
+
+def locate(root: Path, edit: Edit) -> tuple[str, int] | str:
+    """(the path that holds the edit's snippet once, where it starts), or why it cannot be applied."""
+    target = root / edit.path
+    if target.is_file():
+        found = _occurrences(target.read_text(encoding="utf-8"), edit)
+        if len(found) == 1:
+            return edit.path, found[0]
+        if len(found) > 1:
+            return f"{edit.path}: the snippet occurs {len(found)} times: {edit.old[:70]!r}"
+    # Moved: every module that holds it once (inside its definition, when it names one).
+    hits = []
+    for folder in ("shared", "functions"):
+        for path in sorted((root / folder).rglob("*.py")):
+            found = _occurrences(path.read_text(encoding="utf-8"), edit)
+            hits += [(str(path.relative_to(root)), at) for at in found]
+    if len(hits) == 1:
+        return hits[0]
+    where = f" in {edit.where}" if edit.where else ""
+    return f"{edit.path}: the snippet{where} occurs {len(hits)} times in the tree: {edit.old[:70]!r}"
+
+
 def apply(copy: Path, mutation: Mutation) -> str | None:
     """Apply the edits in ``copy``; a message when a snippet is not there exactly once."""
     for edit in mutation.edits:
-        target = copy / edit.path
+        place = locate(copy, edit)
+        if isinstance(place, str):
+            return place
+        path, at = place
+        target = copy / path
         text = target.read_text(encoding="utf-8")
-        count = text.count(edit.old)
-        if count != 1:
-            return f"{edit.path}: the snippet occurs {count} times: {edit.old[:70]!r}"
-        target.write_text(text.replace(edit.old, edit.new), encoding="utf-8")
+        target.write_text(text[:at] + edit.new + text[at + len(edit.old) :], encoding="utf-8")
     return None
 
 
@@ -1419,10 +1492,16 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{mu.name:48} {mu.clause}")
         return 0
     if args.check:
-        stale = [(mu.name, e.path) for mu in chosen for e in mu.edits if (ROOT / e.path).read_text().count(e.old) != 1]
-        for name, path in stale:
-            print(f"STALE    {name:48} {path}")
-        print(f"{len(chosen) - len({n for n, _ in stale})} of {len(chosen)} mutations apply")
+        stale = []
+        for mu in chosen:
+            for e in mu.edits:
+                place = locate(ROOT, e)
+                if isinstance(place, str):
+                    stale.append(mu.name)
+                    print(f"STALE    {mu.name:48} {place}")
+                elif place[0] != e.path:
+                    print(f"MOVED    {mu.name:48} {e.path} -> {place[0]} (update the path)")
+        print(f"{len(chosen) - len(set(stale))} of {len(chosen)} mutations apply")
         return 1 if stale else 0
     if not chosen:
         print("no mutation matches", args.names)
