@@ -7,6 +7,7 @@ from __future__ import annotations
 import shutil
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import pytest
 
@@ -23,6 +24,9 @@ from family_memory.retrieval.indexer import Indexer, IndexOutcome
 from family_memory.retrieval.search_index import SearchFilter
 from opensearch_engine import Engine, RecordingClient
 from retrieval_helpers import change, fact, local_runtime, remember, retrieval_of
+
+if TYPE_CHECKING:
+    from opensearchpy import OpenSearch
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
@@ -154,7 +158,8 @@ def test_a_stale_copy_in_an_index_with_engine_ids_is_reported_and_a_rebuild_remo
     newer = change(runtime, m, summary="Coach Alvarez runs Sunday practice now.")
     retrieval = retrieval_of(runtime)
     engine = Engine(visibility_delay=10.0)
-    index = OpenSearchIndex(RecordingClient(engine), retrieval.embedder.dimension, "i", retrieval.embedder.model_id)
+    client = cast("OpenSearch", RecordingClient(engine))
+    index = OpenSearchIndex(client, retrieval.embedder.dimension, "i", retrieval.embedder.model_id)
     indexer = Indexer(runtime.store, index, retrieval.embeddings)
     index.upsert(FAMILY, [indexer._document(FAMILY, newer)])
     index.upsert(FAMILY, [indexer._document(FAMILY, m)])

@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 import re
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 from opensearchpy.exceptions import ConnectionError as OSConnectionError
@@ -34,6 +34,9 @@ from family_memory.retrieval.query_words import MAX_QUERY_TEXT_CHARS, MAX_QUERY_
 from family_memory.retrieval.search_index import IndexMismatchError, IndexUnavailableError, SearchFilter
 from opensearch_engine import ID_REFUSED, Engine, RecordingClient
 
+if TYPE_CHECKING:
+    from opensearchpy import OpenSearch
+
 TODAY = date(2026, 11, 30)
 FAMILY_TERM = {"term": {"family_id": FAMILY}}
 MODEL = "test-model"
@@ -42,7 +45,7 @@ MODEL = "test-model"
 def subject(delay: float = 0.0, dimension: int = 2, **kw: Any) -> tuple[OpenSearchIndex, Engine, RecordingClient]:
     engine = Engine(visibility_delay=delay, **kw)
     client = RecordingClient(engine)
-    return OpenSearchIndex(client, dimension, embedding_model=MODEL), engine, client
+    return OpenSearchIndex(cast("OpenSearch", client), dimension, embedding_model=MODEL), engine, client
 
 
 def doc(m: Memory, family_id: str = FAMILY, vector: tuple[float, float] = (0.6, 0.8)) -> IndexDocument:
@@ -372,7 +375,7 @@ def test_a_client_chosen_id_is_what_a_vectorsearch_collection_refuses() -> None:
 def test_connection_failures_become_index_unavailable() -> None:
     client = RecordingClient(failures={"exists": [OSConnectionError("N/A", "refused", Exception("refused"))]})
     with pytest.raises(IndexUnavailableError, match="index check"):
-        OpenSearchIndex(client, 1).keyword(FAMILY, "xylophone", SearchFilter(), 5)
+        OpenSearchIndex(cast("OpenSearch", client), 1).keyword(FAMILY, "xylophone", SearchFilter(), 5)
 
 
 def test_a_search_before_the_index_exists_finds_nothing_and_never_creates_it() -> None:
@@ -396,7 +399,7 @@ def test_a_search_before_the_index_exists_finds_nothing_and_never_creates_it() -
 def existing(mapping: dict[str, Any]) -> tuple[OpenSearchIndex, RecordingClient]:
     engine = Engine(exists=True, mapping=mapping)
     client = RecordingClient(engine)
-    return OpenSearchIndex(client, 2, embedding_model=MODEL), client
+    return OpenSearchIndex(cast("OpenSearch", client), 2, embedding_model=MODEL), client
 
 
 def test_an_existing_index_is_checked_once_against_the_embedder() -> None:

@@ -33,7 +33,7 @@ import logging
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from family_memory.domain.errors import InvalidInputError
 from family_memory.domain.ids import check_family_id, check_memory_id
@@ -49,6 +49,9 @@ from family_memory.retrieval.search_index import (
     check_documents,
     check_k,
 )
+
+if TYPE_CHECKING:
+    from opensearchpy import OpenSearch
 
 log = logging.getLogger(__name__)
 
@@ -295,7 +298,7 @@ def _best(hits: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 class OpenSearchIndex(MemoryIndex):
     def __init__(
-        self, client: Any, dimension: int, index_name: str = DEFAULT_INDEX, embedding_model: str | None = None
+        self, client: OpenSearch, dimension: int, index_name: str = DEFAULT_INDEX, embedding_model: str | None = None
     ) -> None:
         self._client = client
         self.dimension = dimension
