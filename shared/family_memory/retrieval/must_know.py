@@ -22,6 +22,7 @@ message names first, hard rules before soft, then by the index's similarity.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -185,13 +186,25 @@ _NOT_FOOD = re.compile(
 _ALLERGY_WORD = re.compile(r"^(?:allerg\w*|anaphyla\w*|epipen)$", re.I)
 
 
-def rule_topics(row: CatalogRow) -> set[str]:
-    text = " ".join((row.about, row.summary, row.when_to_use))
+def rule_topics(row: CatalogRow) -> frozenset[str]:
+    """What kinds of task a rule governs ("food", "booking", ...), read off its words."""
+    return _topics_of(" ".join((row.about, row.summary, row.when_to_use)))
+
+
+#: A row's words are read on every lookup its rule pass meets it: cached by the text itself, so an
+#: edit (new text) is read afresh and nothing stale can be returned.
+@functools.lru_cache(maxsize=16384)
+def _topics_of(text: str) -> frozenset[str]:
     topics = {topic for topic, pattern in _RULE_TOPICS.items() if pattern.search(text)}
     food_words = {m.group(0) for m in _RULE_TOPICS["food"].finditer(text)}
     if food_words and all(_ALLERGY_WORD.match(w) for w in food_words) and _NOT_FOOD.search(text):
         topics.discard("food")
-    return topics
+    return frozenset(topics)
+
+
+@functools.lru_cache(maxsize=16384)
+def _words_of(text: str) -> frozenset[str]:
+    return frozenset(content_tokens(text))
 
 
 #: After a name, what makes the food theirs alone: "noor's lunch", "rosie's daycare snacks".
@@ -248,9 +261,7 @@ def must_know(
         # A meal is shared: whoever eats it, every food rule of the household bears on it, unless
         # the message says whose food it is ("Noor's lunch").
         involved = for_named or household or everyone or (shared_meal and "food" in topics)
-        shared = sorted(
-            (message_words & set(content_tokens(" ".join((row.about, row.summary, row.when_to_use))))) - _WEAK
-        )
+        shared = sorted((message_words & _words_of(" ".join((row.about, row.summary, row.when_to_use)))) - _WEAK)
         why = ""
         governed = {task for task in tasks if _TASK_TOPICS[task] & topics}
         if row.type is MemoryType.PREFERENCE:
