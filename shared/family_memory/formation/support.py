@@ -651,20 +651,24 @@ _NUMERIC_DATE = re.compile(r"\b(\d{1,2})/(\d{1,2})(?:/(\d{2,4}))?\b")
 _MONTH_NAME = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b", re.I)
 
 
-def _said_days(text: str, day: date) -> set[date]:
-    """Every day a turn's date words name, read as said on ``day``: typed forms expanded
-    ("next thurs"), and "4/14" read both ways (month first and day first)."""
+def _said_dates(text: str, day: date) -> tuple[set[date], int]:
+    """Every day a turn's date words name, read as said on ``day`` (typed forms expanded, "next
+    thurs"; "4/14" read both ways, month first and day first), and how many date phrases they
+    are (a range is one)."""
     expanded = _CALENDAR_WORD.sub(lambda m: ABBREVIATIONS.get(m.group(1).lower(), m.group(1)), text)
     days: set[date] = set()
     # A named month in both tenses: "we got a flat april 4 to 11" is a plan though "got" is
     # past, and the check asks only whether the turn's words can mean the summary's day.
+    ahead = find_dates(expanded, day, past=False)
     named = [m for m in find_dates(expanded, day, past=True) if _MONTH_NAME.search(m.text)]
-    for mention in [*find_dates(expanded, day, past=False), *named]:
+    numeric = list(_NUMERIC_DATE.finditer(text))
+    phrases = max(len(ahead), len(_BARE_NTH.findall(expanded))) + len(numeric)
+    for mention in [*ahead, *named]:
         d = mention.first_day
         while d <= mention.last_day:
             days.add(d)
             d = date.fromordinal(d.toordinal() + 1)
-    for m in _NUMERIC_DATE.finditer(text):
+    for m in numeric:
         a, b = int(m.group(1)), int(m.group(2))
         year = int(m.group(3)) if m.group(3) else day.year
         year = year + 2000 if year < 100 else year
@@ -680,7 +684,7 @@ def _said_days(text: str, day: date) -> set[date]:
                     continue
             days.add(found)
     days |= _contextual_days(expanded, day)
-    return days
+    return days, phrases
 
 
 #: The period of a rate or a frequency: "a week", "per month", "every fortnight", "weekly".
@@ -700,14 +704,6 @@ def _periods(text: str) -> set[str]:
         word = (m.group(1) or m.group(2)).lower()
         out.add(_PERIOD_OF.get(word, word.removesuffix("ly")))
     return out
-
-
-def _date_phrases(text: str, day: date) -> int:
-    """How many date phrases a turn's words hold (a range is one)."""
-    expanded = _CALENDAR_WORD.sub(lambda m: ABBREVIATIONS.get(m.group(1).lower(), m.group(1)), text)
-    return max(len(find_dates(expanded, day, past=False)), len(_BARE_NTH.findall(expanded))) + len(
-        _NUMERIC_DATE.findall(text)
-    )
 
 
 #: A day of the month said alone ("the 11th to the 18th", "didn't pass on the 9th"): its month
@@ -875,11 +871,12 @@ def check_support(
         # Only dates the turns' words resolve to can be checked; a form the resolver does not read
         # ("18 feb to 19 march") is not evidence against the summary, a different day is. Each
         # date of the summary must be one of them: "the 2nd till the 16th" is not "July 2 until July 26".
-        said_days = {d for turn in sources for d in _said_days(turn.text, day)}
+        said = [_said_dates(turn.text, day) for turn in sources]
+        said_days = {d for days, _ in said for d in days}
         # Each date of the summary must be one of them when the turns name as many dates ("the 2nd
         # till the 16th" is not "July 2 until July 26"); a summary with more dates than the turns
         # name took the others from the conversation ("instead of this coming one"), and one must match.
-        said_count = sum(_date_phrases(turn.text, day) for turn in sources)
+        said_count = sum(phrases for _, phrases in said)
         matched = [bool(days & said_days) for days in summary_dates]
         if said_days and (not any(matched) or (said_count >= len(summary_dates) and not all(matched))):
             problems.append("the summary's date is not the date the turn's words mean")

@@ -62,11 +62,12 @@ from family_memory.domain.memory import MemoryType, Sensitivity, Status
 from family_memory.domain.refs import MemoryRef
 from family_memory.domain.text import normalise_for_match
 from family_memory.domain.tokens import count_tokens
+from family_memory.formation.dates import WEEKDAYS
 from family_memory.ports.catalog import Catalog, CatalogRow
 from family_memory.retrieval.age import age_in_words
 from family_memory.retrieval.embedding import Embedder, EmbeddingUnavailableError, Vector
 from family_memory.retrieval.must_know import POOL, POOL_TYPES, NameBook, must_know, people_named, tasks_of
-from family_memory.retrieval.schedule import WEEKDAYS, asked_weekday, covers
+from family_memory.retrieval.schedule import asked_weekday, covers
 from family_memory.retrieval.search_index import MAX_K, Hit, IndexUnavailableError, MemoryIndex, SearchFilter
 
 log = logging.getLogger(__name__)

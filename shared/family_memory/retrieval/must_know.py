@@ -246,14 +246,7 @@ def must_know(
     message_words = set(content_tokens(message)) - name_words  # a name alone ties nothing to a rule
     found: list[MustKnow] = []
     for row, place in rows:
-        if row.type is MemoryType.FACT:
-            # A fact that lifts or narrows a food rule ("Kamsi is no longer lactose intolerant", "Rosalie
-            # can have egg baked into muffins") bears on a meal as the rule it changes would.
-            lifted = "food" in tasks and "food" in rule_topics(row) and _ALLOWANCE.search(row.summary)
-            if lifted and (set(row.applies_to) & named or not row.applies_to or everyone or shared_meal):
-                found.append(MustKnow(row, "food allowance", (0 if set(row.applies_to) & named else 1, 0, 1, 1, place)))
-            continue
-        if row.type not in POOL_TYPES:
+        if row.type not in POOL_TYPES and row.type is not MemoryType.FACT:
             continue
         for_named = bool(set(row.applies_to) & named)
         household = not row.applies_to or row.type is MemoryType.DIRECTIVE
@@ -261,6 +254,12 @@ def must_know(
         # A meal is shared: whoever eats it, every food rule of the household bears on it, unless
         # the message says whose food it is ("Noor's lunch").
         involved = for_named or household or everyone or (shared_meal and "food" in topics)
+        if row.type is MemoryType.FACT:
+            # A fact that lifts or narrows a food rule ("Kamsi is no longer lactose intolerant", "Rosalie
+            # can have egg baked into muffins") bears on a meal as the rule it changes would.
+            if "food" in tasks and "food" in topics and involved and _ALLOWANCE.search(row.summary):
+                found.append(MustKnow(row, "food allowance", (0 if for_named else 1, 0, 1, 1, place)))
+            continue
         shared = sorted((message_words & _words_of(" ".join((row.about, row.summary, row.when_to_use)))) - _WEAK)
         why = ""
         governed = {task for task in tasks if _TASK_TOPICS[task] & topics}

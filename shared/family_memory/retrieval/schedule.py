@@ -16,14 +16,12 @@ import re
 from datetime import date, timedelta
 
 from family_memory.domain.text import normalise_for_match
+from family_memory.formation.dates import WEEKDAYS
 
-WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-#: Every form a weekday is written in, to its number (Monday is 0).
-_DAY_FORMS: dict[str, int] = {}
-for _n, _day in enumerate(WEEKDAYS):
-    for _form in {_day, _day[:3], _day[:4] if _day != "monday" else "mon", _day + "s", _day[:3] + "s"}:
-        _DAY_FORMS[_form] = _n
-_DAY_FORMS.update({"tues": 1, "weds": 2, "thur": 3, "thurs": 3, "tue": 1, "thu": 3})
+#: Every form a weekday is written in ("tuesday", "tuesdays", "tue", "tues"), to its number (Monday 0).
+_DAY_FORMS: dict[str, int] = {
+    form: n for n, day in enumerate(WEEKDAYS) for form in (day, day + "s", day[:3], day[:3] + "s")
+} | {"tues": 1, "weds": 2, "thur": 3, "thurs": 3}
 _DAY = "|".join(sorted(_DAY_FORMS, key=len, reverse=True))
 
 #: A message that asks what a day holds, not one that only mentions a day.
