@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from family_memory.domain.clock import FixedClock
+from family_memory.domain.family import Surface
 from retrieval_helpers import fact, local_runtime, remember, retrieval_of
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)  # a Tuesday
@@ -39,3 +40,20 @@ def test_a_question_about_a_day_brings_what_recurs_on_it_first(tmp_path: Path) -
 
 def test_a_message_that_does_not_ask_about_a_day_has_no_schedule_pass(tmp_path: Path) -> None:
     assert all(via != "schedule" for _, via in found(tmp_path, "idris loved the library on tuesday"))
+
+
+BINS = fact("The bins go out every Tuesday morning.", "The bins")
+DINNER = fact("Dinner is at 8 on Tuesdays, after the kids' training.", "Dinner time")
+
+
+def test_a_days_arrangements_come_in_the_order_the_message_ranks_them(tmp_path: Path) -> None:
+    # Both recur on Tuesday and neither names a person the message names: the one the message
+    # is about ("dinner") leads, not the one the weekday-name pass happened to find first.
+    rt = local_runtime(tmp_path, FixedClock(NOW), embedder="hashed")
+    remember(rt, BINS, DINNER, *OTHERS)
+    lookup = retrieval_of(rt).lookup
+    message = "what's on tuesday for dinner?"
+    unranked = [row.id for row in lookup.schedule_for("fam-rivera", message, Surface.CHAT)]
+    assert set(unranked) == {BINS.id, DINNER.id}
+    items = lookup.lookup("fam-rivera", message).items
+    assert [(item.row.id, item.via) for item in items[:2]] == [(DINNER.id, "schedule"), (BINS.id, "schedule")]

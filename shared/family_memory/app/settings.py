@@ -74,9 +74,9 @@ class Settings(BaseSettings):
         default="family-memories", pattern=r"^[a-z][a-z0-9_-]{0,254}$", validation_alias="OPENSEARCH_INDEX"
     )
     lookup_max_items: int = Field(default=5, ge=0, le=20, validation_alias="LOOKUP_MAX_ITEMS")
-    lookup_max_tokens: int = Field(default=350, ge=0, le=2000, validation_alias="LOOKUP_MAX_TOKENS")
+    lookup_max_tokens: int = Field(default=450, ge=0, le=2000, validation_alias="LOOKUP_MAX_TOKENS")
     lookup_rule_items: int = Field(default=8, ge=0, le=20, validation_alias="LOOKUP_RULE_ITEMS")
-    lookup_rule_tokens: int = Field(default=400, ge=0, le=2000, validation_alias="LOOKUP_RULE_TOKENS")
+    lookup_rule_tokens: int = Field(default=500, ge=0, le=2000, validation_alias="LOOKUP_RULE_TOKENS")
     # --- the lifecycle ---
     dream_queue_url: str | None = Field(
         default=None, validation_alias="DREAM_QUEUE_URL", description="aws: the SQS queue the fan-out fills"

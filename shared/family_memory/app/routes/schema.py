@@ -122,7 +122,7 @@ class ContextRequest(_Request):
         default=None, description="Most items (default 5)."
     )
     max_tokens: Annotated[int, Field(ge=0, le=MAX_TOKENS_LIMIT), BeforeValidator(_json_integer)] | None = Field(
-        default=None, description="Most tokens of the candidates (default 350; the must-know rules have their own)."
+        default=None, description="Most tokens of the candidates (default 450; the must-know rules have their own)."
     )
     member_id: MemberId | None = Field(
         default=None, description="Who sent the message: their own rules count as concerning them ('book me ...')."
