@@ -419,9 +419,7 @@ class TurnLookup:
         # Ranked as the message ranks them (those of the people it names first).
         place = {row.id: n for n, (row, _) in enumerate(confirmed)}
         planned: list[tuple[CatalogRow, Via]] = [
-            (row, "schedule")
-            for row in self.schedule_for(family_id, message, surface, place)
-            if row.id not in taken
+            (row, "schedule") for row in self.schedule_for(family_id, message, surface, place) if row.id not in taken
         ]
         taken |= {row.id for row, _ in planned}
         candidates = [*planned, *((row, via) for row, via in confirmed if row.id not in taken)]
