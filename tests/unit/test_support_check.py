@@ -363,3 +363,27 @@ def test_thousands_said_once_stay_thousands_in_the_sentence() -> None:
     assert any("8000" in p for p in wrong), wrong
     # Without a thousand in the sentence a number is itself.
     assert any("9000" in p for p in verdict("About 9,000 people came.", "about 9 people came"))
+
+
+def test_a_clause_opening_with_a_name_the_summary_also_gives_is_not_another_persons() -> None:
+    # "common kings is my fav" by Viliami: the band is in the summary, as its object.
+    band = Claim(
+        summary="Viliami's favourite band is Common Kings.",
+        quotes=("common kings is my fav fr",),
+        names=("Viliami", "Common Kings"),
+    )
+    turn = SpokenTurn("user", "mean, chur. common kings is my fav fr", ("Viliami",), quoted=True)
+    assert check_support(band, [turn], date(2026, 4, 1)).problems == []
+    # Someone the summary does not name still makes it misbound: Meron's allergy is not Liya's.
+    turns = [
+        SpokenTurn("user", "liya and her cousin meron both do ballet", ("Selam",)),
+        SpokenTurn("user", "meron's the one with the peanut allergy, so no pb snacks", ("Selam",), quoted=True),
+    ]
+    liya = Claim(
+        summary="Liya has a peanut allergy, so no peanut butter snacks.",
+        quotes=("meron's the one with the peanut allergy, so no pb snacks",),
+        names=("Liya",),
+        known_names=("Liya", "Meron"),
+    )
+    wrong = check_support(liya, turns, date(2026, 4, 1)).problems
+    assert any("meron" in p for p in wrong), wrong

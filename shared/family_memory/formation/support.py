@@ -1496,7 +1496,10 @@ def _misbound(
         return f"the turn says that of {writer}, not {' and '.join(sorted(ours))}"
     if opening and opening[0] in people:
         theirs = _subject(clause, people, writer, frozenset())
-        if theirs and not _compatible(ours, theirs):
+        # "common kings is my fav" by Viliami is his favourite band, "Meaghan at Harbourside,
+        # every wednesday" Rosalie's therapist: the one the clause opens with is in the summary too.
+        in_summary = set(_raw_words(summary))
+        if theirs and not _compatible(ours, theirs) and not theirs <= in_summary:
             return f"the turn says that of {' and '.join(sorted(theirs))}, not {' and '.join(sorted(ours))}"
     return None
 
