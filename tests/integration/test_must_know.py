@@ -298,3 +298,30 @@ def test_two_rules_of_one_slot_are_one_rule_to_the_task(runtime: Runtime) -> Non
     runtime.drain()
     found = rules(runtime, "what should we bring to the potluck?")
     assert len({SESAME.id, again.id} & set(found)) == 1 and VEGETARIAN.id in found
+
+
+def test_a_question_about_medicines_brings_what_the_person_takes_and_a_meal_the_allergy_kit(
+    runtime: Runtime,
+) -> None:
+    metformin = fact(
+        "Dad takes metformin after breakfast and after dinner.",
+        "Dad's metformin",
+        applies_to=[DAD],
+        type=MemoryType.FACT,
+        sensitivity=Sensitivity.HEALTH,
+    )
+    epipen = fact(
+        "Noor has an EpiPen for her sesame allergy.", "Noor's EpiPen", applies_to=[NOOR], type=MemoryType.FACT
+    )
+    bus = fact("Dad takes the bus every morning.", "Dad's commute", applies_to=[DAD], type=MemoryType.FACT)
+    runtime.writer.apply(change_set(add(metformin), add(epipen), add(bus)))
+    runtime.drain()
+    # "what does dad take tonight" shares no word with "metformin after breakfast and after dinner".
+    medicines = rules(runtime, "what does dad take tonight, and when?")
+    assert metformin.id in medicines and bus.id not in medicines
+    # A picnic for everyone: Noor's rule and her EpiPen; not Dad's metformin (no medicine asked about).
+    picnic = rules(runtime, "pack a picnic for all of us on saturday")
+    assert SESAME.id in picnic and epipen.id in picnic and metformin.id not in picnic
+    assert picnic.index(SESAME.id) < picnic.index(epipen.id)  # the rule first, then the kit
+    # Neither is a rule of a task that is not about food or medicines.
+    assert not {metformin.id, epipen.id} & set(rules(runtime, "book noor a chess lesson"))

@@ -66,7 +66,7 @@ from family_memory.formation.dates import WEEKDAYS
 from family_memory.ports.catalog import Catalog, CatalogRow
 from family_memory.retrieval.age import age_in_words
 from family_memory.retrieval.embedding import Embedder, EmbeddingUnavailableError, Vector
-from family_memory.retrieval.must_know import POOL, POOL_TYPES, NameBook, must_know, people_named, tasks_of
+from family_memory.retrieval.must_know import FACT_TASKS, POOL, POOL_TYPES, NameBook, must_know, people_named, tasks_of
 from family_memory.retrieval.schedule import asked_weekday, covers
 from family_memory.retrieval.search_index import MAX_K, Hit, IndexUnavailableError, MemoryIndex, SearchFilter
 
@@ -499,8 +499,9 @@ class TurnLookup:
             hits = self.index.semantic(family_id, vector, rule_filter, POOL)
         except IndexUnavailableError:
             return [], False
-        if "food" in tasks_of(message):
-            # The facts that lift or narrow a food rule ("no longer lactose intolerant"), after the rules.
+        if tasks_of(message) & FACT_TASKS:
+            # The facts that lift or narrow a food rule ("no longer lactose intolerant") and the
+            # medicines someone takes, after the rules.
             fact_filter = SearchFilter.current(today, types=frozenset({MemoryType.FACT}))
             with contextlib.suppress(IndexUnavailableError):
                 hits = [*hits, *self.index.semantic(family_id, vector, fact_filter, POOL)]

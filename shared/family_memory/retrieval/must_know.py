@@ -16,6 +16,11 @@ message:
   no one or says "everyone", "the family", "we", "the kids" (a household rule concerns everyone);
 - or the message shares a word of substance with the rule ("can stan have grapefruit juice").
 
+Facts join them for two kinds of task, read in a second filtered pass: a meal brings what lifts
+or narrows a food rule ("Kamsi can have ice cream now") and the allergy kit of the people at the
+table ("Do-hyun has an EpiPen"); a question about medicines ("what does dad take tonight")
+brings what the people it involves take ("Stan's metoprolol is now 50 mg at 8 am and 8 pm").
+
 They go ahead of ordinary candidates, within the lookup's item and token caps: the people the
 message names first, hard rules before soft, then by the index's similarity.
 """
@@ -85,6 +90,11 @@ _TASKS: dict[str, re.Pattern[str]] = {
     "medical": re.compile(
         r"\b(?:gp|doctor|doctors|dr|dentist|appointment|prescription|pharmacy|chemist|hospital|clinic|infection|"
         r"sick|ill|unwell|fever|medicine|medicines|meds|medication|antibiotics?|vaccin\w*|jab|check-?up|a&e|er|"
+        r"pills?|doses?|refills?|inhaler|"
+        # "what does dad take tonight", "has she taken her morning ones".
+        r"what (?:does|do|did|is|has) [\w'-]+(?: [\w'-]+)? (?:take|taking|taken)\b(?! (?:to|along|with us))|"
+        r"(?:take|taking|taken) (?:[\w'-]+ )?(?:tonight|"
+        r"this morning|in the morning|at night|with (?:breakfast|dinner|food))|"
         r"urgent care|surgery|operation|pain|painkillers?|ibuprofen|paracetamol|tylenol|advil)\b",
         re.I,
     ),
@@ -151,6 +161,20 @@ _ALLOWANCE = re.compile(
     r"allowed (?:to have|to eat)?)\b",
     re.I,
 )
+#: The tasks whose lookup also reads the family's facts: a meal (what lifts a food rule, the
+#: allergy kit), a question about medicines (what someone takes, and when).
+FACT_TASKS = frozenset({"food", "medical"})
+#: A fact about a medicine someone takes or carries: "Stan's metoprolol is now 50 mg at 8 am",
+#: "Dadaji takes metformin after breakfast", "Do-hyun has an EpiPen". Not "takes the bus".
+_MEDICINE = re.compile(
+    r"\b(?:\d+(?:\.\d+)? ?(?:mg|mcg|ml)|doses?|tablets?|pills?|puffs?|inhalers?|epipens?|epi-pens?|"
+    r"auto-?injectors?|antihistamines?|insulin|medication|medicines?|meds|prescri\w+|"
+    r"takes (?!the\b|a\b|an\b|over\b|part\b|care\b|turns\b)[\w'-]+(?: [\w'-]+)? "
+    r"(?:every|each|at|after|before|with|twice|once|daily|in the morning|at night|morning|night))\b",
+    re.I,
+)
+#: What a meal's allergic guest needs on hand: the allergy kit, not the food rule.
+_ALLERGY_KIT = re.compile(r"\b(?:epipens?|epi-pens?|auto-?injectors?|antihistamines?)\b", re.I)
 #: A preference that keeps something off someone's plate.
 _REFUSES = re.compile(
     r"\b(?:hates?|dislikes?|won't eat|will not eat|doesn't eat|does not eat|don't eat|do not eat|can't stand|"
@@ -259,6 +283,13 @@ def must_know(
             # can have egg baked into muffins") bears on a meal as the rule it changes would.
             if "food" in tasks and "food" in topics and involved and _ALLOWANCE.search(row.summary):
                 found.append(MustKnow(row, "food allowance", (0 if for_named else 1, 0, 1, 1, place)))
+            elif (
+                # What someone takes bears on a question about medicines; the allergy kit on a meal.
+                involved
+                and _MEDICINE.search(row.summary)
+                and ("medical" in tasks or ("food" in tasks and _ALLERGY_KIT.search(row.summary)))
+            ):
+                found.append(MustKnow(row, "medicine", (0 if for_named else 1, 1, 1, 2, place)))
             continue
         shared = sorted((message_words & _words_of(" ".join((row.about, row.summary, row.when_to_use)))) - _WEAK)
         why = ""
