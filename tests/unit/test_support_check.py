@@ -387,3 +387,24 @@ def test_a_clause_opening_with_a_name_the_summary_also_gives_is_not_another_pers
     )
     wrong = check_support(liya, turns, date(2026, 4, 1)).problems
     assert any("meron" in p for p in wrong), wrong
+
+
+def test_millions_are_read_as_said_and_do_not_become_thousands() -> None:
+    turn = "adaeze's fees at lekki heights are 1.2m per term. bright stars is 650k each. so 2.5m total"
+    fees = "Fees are ₦1.2m for Adaeze at Lekki Heights and ₦650k each at Bright Stars, ₦2.5m in total."
+    assert verdict(fees, turn, writer="Chidi") == []
+    wrong = verdict(fees.replace("₦1.2m", "₦1.5m"), turn, writer="Chidi")
+    assert any("1.5" in p for p in wrong), wrong
+
+
+def test_same_time_carries_the_time_the_family_gave_before_for_the_same_thing() -> None:
+    turn = SpokenTurn("user", "choir practice moved to wednesdays btw, same time", ("Sione",), quoted=True)
+    claim = Claim(summary="Sione's choir practice is now on Wednesdays at 7 pm.", quotes=(turn.text,), names=("Sione",))
+    before = "choir practice is thursdays 7pm at centenary\nrugby is at 5:30"
+    assert check_support(claim, [turn], date(2026, 4, 1), family_text=before).problems == []
+    # Only the time said of the same thing: rugby's 5:30 is not choir's.
+    other = Claim(summary="Sione's choir practice is now on Wednesdays at 5:30 pm.", quotes=claim.quotes)
+    assert check_support(other, [turn], date(2026, 4, 1), family_text=before).problems
+    # Without "same time", a time the turn does not give is refused as before.
+    moved = SpokenTurn("user", "choir practice moved to wednesdays btw", ("Sione",), quoted=True)
+    assert check_support(claim, [moved], date(2026, 4, 1), family_text=before).problems

@@ -544,6 +544,8 @@ def _numbers(text: str) -> set[float]:
     for match in _GRAND.finditer(lowered):
         with contextlib.suppress(ValueError):
             found.add(float(match.group(1)) * 1000)
+    for match in _MILLIONS.finditer(lowered):
+        found.add(float(match.group(1)) * 1_000_000)  # "1.2m per term" (the bare 1.2 stays too)
     for match in _TIME_WORDS.finditer(lowered):
         phrase = match.group(0)
         if match.group(1):
@@ -574,13 +576,17 @@ def _numbers(text: str) -> set[float]:
     return found
 
 
+#: A value carried over from what was said before: "same time", "usual time", "as before".
+_SAME_AS_BEFORE = re.compile(r"\b(?:same time|usual time|same times|same hours?|at the usual)\b", re.I)
 _THOUSANDS = re.compile(r"\d\s?k\b|\b(?:grand|thousand)\b", re.I)
+#: Millions: "₦1.2m", "2.5 million" (also read as the bare number: "10m" may be metres).
+_MILLIONS = re.compile(r"(?<![\w.,])(\d+(?:\.\d+)?)\s?(?:m|mn|million)\b", re.I)
 
 
 def _numbers_plain(text: str) -> set[float]:
     """The bare numbers of a text ("9", "2.6"), without units or times."""
     out = set()
-    for m in re.finditer(r"(?<![\d:.,])(\d+(?:\.\d+)?)(?![\d:]|\s?k\b)", text):
+    for m in re.finditer(r"(?<![\d:.,])(\d+(?:\.\d+)?)(?![\d:]|\.\d|\s?(?:k|m|mn|million|bn)\b)", text):
         with contextlib.suppress(ValueError):
             out.add(float(m.group(1)))
     return out
@@ -883,6 +889,13 @@ def check_support(
 
     # Numbers and times (those of the absolute dates aside).
     said_numbers = _numbers(source_text)
+    if _SAME_AS_BEFORE.search(source_text):
+        # "choir moved to wednesdays btw, same time": the time is the one the family gave before,
+        # in what it said of the same thing ("choir practice is thursdays 7pm").
+        ours = {w for w in _content(_tokens(cut)) if w not in GENERIC and not w[0].isdigit()}
+        for sentence in re.split(r"(?<=[.!?])\s+|\n+", family_text):
+            if any(_held(w, _tokens(sentence)) for w in ours):
+                said_numbers |= _numbers(sentence)
     for value in _numbers(cut):
         if not _number_supported(value, said_numbers):
             problems.append(f"the turns do not say {value:g}")
