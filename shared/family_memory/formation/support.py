@@ -892,9 +892,9 @@ def check_support(
     if _SAME_AS_BEFORE.search(source_text):
         # "choir moved to wednesdays btw, same time": the time is the one the family gave before,
         # in what it said of the same thing ("choir practice is thursdays 7pm").
-        ours = {w for w in _content(_tokens(cut)) if w not in GENERIC and not w[0].isdigit()}
+        carried = {w for w in _content(_tokens(cut)) if w not in GENERIC and not w[0].isdigit()}
         for sentence in re.split(r"(?<=[.!?])\s+|\n+", family_text):
-            if any(_held(w, _tokens(sentence)) for w in ours):
+            if any(_held(w, _tokens(sentence)) for w in carried):
                 said_numbers |= _numbers(sentence)
     for value in _numbers(cut):
         if not _number_supported(value, said_numbers):
