@@ -408,3 +408,11 @@ def test_same_time_carries_the_time_the_family_gave_before_for_the_same_thing() 
     # Without "same time", a time the turn does not give is refused as before.
     moved = SpokenTurn("user", "choir practice moved to wednesdays btw", ("Sione",), quoted=True)
     assert check_support(claim, [moved], date(2026, 4, 1), family_text=before).problems
+
+
+def test_an_if_whose_consequence_is_an_instruction_is_a_rules_condition() -> None:
+    turn = "also i HATE bhindi. like if mumma asks for dinner ideas dont put bhindi ever"
+    assert verdict("Ananya hates bhindi; leave it out of dinner ideas.", turn, writer="Ananya") == []
+    # A supposition stays one: nothing is asked of anyone.
+    maybe = verdict("The party is inside.", "if it rains saturday the party moves inside")
+    assert any("possibility" in p for p in maybe), maybe

@@ -958,6 +958,8 @@ def check_support(
     return result
 
 
+#: An instruction, which makes the "if" before it a rule's condition (no comma needed).
+_CONSEQUENCE = re.compile(r"\b(?:then|dont|don't|do not|never|always|make sure|please|pls)\b", re.I)
 #: What makes an "if" a supposition whatever the summary says: a modal of maybes.
 _SUPPOSING = re.compile(r"\b(?:would|wouldn't|'d|might|could|may|maybe)\b", re.I)
 
@@ -984,6 +986,10 @@ def _hedged(lead: str, quote: str, summary: str) -> bool:
             if match.group(0).lower() not in ("if", "unless") or _SUPPOSING.search(lead + " " + quote):
                 return True
             condition = _CLAUSE.split(text[match.end() :], maxsplit=1)[0]
+            # An "if" whose consequence is an instruction is a rule's condition, not a maybe: "if
+            # mumma asks for dinner ideas dont put bhindi ever".
+            if _CONSEQUENCE.search(condition):
+                continue
             words = [
                 w
                 for w in _content(_tokens(condition))
