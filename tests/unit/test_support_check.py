@@ -414,5 +414,5 @@ def test_an_if_whose_consequence_is_an_instruction_is_a_rules_condition() -> Non
     turn = "also i HATE bhindi. like if mumma asks for dinner ideas dont put bhindi ever"
     assert verdict("Ananya hates bhindi; leave it out of dinner ideas.", turn, writer="Ananya") == []
     # A supposition stays one: nothing is asked of anyone.
-    maybe = verdict("The party is inside.", "if it rains saturday the party moves inside")
+    maybe = verdict("Noor is getting a puppy.", "if the landlord says yes noor gets a puppy")
     assert any("possibility" in p for p in maybe), maybe
