@@ -416,3 +416,21 @@ def test_an_if_whose_consequence_is_an_instruction_is_a_rules_condition() -> Non
     # A supposition stays one: nothing is asked of anyone.
     maybe = verdict("Noor is getting a puppy.", "if the landlord says yes noor gets a puppy")
     assert any("possibility" in p for p in maybe), maybe
+
+
+def test_a_line_of_the_conversation_about_the_same_thing_may_give_a_name() -> None:
+    earlier = "the metoprolol and the eliquis both need refills at elmwood pharmacy"
+    turn = SpokenTurn("user", "ok I'll grab the two that are ready monday after work", ("Anna",), quoted=True)
+    claim = Claim(
+        summary="Anna will pick up the metoprolol and Eliquis refills at Elmwood Pharmacy after work.",
+        quotes=("I'll grab the two that are ready monday after work",),
+        names=("Anna",),
+    )
+    session = f"{earlier}\n{turn.text}"
+    assert "eliquis" not in " ".join(check_support(claim, [turn], date(2026, 3, 1), session_text=session).problems)
+    assert any("eliquis" in p for p in check_support(claim, [turn], date(2026, 3, 1)).problems)
+    # A line about something else lends nothing: Coach Ren teaches swimming, not violin.
+    violin = SpokenTurn("user", "noor starts violin on saturdays", ("Layla",), quoted=True)
+    ren = Claim(summary="Noor has violin with Coach Ren on Saturdays.", quotes=(violin.text,), names=("Noor",))
+    session = "coach ren does swimming on saturdays\nnoor starts violin on saturdays"
+    assert check_support(ren, [violin], date(2026, 3, 1), session_text=session).problems

@@ -924,6 +924,7 @@ def check_support(
         and not (w in name_words and _completes_a_name(w, names, pool))
         and not (_capitalised(w, claim.summary) and w not in _CALENDAR and _held(w, family_pool))
         and not (w in PLACE_NOUNS and _names_a_held_place(w, claim.summary, pool))
+        and not _said_of_the_same_thing(w, summary_tokens, session_text, name_words)
     ]
     proper = [w for w in new if _capitalised(w, claim.summary) and w not in name_words and w not in _CALENDAR]
     quantifiers = [
@@ -969,6 +970,28 @@ _DAY_WORD = re.compile(
     r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?|today|tomorrow|tonight|weekends?|morning|afternoon|evening|"
     r"next|week|month|year"
 )
+
+
+def _said_of_the_same_thing(word: str, summary: Sequence[str], session_text: str, names: set[str]) -> bool:
+    """Whether a line of this conversation that speaks of what the summary speaks of (two of its
+    words of substance beside ``word``, names and days aside) says ``word``: "eliquis" from "the
+    metoprolol and the eliquis both need refills" for "Anna will pick up the metoprolol and
+    Eliquis refills"; not "Coach Ren" from "coach ren does swimming" for violin on Saturdays."""
+    ours = {
+        w
+        for w in _content(summary)
+        if w != word
+        and w not in GENERIC
+        and w not in FILLER
+        and w not in names
+        and not _DAY_WORD.fullmatch(w)
+        and not w[0].isdigit()
+    }
+    for line in session_text.splitlines():
+        tokens = _tokens(line)
+        if _held(word, tokens) and sum(_held(w, tokens) for w in ours) >= 2:
+            return True
+    return False
 
 
 def _hedged(lead: str, quote: str, summary: str) -> bool:
