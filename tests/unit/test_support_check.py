@@ -434,3 +434,25 @@ def test_a_line_of_the_conversation_about_the_same_thing_may_give_a_name() -> No
     ren = Claim(summary="Noor has violin with Coach Ren on Saturdays.", quotes=(violin.text,), names=("Noor",))
     session = "coach ren does swimming on saturdays\nnoor starts violin on saturdays"
     assert check_support(ren, [violin], date(2026, 3, 1), session_text=session).problems
+
+
+def test_a_thing_the_quote_names_is_not_traded_for_one_an_earlier_line_names_beside_it() -> None:
+    earlier = "kojo's class has the science museum trip friday and the book fair is thursday"
+    turn = SpokenTurn("user", "kojo's going to the book fair, bringing 5 pounds", ("Ama",), quoted=True)
+    session = f"{earlier}\n{turn.text}"
+    swapped = Claim(summary="Kojo is going on the science museum trip and bringing 5 pounds.", quotes=(turn.text,))
+    wrong = check_support(swapped, [turn], date(2026, 3, 1), session_text=session).problems
+    assert any("book, not science" in p for p in wrong), wrong
+    kept = Claim(summary="Kojo is going to the book fair and bringing 5 pounds.", quotes=(turn.text,))
+    assert check_support(kept, [turn], date(2026, 3, 1), session_text=session).problems == []
+
+
+def test_a_line_lends_no_word_it_lists_beside_one_the_quote_picks() -> None:
+    earlier = "linus needs the cetirizine and the nose spray refilled, both at the chemist"
+    turn = SpokenTurn("user", "i'll pick up the cetirizine on thursday", ("Greta",), quoted=True)
+    both = Claim(
+        summary="Greta will pick up the cetirizine and nose spray refills at the chemist on Thursday.",
+        quotes=(turn.text,),
+        names=("Greta",),
+    )
+    assert check_support(both, [turn], date(2026, 3, 1), session_text=f"{earlier}\n{turn.text}").problems

@@ -106,7 +106,7 @@ def directory(items: list[dict[str, Any]]) -> list[str]:
     directory knows of its people, so a name in a turn is known to be a name."""
     names: set[str] = set()
     for item in items:
-        names.update(t["member"] for t in item["turns"] if t.get("member"))
+        names.update(t["member"] for t in [*item.get("earlier", []), *item["turns"]] if t.get("member"))
         names.update(n for n in [item.get("about_member"), *(item.get("applies_to") or [])] if n)
     return sorted(names)
 
@@ -114,10 +114,13 @@ def directory(items: list[dict[str, Any]]) -> list[str]:
 def _support_case(
     item: dict[str, Any], people: list[str] | None = None
 ) -> tuple[Transcript, FamilySettings, dict[str, Any], list[Entity]]:
-    """A one-candidate session holding the item's turns, and the candidate as an extractor writes it."""
+    """A one-candidate session holding the item's turns (after its ``earlier`` ones, said before
+    and not cited), and the candidate as an extractor writes it, citing the item's turns."""
     at = datetime.strptime(item["at"], "%Y-%m-%d %H:%M") if item.get("at") else DEFAULT_AT
     start = at.replace(tzinfo=ZoneInfo(ZONE)).astimezone(UTC)
-    writers = {t["member"] for t in item["turns"] if t.get("member")}
+    earlier = item.get("earlier") or []
+    said = [*earlier, *item["turns"]]
+    writers = {t["member"] for t in said if t.get("member")}
     member_names = writers | ({item["about_member"]} if item.get("about_member") else set())
     members = [Member(id=_slug(name), name=name) for name in sorted(member_names)]
     family = FamilySettings(family_id="calibration", time_zone=ZONE, members=members)
@@ -127,7 +130,7 @@ def _support_case(
         if name not in member_names
     ]
     turns = []
-    for n, t in enumerate(item["turns"], start=1):
+    for n, t in enumerate(said, start=1):
         turn: dict[str, Any] = {
             "n": n,
             "role": t["role"],
@@ -147,6 +150,7 @@ def _support_case(
         }
     )
     about_member = item.get("about_member")
+    first = len(earlier) + 1
     candidate: dict[str, Any] = {
         "type": "fact",
         "about": item["summary"][:100],
@@ -155,7 +159,7 @@ def _support_case(
         "confidence": 0.9,
         "applies_to": [a for a in (item.get("applies_to") or []) if a][:20],
         "about_member": _slug(about_member) if about_member else None,
-        "evidence": [{"turns": [1, len(turns)] if len(turns) > 1 else [1], "quote": item["quote"]}],
+        "evidence": [{"turns": [first, len(turns)] if len(turns) > first else [first], "quote": item["quote"]}],
     }
     return transcript, family, candidate, entities
 

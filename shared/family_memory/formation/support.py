@@ -912,6 +912,11 @@ def check_support(
     known_words = frozenset(w for name in claim.known_names for w in _tokens(name))
     summary_tokens = _tokens(cut)
     family_pool = _tokens(family_text)
+    # A line of the conversation may give what the cited turn leaves out, never what it says
+    # otherwise: "kojo's going to the book fair" keeps "book fair", so no "science museum trip".
+    quoted_tokens = _tokens(primary)
+    things = _things_left_out(" ".join(claim.quotes), summary_tokens, name_words)
+    lending = "" if things else session_text
     new = [
         w
         for w in dict.fromkeys(_content(summary_tokens))
@@ -924,7 +929,7 @@ def check_support(
         and not (w in name_words and _completes_a_name(w, names, pool))
         and not (_capitalised(w, claim.summary) and w not in _CALENDAR and _held(w, family_pool))
         and not (w in PLACE_NOUNS and _names_a_held_place(w, claim.summary, pool))
-        and not _said_of_the_same_thing(w, summary_tokens, session_text, name_words)
+        and not _said_of_the_same_thing(w, summary_tokens, lending, name_words, quoted_tokens)
     ]
     proper = [w for w in new if _capitalised(w, claim.summary) and w not in name_words and w not in _CALENDAR]
     quantifiers = [
@@ -952,6 +957,9 @@ def check_support(
         problems.append(f"the turns do not say {', '.join(quantifiers)}")
     elif len(new) > len(dropped):
         problems.append(f"the turns do not say: {', '.join(new[:6])}")
+    swap = _swapped(things, summary_tokens, pool, name_words, session_text, primary)
+    if swap:
+        problems.append(swap)
 
     bound = _misbound(claim, quoted, claim.summary, lenders)
     if bound:
@@ -972,11 +980,76 @@ _DAY_WORD = re.compile(
 )
 
 
-def _said_of_the_same_thing(word: str, summary: Sequence[str], session_text: str, names: set[str]) -> bool:
+#: What makes the next word a thing: a determiner or a possessive ("the book fair", "ella's competition").
+_DETERMINER = re.compile(r"^(?:the|a|an|my|his|her|their|our|your|this|that|these|those|[^\W\d_]+'s)$", re.I)
+
+
+def _things_left_out(quoted: str, summary: Sequence[str], names: set[str]) -> list[str]:
+    """The things the quoted words name (after a determiner or a possessive: "the book fair",
+    "ella's competition") that the summary leaves out: then it may say something else, not more."""
+    return [token for token in _things(quoted) if token not in names and not _held(token, summary)]
+
+
+def _things(text: str) -> list[str]:
+    """The words of the noun phrases a text opens with a determiner or a possessive (up to three
+    words, to the first word of no substance): the things it names ("the school concert")."""
+    words = normalise_for_match(text).replace("’", "'").split()
+    out = []
+    for n, before in enumerate(words):
+        if not _DETERMINER.match(before):
+            continue
+        for word in words[n + 1 : n + 4]:
+            token = next(iter(_tokens(word)), "")
+            if (
+                len(token) < 3
+                or not token.isalpha()
+                or token in STOPWORDS
+                or token in FILLER
+                or token in _NUMBER_WORDS
+                or _DAY_WORD.fullmatch(token)
+            ):
+                break
+            if token not in GENERIC:
+                out.append(token)
+            if re.search(r"[,.;:!?]$", word):
+                break
+    return out
+
+
+def _swapped(
+    things: Sequence[str], summary: Sequence[str], pool: Sequence[str], names: set[str], session: str, quoted: str
+) -> str | None:
+    """A thing of the quote traded for another that a line of the conversation names beside it:
+    "the science museum trip friday and the book fair thursday", then "kojo's going to the book
+    fair", is not "Kojo is going on the science museum trip"."""
+    if not things:
+        return None
+    said = _tokens(quoted)
+    unsaid = [
+        w
+        for w in dict.fromkeys(_content(summary))
+        if w not in GENERIC and w not in FILLER and w not in names and not w[0].isdigit() and not _held(w, said)
+    ]
+    quoted_form = normalise_for_match(quoted)
+    for line in session.splitlines():
+        if not line.strip() or normalise_for_match(line) in quoted_form:
+            continue
+        named = _things(line)
+        gone = [d for d in things if _held(d, named)]
+        put = [w for w in unsaid if _held(w, named)]
+        if gone and put:
+            return f"the turn says {gone[0]}, not {put[0]}"
+    return None
+
+
+def _said_of_the_same_thing(
+    word: str, summary: Sequence[str], session_text: str, names: set[str], quoted: Sequence[str] = ()
+) -> bool:
     """Whether a line of this conversation that speaks of what the summary speaks of (two of its
     words of substance beside ``word``, names and days aside) says ``word``: "eliquis" from "the
-    metoprolol and the eliquis both need refills" for "Anna will pick up the metoprolol and
-    Eliquis refills"; not "Coach Ren" from "coach ren does swimming" for violin on Saturdays."""
+    metoprolol and the eliquis both need refills" for "Anna will pick up the two that are ready";
+    not "Coach Ren" from "coach ren does swimming" for violin on Saturdays, nor a word the line
+    lists beside one the cited turn picks ("the cetirizine and the nose spray": "the cetirizine")."""
     ours = {
         w
         for w in _content(summary)
@@ -987,9 +1060,14 @@ def _said_of_the_same_thing(word: str, summary: Sequence[str], session_text: str
         and not _DAY_WORD.fullmatch(w)
         and not w[0].isdigit()
     }
+    picked = {w for w in quoted if w in ours}
     for line in session_text.splitlines():
         tokens = _tokens(line)
-        if _held(word, tokens) and sum(_held(w, tokens) for w in ours) >= 2:
+        if not _held(word, tokens) or sum(_held(w, tokens) for w in ours) < 2:
+            continue
+        at = [n for n, t in enumerate(tokens) if _alike(word, t)]
+        beside = {t for n in at for t in tokens[max(0, n - 3) : n + 4]}
+        if not any(_held(w, list(beside)) for w in picked):
             return True
     return False
 
