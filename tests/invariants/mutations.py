@@ -791,16 +791,9 @@ MUTATIONS: list[Mutation] = [
                 """        self._ddb.put_item(
             TableName=self.table, Item={"pk": pk, "sk": _s(_APPLIED + change_id), "outcome": _s(outcome)}
         )
-        try:""",
-                """        try:""",
-            ),
-            (
-                CAT_DDB,
-                """                raise LeaseLostError(f"the lease on family {family_id} was taken over") from exc
-            raise
+        self._update_lease(lease, "REMOVE pending_id, pending")
 """,
-                """                raise LeaseLostError(f"the lease on family {family_id} was taken over") from exc
-            raise
+                """        self._update_lease(lease, "REMOVE pending_id, pending")
         self._ddb.put_item(
             TableName=self.table, Item={"pk": pk, "sk": _s(_APPLIED + change_id), "outcome": _s(outcome)}
         )

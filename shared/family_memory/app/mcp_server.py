@@ -138,6 +138,20 @@ def build_server(source: MemorySource) -> Server[Any]:
     family, surface = source.family_id, source.surface
     offers_tools = surface is not Surface.HOUSEHOLD
     uri = brief_uri(family, surface)
+    # What the server lists is fixed when it is built: the one resource and the one prompt.
+    brief = types.Resource(
+        uri=uri,
+        name="brief",
+        title=f"The brief of {family} ({surface.value})",
+        description="The family's compiled brief: a <family_brief> block of quoted memories (data, not orders).",
+        mime_type="text/plain",
+    )
+    prompt = types.Prompt(
+        name=PROMPT_NAME,
+        title="Family memory: instructions and brief",
+        description="The stable instruction block and the family's brief: put it first in the agent's prompt.",
+        arguments=[],
+    )
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -158,13 +172,6 @@ def build_server(source: MemorySource) -> Server[Any]:
     async def list_resources(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
-        brief = types.Resource(
-            uri=uri,
-            name="brief",
-            title=f"The brief of {family} ({surface.value})",
-            description="The family's compiled brief: a <family_brief> block of quoted memories (data, not orders).",
-            mime_type="text/plain",
-        )
         return types.ListResourcesResult(resources=[brief])
 
     async def read_resource(
@@ -180,12 +187,6 @@ def build_server(source: MemorySource) -> Server[Any]:
     async def list_prompts(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListPromptsResult:
-        prompt = types.Prompt(
-            name=PROMPT_NAME,
-            title="Family memory: instructions and brief",
-            description="The stable instruction block and the family's brief: put it first in the agent's prompt.",
-            arguments=[],
-        )
         return types.ListPromptsResult(prompts=[prompt])
 
     async def get_prompt(ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams) -> types.GetPromptResult:

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from family_memory.brief.compile import LastConversation
 from family_memory.domain.clock import parse_utc
@@ -40,39 +40,38 @@ from family_memory.domain.suppression import Suppression
 from family_memory.ports.store import Store
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 SUMMARY_MAX = 200
 #: Most withheld subjects read from one candidates file (a session has a few dozen candidates).
 WITHHELD_MAX = 200
 
 
-def read_entities(store: Store, family_id: str) -> list[Entity]:
-    entities = []
-    for path in store.list(family_id, ENTITIES):
-        if not path.endswith(".md") or path.count("/") != 1:
+def _read_each(
+    store: Store, family_id: str, folder: str, suffix: str, parse: Callable[[bytes, str], T], what: str
+) -> list[T]:
+    """Every file of ``folder`` itself (not of its subfolders) ending in ``suffix``, parsed;
+    one that cannot be read is skipped with a warning naming ``what``."""
+    found: list[T] = []
+    for path in store.list(family_id, folder):
+        if not path.endswith(suffix) or path.count("/") != 1:
             continue
         try:
-            entities.append(parse_entity(store.read(family_id, path).data, path))
+            found.append(parse(store.read(family_id, path).data, path))
         except FamilyMemoryError as exc:
-            log.warning(
-                "skipping unreadable entity file", extra={"family_id": family_id, "path": path, "error": str(exc)}
-            )
-    return entities
+            log.warning(f"skipping unreadable {what}", extra={"family_id": family_id, "path": path, "error": str(exc)})
+    return found
+
+
+def read_entities(store: Store, family_id: str) -> list[Entity]:
+    return _read_each(store, family_id, ENTITIES, ".md", parse_entity, "entity file")
 
 
 def read_suppressions(store: Store, family_id: str) -> list[Suppression]:
     """The family's forget rules (``suppressions/{rule_id}.json``); unreadable ones are skipped."""
-    rules = []
-    for path in store.list(family_id, SUPPRESSIONS):
-        if not path.endswith(".json") or path.count("/") != 1:
-            continue
-        try:
-            rules.append(parse_json(Suppression, store.read(family_id, path).data, path))
-        except FamilyMemoryError as exc:
-            log.warning(
-                "skipping unreadable forget rule", extra={"family_id": family_id, "path": path, "error": str(exc)}
-            )
-    return rules
+    return _read_each(
+        store, family_id, SUPPRESSIONS, ".json", lambda data, path: parse_json(Suppression, data, path), "forget rule"
+    )
 
 
 def _text(proposal: dict[str, Any], key: str) -> str:

@@ -9,49 +9,13 @@ id, so the order is total and does not depend on the order memories were read.
 
 from __future__ import annotations
 
-from datetime import date, datetime
-from typing import Protocol
-
 from family_memory.brief.model import Section
-from family_memory.domain.memory import Authority, Durability, MemoryType, Sensitivity, Status, Strength
+from family_memory.domain.memory import Authority, Memory, MemoryType, Sensitivity, Status, Strength
+from family_memory.ports.catalog import CatalogRow
 
-
-class MemoryFacts(Protocol):
-    """The front-matter fields the brief and the dream read. Both ``Memory`` and the
-    catalog's ``CatalogRow`` have them, so a compile never needs to open a file."""
-
-    @property
-    def id(self) -> str: ...
-    @property
-    def type(self) -> MemoryType: ...
-    @property
-    def about(self) -> str: ...
-    @property
-    def summary(self) -> str: ...
-    @property
-    def applies_to(self) -> list[str]: ...
-    @property
-    def strength(self) -> Strength: ...
-    @property
-    def pin(self) -> bool: ...
-    @property
-    def durability(self) -> Durability: ...
-    @property
-    def authority(self) -> Authority: ...
-    @property
-    def confidence(self) -> float: ...
-    @property
-    def last_reinforced_at(self) -> datetime: ...
-    @property
-    def reinforcement_count(self) -> int: ...
-    @property
-    def valid_until(self) -> date | None: ...
-    @property
-    def status(self) -> Status: ...
-    @property
-    def sensitivity(self) -> Sensitivity: ...
-    @property
-    def revision(self) -> int: ...
+#: The front matter the brief and the dream read: a memory, or the catalog's row of it
+#: (which has every field but the body), so a compile never needs to open a file.
+MemoryFacts = Memory | CatalogRow
 
 
 IDENTITY_TYPES = frozenset({MemoryType.IDENTITY, MemoryType.RELATIONSHIP})

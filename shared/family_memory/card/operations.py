@@ -102,6 +102,10 @@ class MemoryDraft(BaseModel):
     sensitivity: Sensitivity | None = None  # None: tagged from the topic
 
 
+#: The fields an added memory takes from its draft as they are.
+_AS_DRAFTED = {"type", "about", "summary", "when_to_use", "strength", "pin", "durability", "valid_until"}
+
+
 class MemoryEdit(BaseModel):
     """A correction: any field left None keeps the old memory's value."""
 
@@ -331,20 +335,13 @@ def add_memory(
         if tag in (None, Sensitivity.NORMAL) and set(resolution.entity_ids) & directory.child_ids():
             tag = Sensitivity.MINORS  # about one of the household's children, whatever was given
         memory = _memory(
+            **draft.model_dump(include=_AS_DRAFTED),
             id=memory_id or new_ulid(),
-            type=draft.type,
-            about=draft.about,
-            summary=draft.summary,
-            when_to_use=draft.when_to_use,
             applies_to=resolution.entity_ids,
-            strength=draft.strength,
-            pin=draft.pin,
             authority=Authority.USER_EXPLICIT,
             confidence=1.0,
-            durability=draft.durability,
             formed_at=now,
             last_reinforced_at=now,
-            valid_until=draft.valid_until,
             sensitivity=tag or Sensitivity.NORMAL,
             verified=[Attestation(by=actor, at=now)],
             body=draft.body or draft.summary,

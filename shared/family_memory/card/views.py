@@ -13,6 +13,7 @@ current; the family resolves it by editing or forgetting one.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -266,33 +267,31 @@ class Lineage:
 def lineage_view(store: Store, family_id: str, memory_id: str) -> Lineage:
     """Every version of the claim, from the first to the latest, through supersedes/superseded_by."""
     asked = read_memory(store, family_id, memory_id)
-    older: list[Memory] = []
     seen = {asked.id}
-    current = asked
-    while current.supersedes and len(seen) < MAX_LINEAGE:
-        try:
-            previous = read_memory(store, family_id, current.supersedes)
-        except NotFoundError:
-            break
-        if previous.id in seen:
-            break
-        seen.add(previous.id)
-        older.append(previous)
-        current = previous
-    newer: list[Memory] = []
-    current = asked
-    while current.superseded_by and len(seen) < MAX_LINEAGE:
-        try:
-            following = read_memory(store, family_id, current.superseded_by)
-        except NotFoundError:
-            break
-        if following.id in seen:
-            break
-        seen.add(following.id)
-        newer.append(following)
-        current = following
+    older = _follow(store, family_id, asked, lambda m: m.supersedes, seen)
+    newer = _follow(store, family_id, asked, lambda m: m.superseded_by, seen)
     chain = [*reversed(older), asked, *newer]
     return Lineage(asked.id, [LineageStep(m) for m in chain])
+
+
+def _follow(
+    store: Store, family_id: str, start: Memory, link: Callable[[Memory], str | None], seen: set[str]
+) -> list[Memory]:
+    """The versions ``link`` leads to from ``start``, nearest first: it stops at a missing file,
+    at a version already in ``seen`` (which it adds to) and at MAX_LINEAGE versions in all."""
+    found: list[Memory] = []
+    current = start
+    while (next_id := link(current)) and len(seen) < MAX_LINEAGE:
+        try:
+            version = read_memory(store, family_id, next_id)
+        except NotFoundError:
+            break
+        if version.id in seen:
+            break
+        seen.add(version.id)
+        found.append(version)
+        current = version
+    return found
 
 
 # --- what the family reads on the card: evidence with its conversation, forgotten words hidden ---

@@ -19,12 +19,16 @@ _MEMORY_REF = re.compile(r"memory://([^/#?]+)/([^/#?]+)")
 _CONV_REF = re.compile(r"conv://([^/#?]+)/([^/#?]+)#turn=([1-9][0-9]{0,5})(?:-([1-9][0-9]{0,5}))?")
 
 
-def _check_length(ref: object, scheme: str) -> str:
+def _match(ref: object, scheme: str, pattern: re.Pattern[str], expected: str) -> re.Match[str]:
+    """``ref`` matched whole by ``pattern``; InvalidInputError naming ``expected`` otherwise."""
     if not isinstance(ref, str):
         raise InvalidInputError(f"a {scheme}:// reference must be a string, got {type(ref).__name__}")
     if len(ref) > MAX_REF_LENGTH:
         raise InvalidInputError(f"reference is {len(ref)} characters long; the limit is {MAX_REF_LENGTH}")
-    return ref
+    match = pattern.fullmatch(ref)
+    if match is None:
+        raise InvalidInputError(f"{ref[:80]!r} is not {expected}")
+    return match
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,12 +38,7 @@ class MemoryRef:
 
     @classmethod
     def parse(cls, ref: object) -> MemoryRef:
-        text = _check_length(ref, "memory")
-        match = _MEMORY_REF.fullmatch(text)
-        if match is None:
-            raise InvalidInputError(
-                f"{text[:80]!r} is not a memory reference; expected memory://{{family}}/{{memory id}}"
-            )
+        match = _match(ref, "memory", _MEMORY_REF, "a memory reference; expected memory://{family}/{memory id}")
         return cls(check_family_id(match.group(1)), check_memory_id(match.group(2)))
 
     def __str__(self) -> str:
@@ -64,12 +63,9 @@ class ConvRef:
 
     @classmethod
     def parse(cls, ref: object) -> ConvRef:
-        text = _check_length(ref, "conv")
-        match = _CONV_REF.fullmatch(text)
-        if match is None:
-            raise InvalidInputError(
-                f"{text[:80]!r} is not a conversation reference; expected conv://{{family}}/{{session}}#turn=12-14"
-            )
+        match = _match(
+            ref, "conv", _CONV_REF, "a conversation reference; expected conv://{family}/{session}#turn=12-14"
+        )
         first = int(match.group(3))
         last = int(match.group(4)) if match.group(4) else first
         return cls(check_family_id(match.group(1)), check_session_id(match.group(2)), first, last)

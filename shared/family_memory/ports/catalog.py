@@ -24,15 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from family_memory.domain.clock import UtcDatetime, format_utc
 from family_memory.domain.errors import InvalidInputError, LeaseLostError
 from family_memory.domain.ids import EntityId, MemoryId, check_family_id
-from family_memory.domain.memory import (
-    Authority,
-    Durability,
-    Memory,
-    MemoryType,
-    Sensitivity,
-    Status,
-    Strength,
-)
+from family_memory.domain.memory import Authority, Durability, Memory, MemoryType, Sensitivity, Status, Strength
 
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 200
@@ -126,7 +118,6 @@ class Catalog(ABC):
     def get_rows(self, family_id: str, memory_ids: Iterable[str]) -> dict[str, CatalogRow]:
         """Strongly consistent rows for the ids that exist."""
 
-    @abstractmethod
     def list_rows(
         self,
         family_id: str,
@@ -135,7 +126,29 @@ class Catalog(ABC):
         limit: int = DEFAULT_PAGE_SIZE,
         cursor: str | None = None,
     ) -> Page:
-        """Newest first (formed_at, then id, descending). ``cursor`` continues a previous page."""
+        """Newest first (formed_at, then id, descending). ``cursor`` continues a previous page.
+
+        A cursor names the family and the status filter it was issued for (one of another
+        listing is an InvalidInputError) and carries the adapter's own position in it."""
+        check_family_id(family_id)
+        check_page_size(limit)
+        status_key = status.value if status else ""
+        after: dict[str, str] | None = None
+        if cursor is not None:
+            after = decode_cursor(cursor)
+            if after.pop("f", None) != family_id or after.pop("s", "") != status_key:
+                raise InvalidInputError("the page cursor belongs to a different listing")
+        rows, position = self._page(family_id, status, limit, after)
+        next_cursor = None if position is None else encode_cursor({"f": family_id, "s": status_key, **position})
+        return Page(rows, next_cursor)
+
+    @abstractmethod
+    def _page(
+        self, family_id: str, status: Status | None, limit: int, after: dict[str, str] | None
+    ) -> tuple[list[CatalogRow], dict[str, str] | None]:
+        """Up to ``limit`` rows newest first, after the position ``after`` (what an earlier
+        page returned, from a cursor: InvalidInputError when it is not one); and the position
+        to continue from, None when no row is left."""
 
     @abstractmethod
     def all_rows(self, family_id: str) -> Iterator[CatalogRow]:

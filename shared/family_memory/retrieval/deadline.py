@@ -22,15 +22,14 @@ import contextlib
 import contextvars
 import logging
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeoutError
 from typing import TypeVar
 
 from family_memory.domain.errors import FamilyMemoryError
-from family_memory.retrieval.documents import IndexDocument
 from family_memory.retrieval.embedding import Vector
-from family_memory.retrieval.search_index import Hit, IndexUnavailableError, MemoryIndex, SearchFilter
+from family_memory.retrieval.search_index import Hit, IndexUnavailableError, MemoryIndex, SearchFilter, WrappedIndex
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +78,7 @@ def check_deadline(what: str) -> None:
         raise DeadlineExceededError(f"the request's deadline passed {-left:.2f} s before {what}")
 
 
-class DeadlineIndex(MemoryIndex):
+class DeadlineIndex(WrappedIndex):
     """``index`` with its two searches bounded: each answers within ``seconds`` (or what is
     left of the request's deadline, if less) or raises SearchTimeoutError. The call goes on
     in a worker thread until the engine answers or its client's own timeout ends it, so the
@@ -90,8 +89,7 @@ class DeadlineIndex(MemoryIndex):
     def __init__(self, index: MemoryIndex, seconds: float, *, workers: int = 4) -> None:
         if seconds <= 0:
             raise ValueError(f"a search deadline must be positive, got {seconds}")
-        self.index = index
-        self.dimension = index.dimension
+        super().__init__(index)
         self.seconds = seconds
         self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="search")
 
@@ -114,21 +112,3 @@ class DeadlineIndex(MemoryIndex):
 
     def keyword(self, family_id: str, text: str, search_filter: SearchFilter, k: int) -> list[Hit]:
         return self._bounded("keyword", lambda: self.index.keyword(family_id, text, search_filter, k))
-
-    def upsert(self, family_id: str, documents: Sequence[IndexDocument], *, force: bool = False) -> None:
-        self.index.upsert(family_id, documents, force=force)
-
-    def delete(self, family_id: str, memory_ids: Iterable[str]) -> None:
-        self.index.delete(family_id, memory_ids)
-
-    def get(self, family_id: str, memory_ids: Iterable[str]) -> dict[str, IndexDocument]:
-        return self.index.get(family_id, memory_ids)
-
-    def documents(self, family_id: str) -> Iterator[IndexDocument]:
-        return self.index.documents(family_id)
-
-    def revisions(self, family_id: str) -> dict[str, int]:
-        return self.index.revisions(family_id)
-
-    def duplicates(self, family_id: str) -> dict[str, int]:
-        return self.index.duplicates(family_id)

@@ -89,6 +89,9 @@ class IndexDocument(BaseModel):
         return self.model_copy(update={"embedding": None})
 
 
+#: The document's fields that are the memory's own, by the same name (type, about ... revision).
+_MEMORY_FIELDS = tuple(name for name in IndexDocument.model_fields if name in Memory.model_fields)
+
 #: Quotes a document carries at most, and characters of each and of all of them.
 MAX_QUOTES = 20
 MAX_QUOTE_CHARS = 300
@@ -118,21 +121,9 @@ def document_from_memory(
     return IndexDocument(
         family_id=family_id,
         memory_id=memory.id,
-        type=memory.type,
-        about=memory.about,
-        summary=memory.summary,
-        when_to_use=memory.when_to_use,
-        body=memory.body,
         quotes=list(quotes),
-        applies_to=list(memory.applies_to),
-        strength=memory.strength,
-        authority=memory.authority,
-        sensitivity=memory.sensitivity,
-        status=memory.status,
-        valid_until=memory.valid_until,
-        formed_at=memory.formed_at,
-        revision=memory.revision,
         embedding_model=model_id,
         text_hash=content_hash(model_id, embedding_text(memory)),
         embedding=vector,
+        **{name: getattr(memory, name) for name in _MEMORY_FIELDS},
     )

@@ -111,6 +111,39 @@ class MemoryIndex(ABC):
         return {}
 
 
+class WrappedIndex(MemoryIndex):
+    """An index over another: every method is ``index``'s own until a subclass says
+    otherwise (its searches, usually)."""
+
+    def __init__(self, index: MemoryIndex) -> None:
+        self.index = index
+        self.dimension = index.dimension
+
+    def upsert(self, family_id: str, documents: Sequence[IndexDocument], *, force: bool = False) -> None:
+        self.index.upsert(family_id, documents, force=force)
+
+    def delete(self, family_id: str, memory_ids: Iterable[str]) -> None:
+        self.index.delete(family_id, memory_ids)
+
+    def get(self, family_id: str, memory_ids: Iterable[str]) -> dict[str, IndexDocument]:
+        return self.index.get(family_id, memory_ids)
+
+    def documents(self, family_id: str) -> Iterator[IndexDocument]:
+        return self.index.documents(family_id)
+
+    def semantic(self, family_id: str, vector: Vector, search_filter: SearchFilter, k: int) -> list[Hit]:
+        return self.index.semantic(family_id, vector, search_filter, k)
+
+    def keyword(self, family_id: str, text: str, search_filter: SearchFilter, k: int) -> list[Hit]:
+        return self.index.keyword(family_id, text, search_filter, k)
+
+    def revisions(self, family_id: str) -> dict[str, int]:
+        return self.index.revisions(family_id)
+
+    def duplicates(self, family_id: str) -> dict[str, int]:
+        return self.index.duplicates(family_id)
+
+
 class IndexUnavailableError(FamilyMemoryError):
     """The search engine could not be reached or refused a request it should accept."""
 

@@ -66,92 +66,69 @@ MAX_EXCERPT_TURNS = 20
 #: Most evidence records read_memory shows (the newest); the count of the rest is stated.
 MAX_EVIDENCE_SHOWN = 10
 
+
+def _tool(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    """A Converse tool spec whose input is a JSON object of ``properties`` and nothing else."""
+    schema = {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+    return {"toolSpec": {"name": name, "description": description, "inputSchema": {"json": schema}}}
+
+
+def _ref_property(pattern: str, example: str) -> dict[str, Any]:
+    """The one ``ref`` property of a tool that opens a reference."""
+    return {
+        "ref": {
+            "type": "string",
+            "pattern": pattern,
+            "maxLength": MAX_REF_LENGTH,
+            "description": f"A reference such as {example}.",
+        }
+    }
+
+
 TOOL_SPECS: list[dict[str, Any]] = [
-    {
-        "toolSpec": {
-            "name": "search_memory",
-            "description": (
-                "Search what this family has told you, by meaning and by words. Use it when neither the brief "
-                "nor the looked-up lines state a fact you need, before saying you do not know. Returns short "
-                "lines, each with a memory:// reference you can open with read_memory."
-            ),
-            "inputSchema": {
-                "json": {
-                    "type": "object",
-                    "properties": {
-                        "query": {
-                            "type": "string",
-                            "minLength": 1,
-                            "maxLength": 500,
-                            "description": "What to look for, in plain words (for example: Maya's orthodontist).",
-                        },
-                        "limit": {
-                            "type": "integer",
-                            "minimum": 1,
-                            "maximum": SEARCH_MAX_LIMIT,
-                            "default": SEARCH_DEFAULT_LIMIT,
-                            "description": "Most lines to return.",
-                        },
-                    },
-                    "required": ["query"],
-                    "additionalProperties": False,
-                }
+    _tool(
+        "search_memory",
+        "Search what this family has told you, by meaning and by words. Use it when neither the brief "
+        "nor the looked-up lines state a fact you need, before saying you do not know. Returns short "
+        "lines, each with a memory:// reference you can open with read_memory.",
+        {
+            "query": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 500,
+                "description": "What to look for, in plain words (for example: Maya's orthodontist).",
             },
-        }
-    },
-    {
-        "toolSpec": {
-            "name": "read_memory",
-            "description": (
-                "Open one memory by its memory:// reference and get the whole file, one field a line: front "
-                "matter (type, strength, status, dates, what it applies to) and body, every text a quoted JSON "
-                "string, then its evidence: each quote with the "
-                "conv:// reference of the turns it came from and when it was recorded. Use it for the exact "
-                "condition of a rule or the context behind a preference; open a conv:// reference with "
-                "read_conversation_excerpt for the family's exact words."
-            ),
-            "inputSchema": {
-                "json": {
-                    "type": "object",
-                    "properties": {
-                        "ref": {
-                            "type": "string",
-                            "pattern": "^memory://[^/#?]+/[^/#?]+$",
-                            "maxLength": MAX_REF_LENGTH,
-                            "description": "A reference such as memory://{family}/{memory id}.",
-                        }
-                    },
-                    "required": ["ref"],
-                    "additionalProperties": False,
-                }
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": SEARCH_MAX_LIMIT,
+                "default": SEARCH_DEFAULT_LIMIT,
+                "description": "Most lines to return.",
             },
-        }
-    },
-    {
-        "toolSpec": {
-            "name": "read_conversation_excerpt",
-            "description": (
-                "Open the conversation turns a memory came from, by their conv:// reference (found in a "
-                "memory's evidence). Use it to see the family's exact words, for example when asked "
-                "'why do you think that?'."
-            ),
-            "inputSchema": {
-                "json": {
-                    "type": "object",
-                    "properties": {
-                        "ref": {
-                            "type": "string",
-                            "pattern": "^conv://[^/#?]+/[^/#?]+#turn=[1-9][0-9]*(-[1-9][0-9]*)?$",
-                            "maxLength": MAX_REF_LENGTH,
-                            "description": "A reference such as conv://{family}/{session}#turn=12-14.",
-                        }
-                    },
-                    "required": ["ref"],
-                    "additionalProperties": False,
-                }
-            },
-        }
-    },
+        },
+        ["query"],
+    ),
+    _tool(
+        "read_memory",
+        "Open one memory by its memory:// reference and get the whole file, one field a line: front "
+        "matter (type, strength, status, dates, what it applies to) and body, every text a quoted JSON "
+        "string, then its evidence: each quote with the "
+        "conv:// reference of the turns it came from and when it was recorded. Use it for the exact "
+        "condition of a rule or the context behind a preference; open a conv:// reference with "
+        "read_conversation_excerpt for the family's exact words.",
+        _ref_property("^memory://[^/#?]+/[^/#?]+$", "memory://{family}/{memory id}"),
+        ["ref"],
+    ),
+    _tool(
+        "read_conversation_excerpt",
+        "Open the conversation turns a memory came from, by their conv:// reference (found in a "
+        "memory's evidence). Use it to see the family's exact words, for example when asked "
+        "'why do you think that?'.",
+        _ref_property(
+            "^conv://[^/#?]+/[^/#?]+#turn=[1-9][0-9]*(-[1-9][0-9]*)?$", "conv://{family}/{session}#turn=12-14"
+        ),
+        ["ref"],
+    ),
 ]
 TOOL_NAMES = tuple(spec["toolSpec"]["name"] for spec in TOOL_SPECS)
 

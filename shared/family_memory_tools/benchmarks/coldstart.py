@@ -33,6 +33,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from family_memory_tools.benchmarks.machine import machine_line
+
 HANDLERS = ("api", "extract", "reconcile", "indexer", "compile", "dream_fanout", "dream_worker")
 
 #: The environment a handler starts with: template.yaml's, with placeholder names (no call is made).
@@ -184,18 +186,6 @@ def bench_coldstart(args: argparse.Namespace) -> int:
             f"({stale_total / target_total:.1f}x)"
         )
     return 0
-
-
-def machine_line() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"machine: {platform.system()} {platform.release()} {platform.machine()}, {cpu}, {os.cpu_count()} cores"
 
 
 def register(subparsers: Any) -> None:

@@ -61,7 +61,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -76,8 +76,9 @@ from family_memory.retrieval.documents import IndexDocument
 from family_memory.retrieval.embedding import Embedder, Vector, content_hash
 from family_memory.retrieval.lookup import LookupSettings, TurnLookup
 from family_memory.retrieval.must_know import names_of
-from family_memory.retrieval.search_index import Hit, MemoryIndex, SearchFilter
+from family_memory.retrieval.search_index import Hit, MemoryIndex, SearchFilter, WrappedIndex
 from family_memory_tools.benchmarks.labelled import MEMORIES, QUERIES
+from family_memory_tools.benchmarks.machine import machine_line
 
 FAMILY = "fam-bench"
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -161,18 +162,10 @@ BENCH_NAMES = names_of([(f"bench-person-{n}", [person]) for n, person in enumera
 
 
 def machine() -> list[str]:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
     import numpy
 
     return [
-        f"machine: {platform.system()} {platform.release()} {platform.machine()}, {cpu}, {os.cpu_count()} cores",
+        machine_line(),
         f"python {platform.python_version()}, numpy {numpy.__version__}, sqlite {sqlite3.sqlite_version}",
     ]
 
@@ -190,13 +183,12 @@ def percentiles(samples: Sequence[float]) -> str:
 PEER = LookupSettings(fusion="interleave", semantic_lead=3, candidates_per_search=20)
 
 
-class ReplayIndex(MemoryIndex):
+class ReplayIndex(WrappedIndex):
     """An index that answers each search with hits recorded from a real one, so a lookup over it
     costs only the lookup's own work. ``play`` names the message whose hits come next."""
 
     def __init__(self, index: MemoryIndex) -> None:
-        self.index = index
-        self.dimension = index.dimension
+        super().__init__(index)
         self.recorded: dict[int, tuple[list[Hit], list[Hit]]] = {}
         self.playing = 0
 
@@ -214,18 +206,6 @@ class ReplayIndex(MemoryIndex):
 
     def keyword(self, family_id: str, text: str, search_filter: SearchFilter, k: int) -> list[Hit]:
         return self.recorded[self.playing][1][:k]
-
-    def upsert(self, family_id: str, documents: Sequence[IndexDocument], *, force: bool = False) -> None:
-        self.index.upsert(family_id, documents, force=force)
-
-    def delete(self, family_id: str, memory_ids: Iterable[str]) -> None:
-        self.index.delete(family_id, memory_ids)
-
-    def get(self, family_id: str, memory_ids: Iterable[str]) -> dict[str, IndexDocument]:
-        return self.index.get(family_id, memory_ids)
-
-    def documents(self, family_id: str) -> Iterator[IndexDocument]:
-        return self.index.documents(family_id)
 
 
 def paired(fns: Sequence[Callable[[int], Any]], count: int, runs: int, warmup: int = 20) -> list[list[float]]:

@@ -37,18 +37,7 @@ from family_memory.domain.errors import (
 )
 from family_memory.domain.ids import check_change_id, check_family_id, check_memory_id
 from family_memory.domain.memory import Status
-from family_memory.ports.catalog import (
-    DEFAULT_PAGE_SIZE,
-    Catalog,
-    CatalogRow,
-    Lease,
-    Page,
-    PendingIntent,
-    check_lease_family,
-    check_page_size,
-    decode_cursor,
-    encode_cursor,
-)
+from family_memory.ports.catalog import Catalog, CatalogRow, Lease, PendingIntent, check_lease_family
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -157,6 +146,22 @@ class DynamoCatalog(Catalog):
         for page in paginator.paginate(TableName=self.table, ConsistentRead=True, **kwargs):
             yield from page.get("Items", [])
 
+    def _update_lease(self, lease: Lease, update: str, values: dict[str, Any] | None = None) -> None:
+        """Apply ``update`` to the lease item while ``lease`` holds it; LeaseLostError once taken over."""
+        try:
+            self._ddb.update_item(
+                TableName=self.table,
+                Key={"pk": _s(_pk(lease.family_id)), "sk": _s(_LEASE)},
+                UpdateExpression=update,
+                ConditionExpression="holder = :holder AND #token = :token",
+                ExpressionAttributeNames={"#token": "token"},
+                ExpressionAttributeValues={**(values or {}), ":holder": _s(lease.holder), ":token": _n(lease.token)},
+            )
+        except ClientError as exc:
+            if _code(exc) == "ConditionalCheckFailedException":
+                raise LeaseLostError(f"the lease on family {lease.family_id} was taken over") from exc
+            raise
+
     # --- lease ----------------------------------------------------------------
 
     def acquire_lease(self, family_id: str, holder: str, ttl: timedelta) -> Lease:
@@ -194,39 +199,14 @@ class DynamoCatalog(Catalog):
 
     def renew_lease(self, lease: Lease, ttl: timedelta) -> Lease:
         expires_at = self.clock.now().timestamp() + ttl.total_seconds()
-        try:
-            self._ddb.update_item(
-                TableName=self.table,
-                Key={"pk": _s(_pk(lease.family_id)), "sk": _s(_LEASE)},
-                UpdateExpression="SET expires_at = :expires",
-                ConditionExpression="holder = :holder AND #token = :token",
-                ExpressionAttributeNames={"#token": "token"},
-                ExpressionAttributeValues={
-                    ":expires": _n(expires_at),
-                    ":holder": _s(lease.holder),
-                    ":token": _n(lease.token),
-                },
-            )
-        except ClientError as exc:
-            if _code(exc) == "ConditionalCheckFailedException":
-                raise LeaseLostError(f"the lease on family {lease.family_id} was taken over") from exc
-            raise
+        self._update_lease(lease, "SET expires_at = :expires", {":expires": _n(expires_at)})
         return Lease(lease.family_id, lease.holder, lease.token, datetime.fromtimestamp(expires_at, UTC))
 
     def release_lease(self, lease: Lease) -> bool:
         try:
-            self._ddb.update_item(
-                TableName=self.table,
-                Key={"pk": _s(_pk(lease.family_id)), "sk": _s(_LEASE)},
-                UpdateExpression="REMOVE holder SET expires_at = :zero",
-                ConditionExpression="holder = :holder AND #token = :token",
-                ExpressionAttributeNames={"#token": "token"},
-                ExpressionAttributeValues={":zero": _n(0), ":holder": _s(lease.holder), ":token": _n(lease.token)},
-            )
-        except ClientError as exc:
-            if _code(exc) == "ConditionalCheckFailedException":
-                return False
-            raise
+            self._update_lease(lease, "REMOVE holder SET expires_at = :zero", {":zero": _n(0)})
+        except LeaseLostError:
+            return False
         return True
 
     # --- rows -----------------------------------------------------------------
@@ -286,24 +266,16 @@ class DynamoCatalog(Catalog):
                     delay = min(delay * 2, 1.0)
         return found
 
-    def list_rows(
-        self,
-        family_id: str,
-        *,
-        status: Status | None = None,
-        limit: int = DEFAULT_PAGE_SIZE,
-        cursor: str | None = None,
-    ) -> Page:
-        check_page_size(limit)
+    def _page(
+        self, family_id: str, status: Status | None, limit: int, after: dict[str, str] | None
+    ) -> tuple[list[CatalogRow], dict[str, str] | None]:
         pk = _pk(family_id)
-        status_key = status.value if status else ""
         start_key: dict[str, Any] | None = None
-        if cursor is not None:
-            data = decode_cursor(cursor)
-            if data.get("f") != family_id or data.get("s", "") != status_key or "sk" not in data or "k" not in data:
+        if after is not None:
+            if "sk" not in after or "k" not in after:
                 raise InvalidInputError("the page cursor belongs to a different listing")
-            check_memory_id(data["sk"].removeprefix(_MEM))
-            start_key = {"pk": _s(pk), "sk": _s(data["sk"]), "formed_key": _s(data["k"])}
+            check_memory_id(after["sk"].removeprefix(_MEM))
+            start_key = {"pk": _s(pk), "sk": _s(after["sk"]), "formed_key": _s(after["k"])}
         rows: list[CatalogRow] = []
         last_item: dict[str, Any] | None = None
         more = True
@@ -329,12 +301,9 @@ class DynamoCatalog(Catalog):
                 last_item = item
             start_key = cast("dict[str, Any] | None", response.get("LastEvaluatedKey"))
             more = start_key is not None
-        next_cursor = None
         if more and last_item is not None:
-            next_cursor = encode_cursor(
-                {"f": family_id, "s": status_key, "sk": last_item["sk"]["S"], "k": last_item["formed_key"]["S"]}
-            )
-        return Page(rows, next_cursor)
+            return rows, {"sk": last_item["sk"]["S"], "k": last_item["formed_key"]["S"]}
+        return rows, None
 
     def all_rows(self, family_id: str) -> Iterator[CatalogRow]:
         for item in self._query(
@@ -399,19 +368,7 @@ class DynamoCatalog(Catalog):
         self._ddb.put_item(
             TableName=self.table, Item={"pk": pk, "sk": _s(_APPLIED + change_id), "outcome": _s(outcome)}
         )
-        try:
-            self._ddb.update_item(
-                TableName=self.table,
-                Key={"pk": pk, "sk": _s(_LEASE)},
-                UpdateExpression="REMOVE pending_id, pending",
-                ConditionExpression="holder = :holder AND #token = :token",
-                ExpressionAttributeNames={"#token": "token"},
-                ExpressionAttributeValues={":holder": _s(lease.holder), ":token": _n(lease.token)},
-            )
-        except ClientError as exc:
-            if _code(exc) == "ConditionalCheckFailedException":
-                raise LeaseLostError(f"the lease on family {family_id} was taken over") from exc
-            raise
+        self._update_lease(lease, "REMOVE pending_id, pending")
 
     def is_applied(self, family_id: str, change_id: str) -> bool:
         response = self._ddb.get_item(

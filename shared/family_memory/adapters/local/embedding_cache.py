@@ -6,12 +6,10 @@ keeps every vector already paid for.
 
 from __future__ import annotations
 
-import sqlite3
 import struct
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 
-from family_memory.adapters.local.sqlite_file import SQLiteFile
+from family_memory.adapters.local.sqlite_file import SQLiteBacked
 from family_memory.domain.ids import check_family_id
 from family_memory.retrieval.embedding import EmbeddingCache, Vector
 
@@ -33,13 +31,8 @@ def unpack(blob: bytes) -> Vector:
     return list(struct.unpack(f"<{len(blob) // 4}f", blob))
 
 
-class SQLiteEmbeddingCache(EmbeddingCache):
-    def __init__(self, path: Path | str) -> None:
-        self.file = SQLiteFile(path, _SCHEMA)
-        self.path = self.file.path
-
-    def _db(self) -> sqlite3.Connection:
-        return self.file.connection()
+class SQLiteEmbeddingCache(SQLiteBacked, EmbeddingCache):
+    SCHEMA = _SCHEMA
 
     def get_many(self, family_id: str, hashes: Iterable[str]) -> dict[str, Vector]:
         check_family_id(family_id)
@@ -55,7 +48,7 @@ class SQLiteEmbeddingCache(EmbeddingCache):
 
     def put_many(self, family_id: str, vectors: Mapping[str, Vector]) -> None:
         check_family_id(family_id)
-        with self.file.transaction() as db:
+        with self._transaction() as db:
             db.executemany(
                 "INSERT OR IGNORE INTO vectors (family_id, hash, vector) VALUES (?, ?, ?)",
                 [(family_id, key, pack(vector)) for key, vector in vectors.items()],

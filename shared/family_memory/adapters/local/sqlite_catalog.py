@@ -8,34 +8,17 @@ connection; WAL mode lets readers run beside the writer.
 
 from __future__ import annotations
 
-import contextlib
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from family_memory.adapters.local.sqlite_file import SQLiteFile
+from family_memory.adapters.local.sqlite_file import SQLiteBacked
 from family_memory.domain.clock import Clock, SystemClock
-from family_memory.domain.errors import (
-    InvalidInputError,
-    LeaseHeldError,
-    LeaseLostError,
-    StaleRevisionError,
-)
+from family_memory.domain.errors import LeaseHeldError, LeaseLostError, StaleRevisionError
 from family_memory.domain.ids import check_change_id, check_family_id, check_memory_id
 from family_memory.domain.memory import Status
-from family_memory.ports.catalog import (
-    DEFAULT_PAGE_SIZE,
-    Catalog,
-    CatalogRow,
-    Lease,
-    Page,
-    PendingIntent,
-    check_lease_family,
-    check_page_size,
-    decode_cursor,
-    encode_cursor,
-)
+from family_memory.ports.catalog import Catalog, CatalogRow, Lease, PendingIntent, check_lease_family
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS memories (
@@ -70,17 +53,12 @@ CREATE TABLE IF NOT EXISTS applied (
 """
 
 
-class SQLiteCatalog(Catalog):
+class SQLiteCatalog(SQLiteBacked, Catalog):
+    SCHEMA = _SCHEMA
+
     def __init__(self, path: Path | str, *, clock: Clock | None = None) -> None:
-        self.file = SQLiteFile(path, _SCHEMA)
-        self.path = self.file.path
+        super().__init__(path)
         self.clock = clock or SystemClock()
-
-    def _connection(self) -> sqlite3.Connection:
-        return self.file.connection()
-
-    def _transaction(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
-        return self.file.transaction()
 
     def _now(self) -> float:
         return self.clock.now().timestamp()
@@ -162,7 +140,7 @@ class SQLiteCatalog(Catalog):
         check_family_id(family_id)
         ids = sorted({check_memory_id(i) for i in memory_ids})
         found: dict[str, CatalogRow] = {}
-        db = self._connection()
+        db = self._db()
         for start in range(0, len(ids), 500):
             chunk = ids[start : start + 500]
             marks = ",".join("?" * len(chunk))
@@ -174,46 +152,31 @@ class SQLiteCatalog(Catalog):
                 found[row.id] = row
         return found
 
-    def list_rows(
-        self,
-        family_id: str,
-        *,
-        status: Status | None = None,
-        limit: int = DEFAULT_PAGE_SIZE,
-        cursor: str | None = None,
-    ) -> Page:
-        check_family_id(family_id)
-        check_page_size(limit)
-        after = None
-        if cursor is not None:
-            data = decode_cursor(cursor)
-            if data.get("f") != family_id or data.get("s", "") != (status.value if status else ""):
-                raise InvalidInputError("the page cursor belongs to a different listing")
-            after = data.get("k")
+    def _page(
+        self, family_id: str, status: Status | None, limit: int, after: dict[str, str] | None
+    ) -> tuple[list[CatalogRow], dict[str, str] | None]:
         clauses = ["family_id = ?"]
         params: list[object] = [family_id]
         if status is not None:
             clauses.append("status = ?")
             params.append(status.value)
-        if after is not None:
+        if after is not None and "k" in after:
             clauses.append("sort_key < ?")
-            params.append(after)
+            params.append(after["k"])
         query = f"SELECT row_json FROM memories WHERE {' AND '.join(clauses)} ORDER BY sort_key DESC LIMIT ?"  # noqa: S608
         params.append(limit + 1)
-        rows = [CatalogRow.model_validate_json(r[0]) for r in self._connection().execute(query, params)]
-        next_cursor = None
+        rows = [CatalogRow.model_validate_json(r[0]) for r in self._db().execute(query, params)]
         if len(rows) > limit:
-            rows = rows[:limit]
-            next_cursor = encode_cursor({"f": family_id, "s": status.value if status else "", "k": rows[-1].sort_key})
-        return Page(rows, next_cursor)
+            return rows[:limit], {"k": rows[limit - 1].sort_key}
+        return rows, None
+
+    def _family_rows(self, query: str, family_id: str) -> list[tuple[str, ...]]:
+        """Every row ``query`` selects with the family id (validated) as its one parameter."""
+        rows: list[tuple[str, ...]] = self._db().execute(query, (check_family_id(family_id),)).fetchall()
+        return rows
 
     def all_rows(self, family_id: str) -> Iterator[CatalogRow]:
-        check_family_id(family_id)
-        rows = (
-            self._connection()
-            .execute("SELECT row_json FROM memories WHERE family_id = ? ORDER BY memory_id", (family_id,))
-            .fetchall()
-        )
+        rows = self._family_rows("SELECT row_json FROM memories WHERE family_id = ? ORDER BY memory_id", family_id)
         return (CatalogRow.model_validate_json(r[0]) for r in rows)
 
     # --- change ledger --------------------------------------------------------
@@ -229,13 +192,8 @@ class SQLiteCatalog(Catalog):
             )
 
     def pending_intents(self, family_id: str) -> list[PendingIntent]:
-        check_family_id(family_id)
-        rows = (
-            self._connection()
-            .execute("SELECT change_id, payload FROM intents WHERE family_id = ? ORDER BY change_id", (family_id,))
-            .fetchall()
-        )
-        return [PendingIntent(r[0], r[1]) for r in rows]
+        query = "SELECT change_id, payload FROM intents WHERE family_id = ? ORDER BY change_id"
+        return [PendingIntent(r[0], r[1]) for r in self._family_rows(query, family_id)]
 
     def settle(self, family_id: str, change_id: str, *, lease: Lease, outcome: str = "applied") -> None:
         check_lease_family(lease, family_id)
@@ -250,7 +208,7 @@ class SQLiteCatalog(Catalog):
 
     def is_applied(self, family_id: str, change_id: str) -> bool:
         row = (
-            self._connection()
+            self._db()
             .execute(
                 "SELECT 1 FROM applied WHERE family_id = ? AND change_id = ?",
                 (check_family_id(family_id), check_change_id(change_id)),

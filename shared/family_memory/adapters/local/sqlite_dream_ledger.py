@@ -9,12 +9,10 @@ which sort in time order.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
 from datetime import date, datetime
-from pathlib import Path
 
-from family_memory.adapters.local.sqlite_file import SQLiteFile
+from family_memory.adapters.local.sqlite_file import SQLiteBacked
 from family_memory.domain.clock import format_utc, parse_utc
 from family_memory.domain.ids import check_family_id, check_session_id
 from family_memory.ports.lifecycle import DreamLedger, DreamState
@@ -44,13 +42,8 @@ def _state(row: tuple[str, str | None, str | None, str | None, str | None, str |
     )
 
 
-class SQLiteDreamLedger(DreamLedger):
-    def __init__(self, path: Path | str) -> None:
-        self.file = SQLiteFile(path, _SCHEMA)
-        self.path = self.file.path
-
-    def _db(self) -> sqlite3.Connection:
-        return self.file.connection()
+class SQLiteDreamLedger(SQLiteBacked, DreamLedger):
+    SCHEMA = _SCHEMA
 
     def get(self, family_id: str) -> DreamState | None:
         row = (

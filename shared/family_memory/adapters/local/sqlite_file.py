@@ -14,6 +14,7 @@ import sqlite3
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import ClassVar
 
 
 class SQLiteFile:
@@ -44,3 +45,20 @@ class SQLiteFile:
             db.execute("ROLLBACK")
             raise
         db.execute("COMMIT")
+
+
+class SQLiteBacked:
+    """A port kept in one SQLite file: ``SCHEMA`` is created when it opens; ``_db()`` is
+    this thread's connection and ``_transaction()`` a ``BEGIN IMMEDIATE`` one."""
+
+    SCHEMA: ClassVar[str]
+
+    def __init__(self, path: Path | str) -> None:
+        self.file = SQLiteFile(path, self.SCHEMA)
+        self.path = self.file.path
+
+    def _db(self) -> sqlite3.Connection:
+        return self.file.connection()
+
+    def _transaction(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
+        return self.file.transaction()

@@ -379,9 +379,8 @@ class CardWeb:
             csrf=ctx.csrf,
             summary_value=value_of(typed.get("summary", memory.summary)),
             about_value=value_of(typed.get("about", memory.about)),
-            reason_value=value_of(typed.get("reason", "")),
             member_options_edit=pages.member_options(ctx, member),
-            member_options_forget=pages.member_options(ctx, member),
+            forget_fields=pages.forget_fields(ctx, "f", typed),
         )
 
     def _edit(self, call: _Call) -> WebResponse:
@@ -469,8 +468,7 @@ class CardWeb:
             type_value=value_of(selector.memory_type.value if selector.memory_type else ""),
             count=str(count),
             token=preview.token,
-            reason_value=value_of((typed or {}).get("reason", "")),
-            member_options=pages.member_options(ctx, (typed or {}).get("member", "")),
+            forget_fields=pages.forget_fields(ctx, "c", typed or {}),
             confirm_label=confirm_label,
         )
         return self._page(call, status, f"Forget {selector.describe()}?", content)

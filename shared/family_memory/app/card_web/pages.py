@@ -96,6 +96,16 @@ def member_options(ctx: PageContext, selected: str) -> Html:
     return options(members, selected or (members[0][0] if members else ""))
 
 
+def forget_fields(ctx: PageContext, prefix: str, typed: Mapping[str, str]) -> Html:
+    """A forget form's reason and member fields (ids start ``prefix``), as the family typed them."""
+    return render(
+        "forget_fields.html",
+        prefix=prefix,
+        reason_value=field(typed.get("reason", "")),
+        member_options=member_options(ctx, typed.get("member", "")),
+    )
+
+
 def applies_names(ctx: PageContext, entity_ids: Iterable[str]) -> list[str]:
     return [ctx.names.get(entity_id, "someone no longer on file") for entity_id in entity_ids]
 

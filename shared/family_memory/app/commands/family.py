@@ -10,30 +10,40 @@ shown escaped, never acted on by the terminal.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from typing import Any
 
-from family_memory.app.commands import runtime_for
+from family_memory.app.commands import FamilyCommand, on_family
+from family_memory.app.runtime import Runtime
 from family_memory.domain.family import FamilySettings, MemberRole
-from family_memory.domain.ids import check_family_id
 from family_memory.domain.literal import for_terminal
 from family_memory.families import add_member, set_member, set_time_zone, show_family
+from family_memory.ports.store import Store
 
 _ROLES = [r.value for r in MemberRole]
+#: What a command does to the family's settings, and what it prints of them afterwards.
+_Action = Callable[[Store, str, argparse.Namespace], FamilySettings]
+_Show = Callable[[FamilySettings], list[str]]
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("family", help="a family's settings: time zone and members")
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
 
-    def command(name: str, help_text: str, run: Any) -> argparse.ArgumentParser:
+    def command(name: str, help_text: str, act: _Action, show: _Show = lines) -> argparse.ArgumentParser:
         sub: argparse.ArgumentParser = actions.add_parser(name, help=help_text)
         sub.add_argument("--family", required=True, help="the family id")
-        sub.set_defaults(run=run)
+        sub.set_defaults(run=on_family(_showing(act, show)))
         return sub
 
-    command("show", "time zone, members and surfaces", _show)
+    command("show", "time zone, members and surfaces", lambda store, family_id, args: show_family(store, family_id))
 
-    zone = command("set-zone", "the family's IANA time zone (dates and expiry follow it)", _set_zone)
+    zone = command(
+        "set-zone",
+        "the family's IANA time zone (dates and expiry follow it)",
+        lambda store, family_id, args: set_time_zone(store, family_id, args.time_zone),
+        lambda settings: [f"family {settings.family_id}: time zone {settings.time_zone}"],
+    )
     zone.add_argument("time_zone", help="for example America/Los_Angeles")
 
     add = command("add-member", "add a member", _add_member)
@@ -62,42 +72,21 @@ def lines(settings: FamilySettings) -> list[str]:
     return out
 
 
-def _show(args: argparse.Namespace) -> int:
-    runtime = runtime_for(args)
-    print("\n".join(lines(show_family(runtime.store, check_family_id(args.family)))))
-    return 0
+def _showing(act: _Action, show: _Show) -> FamilyCommand:
+    """A command that does ``act`` to the family and prints ``show`` of its settings afterwards."""
+
+    def run(runtime: Runtime, family_id: str, args: argparse.Namespace) -> int:
+        print("\n".join(show(act(runtime.store, family_id, args))))
+        return 0
+
+    return run
 
 
-def _set_zone(args: argparse.Namespace) -> int:
-    runtime = runtime_for(args)
-    settings = set_time_zone(runtime.store, check_family_id(args.family), args.time_zone)
-    print(f"family {settings.family_id}: time zone {settings.time_zone}")
-    return 0
+def _add_member(store: Store, family_id: str, args: argparse.Namespace) -> FamilySettings:
+    role = MemberRole(args.role)
+    return add_member(store, family_id, args.member_id, args.name, address_as=args.address_as, role=role)
 
 
-def _add_member(args: argparse.Namespace) -> int:
-    runtime = runtime_for(args)
-    settings = add_member(
-        runtime.store,
-        check_family_id(args.family),
-        args.member_id,
-        args.name,
-        address_as=args.address_as,
-        role=MemberRole(args.role),
-    )
-    print("\n".join(lines(settings)))
-    return 0
-
-
-def _set_member(args: argparse.Namespace) -> int:
-    runtime = runtime_for(args)
-    settings = set_member(
-        runtime.store,
-        check_family_id(args.family),
-        args.member_id,
-        name=args.name,
-        address_as=args.address_as,
-        role=MemberRole(args.role) if args.role else None,
-    )
-    print("\n".join(lines(settings)))
-    return 0
+def _set_member(store: Store, family_id: str, args: argparse.Namespace) -> FamilySettings:
+    role = MemberRole(args.role) if args.role else None
+    return set_member(store, family_id, args.member_id, name=args.name, address_as=args.address_as, role=role)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from family_memory.app.commands import runtime_for
+from family_memory.app.commands import FamilyCommand, on_family
 from family_memory.app.commands.formation import location
 from family_memory.app.runtime import Runtime
 from family_memory.card.operations import (
@@ -29,7 +29,7 @@ from family_memory.card.views import (
     read_memory,
     recent_corrections,
 )
-from family_memory.domain.ids import check_family_id, check_memory_id
+from family_memory.domain.ids import check_memory_id
 from family_memory.domain.layout import memory_path
 from family_memory.domain.literal import for_terminal
 from family_memory.domain.memory import Memory, MemoryType, Status
@@ -42,12 +42,12 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("memories", help="the memory card: list, add, edit, forget, evidence, lineage")
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
 
-    def command(name: str, help_text: str, run: Any, *, memory: bool = False) -> argparse.ArgumentParser:
+    def command(name: str, help_text: str, run: FamilyCommand, *, memory: bool = False) -> argparse.ArgumentParser:
         sub: argparse.ArgumentParser = actions.add_parser(name, help=help_text)
         sub.add_argument("--family", required=True, help="the family id")
         if memory:
             sub.add_argument("memory_id", help="the memory's id")
-        sub.set_defaults(run=run)
+        sub.set_defaults(run=on_family(run))
         return sub
 
     listing = command("list", "newest first, one page at a time", _list)
@@ -110,12 +110,9 @@ def _drain(runtime: Runtime) -> None:
     runtime.drain()
 
 
-def _list(args: argparse.Namespace) -> int:
-    runtime = runtime_for(args)
+def _list(runtime: Runtime, family_id: str, args: argparse.Namespace) -> int:
     status = Status(args.status) if args.status else None
-    page = list_memories(
-        runtime.catalog, check_family_id(args.family), status=status, limit=args.limit, cursor=args.cursor
-    )
+    page = list_memories(runtime.catalog, family_id, status=status, limit=args.limit, cursor=args.cursor)
     for row in page.rows:
         since = row.formed_at.strftime("%Y-%m-%d")
         print(f"{row.id}  {since}  {row.status.value:<10} {row.type.value:<12} {for_terminal(row.summary)}")
@@ -126,9 +123,8 @@ def _list(args: argparse.Namespace) -> int:
     return 0
 
 
-def _show(args: argparse.Namespace) -> int:
-    runtime = runtime_for(args)
-    family_id, memory_id = check_family_id(args.family), check_memory_id(args.memory_id)
+def _show(runtime: Runtime, family_id: str, args: argparse.Namespace) -> int:
+    memory_id = check_memory_id(args.memory_id)
     memory = read_memory(runtime.store, family_id, memory_id)
     print(location(runtime, family_id, memory_path(memory_id)))
     print(serialise_memory(memory).decode("utf-8"), end="")
@@ -140,9 +136,7 @@ def _show(args: argparse.Namespace) -> int:
     return 0
 
 
-def _corrections(args: argparse.Namespace) -> int:
-    runtime = runtime_for(args)
-    family_id = check_family_id(args.family)
+def _corrections(runtime: Runtime, family_id: str, args: argparse.Namespace) -> int:
     corrections = recent_corrections(runtime.store, runtime.catalog, family_id)
     for c in corrections:
         print(f"{c.memory.id}  {c.memory.formed_at:%Y-%m-%d}  {for_terminal(c.memory.summary)}")
@@ -152,9 +146,8 @@ def _corrections(args: argparse.Namespace) -> int:
     return 0
 
 
-def _evidence(args: argparse.Namespace) -> int:
-    runtime = runtime_for(args)
-    view = evidence_view(runtime.store, check_family_id(args.family), check_memory_id(args.memory_id))
+def _evidence(runtime: Runtime, family_id: str, args: argparse.Namespace) -> int:
+    view = evidence_view(runtime.store, family_id, check_memory_id(args.memory_id))
     print(_line(view.memory))
     for line in view.lines:
         who = f" ({for_terminal(line.speaker)})" if line.speaker else ""
@@ -169,9 +162,7 @@ def _evidence(args: argparse.Namespace) -> int:
     return 0
 
 
-def _lineage(args: argparse.Namespace) -> int:
-    runtime = runtime_for(args)
-    family_id = check_family_id(args.family)
+def _lineage(runtime: Runtime, family_id: str, args: argparse.Namespace) -> int:
     lineage = lineage_view(runtime.store, family_id, check_memory_id(args.memory_id))
     for step in lineage.steps:
         mark = "->" if step.memory.id == lineage.asked else "  "
@@ -184,8 +175,7 @@ def _lineage(args: argparse.Namespace) -> int:
     return 0
 
 
-def _add(args: argparse.Namespace) -> int:
-    runtime = runtime_for(args)
+def _add(runtime: Runtime, family_id: str, args: argparse.Namespace) -> int:
     draft = validate(
         MemoryDraft,
         {
@@ -201,7 +191,6 @@ def _add(args: argparse.Namespace) -> int:
         },
         "memory",
     )
-    family_id = check_family_id(args.family)
     memory = runtime.card.add(family_id, args.member, draft)
     print(f"added {_line(memory)}")
     print(f"  {location(runtime, family_id, memory_path(memory.id))}")
@@ -209,8 +198,7 @@ def _add(args: argparse.Namespace) -> int:
     return 0
 
 
-def _edit(args: argparse.Namespace) -> int:
-    runtime = runtime_for(args)
+def _edit(runtime: Runtime, family_id: str, args: argparse.Namespace) -> int:
     changes = {
         "summary": args.summary,
         "about": args.about,
@@ -221,7 +209,6 @@ def _edit(args: argparse.Namespace) -> int:
         "pin": args.pin,
     }
     edit = validate(MemoryEdit, {k: v for k, v in changes.items() if v is not None}, "edit")
-    family_id = check_family_id(args.family)
     old, new = runtime.card.edit(family_id, check_memory_id(args.memory_id), args.member, edit)
     print(f"superseded {_line(old)}")
     print(f"by         {_line(new)}")
@@ -230,9 +217,7 @@ def _edit(args: argparse.Namespace) -> int:
     return 0
 
 
-def _forget(args: argparse.Namespace) -> int:
-    runtime = runtime_for(args)
-    family_id = check_family_id(args.family)
+def _forget(runtime: Runtime, family_id: str, args: argparse.Namespace) -> int:
     memory, rule = runtime.card.forget(family_id, check_memory_id(args.memory_id), args.member, args.reason)
     if rule is None:
         print(f"already forgotten: {_line(memory)}")
@@ -243,9 +228,7 @@ def _forget(args: argparse.Namespace) -> int:
     return 0
 
 
-def _group(args: argparse.Namespace) -> int:
-    runtime = runtime_for(args)
-    family_id = check_family_id(args.family)
+def _group(runtime: Runtime, family_id: str, args: argparse.Namespace) -> int:
     selector = validate(GroupSelector, {"entity": args.entity, "topic": args.topic, "memory_type": args.type}, "group")
     preview = runtime.card.preview_group(family_id, selector)
     if not args.yes:

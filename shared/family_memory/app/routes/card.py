@@ -14,6 +14,8 @@ from typing import Annotated, Any
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
+from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
+from pydantic import BaseModel
 
 from family_memory.app.routes.schema import (
     AddRequest,
@@ -129,15 +131,17 @@ def lineage(family_id: FamilyPath, memory_id: MemoryPath) -> Response[str]:
 # --- changing --------------------------------------------------------------------------------
 
 
+def _write(model: type[BaseModel], description: str, status: int = 200) -> dict[int, OpenAPIResponse]:
+    """A write route's responses: its success, and every error a write may answer."""
+    return {**ok(model, description, status), **error_responses(400, 404, 409, 413, 415, 503)}
+
+
 @router.post(
     "/families/<family_id>/memories",
     summary="Add an explicit memory for a member",
     tags=_TAGS,
     status_code=HTTPStatus.CREATED,
-    responses={
-        **ok(MemoryAdded, "The memory added (or, retried with its id, the one added before).", 201),
-        **error_responses(400, 404, 409, 413, 415, 503),
-    },
+    responses=_write(MemoryAdded, "The memory added (or, retried with its id, the one added before).", 201),
 )
 def add(family_id: FamilyPath, request: Annotated[AddRequest, Body()]) -> Response[str]:
     runtime = runtime_of(router)
@@ -151,10 +155,7 @@ def add(family_id: FamilyPath, request: Annotated[AddRequest, Body()]) -> Respon
     "/families/<family_id>/memories/<memory_id>",
     summary="Correct a memory: the new wording supersedes the old",
     tags=_TAGS,
-    responses={
-        **ok(MemoryEdited, "The old version, now superseded, and the new one."),
-        **error_responses(400, 404, 409, 413, 415, 503),
-    },
+    responses=_write(MemoryEdited, "The old version, now superseded, and the new one."),
 )
 def edit(family_id: FamilyPath, memory_id: MemoryPath, request: Annotated[EditRequest, Body()]) -> Response[str]:
     runtime = runtime_of(router)
@@ -169,10 +170,7 @@ def edit(family_id: FamilyPath, memory_id: MemoryPath, request: Annotated[EditRe
     "/families/<family_id>/memories/<memory_id>/forget",
     summary="Retract a memory and keep formation from learning it back",
     tags=_TAGS,
-    responses={
-        **ok(MemoryForgotten, "The memory, retracted; forgetting it again changes nothing."),
-        **error_responses(400, 404, 409, 413, 415, 503),
-    },
+    responses=_write(MemoryForgotten, "The memory, retracted; forgetting it again changes nothing."),
 )
 def forget(family_id: FamilyPath, memory_id: MemoryPath, request: Annotated[ForgetRequest, Body()]) -> Response[str]:
     runtime = runtime_of(router)
@@ -190,10 +188,7 @@ def forget(family_id: FamilyPath, memory_id: MemoryPath, request: Annotated[Forg
     "/families/<family_id>/forget-group",
     summary="Everything about one person, one topic or one type: a preview, then a confirmed forget",
     tags=_TAGS,
-    responses={
-        **ok(GroupAnswer, "The preview, or what was forgotten."),
-        **error_responses(400, 404, 409, 413, 415, 503),
-    },
+    responses=_write(GroupAnswer, "The preview, or what was forgotten."),
 )
 def group(family_id: FamilyPath, request: Annotated[GroupRequest, Body()]) -> Response[str]:
     runtime = runtime_of(router)
