@@ -456,3 +456,31 @@ def test_a_line_lends_no_word_it_lists_beside_one_the_quote_picks() -> None:
         names=("Greta",),
     )
     assert check_support(both, [turn], date(2026, 3, 1), session_text=f"{earlier}\n{turn.text}").problems
+
+
+def test_a_summary_that_shares_out_roles_gives_each_person_the_part_the_turn_gives_them() -> None:
+    turn = SpokenTurn("user", "arjun and I split the school runs, he does mornings and I do pickups", ("Priya",), True)
+    right = Claim(
+        summary="Arjun does the morning school runs and Priya does the pickups.",
+        quotes=(turn.text,),
+        names=("Arjun", "Priya"),
+        known_names=("Arjun", "Priya"),
+    )
+    assert check_support(right, [turn], date(2026, 3, 1)).problems == []
+    swapped = Claim(
+        summary="Priya does the morning school runs and Arjun does the pickups.",
+        quotes=right.quotes,
+        names=right.names,
+        known_names=right.known_names,
+    )
+    wrong = check_support(swapped, [turn], date(2026, 3, 1)).problems
+    assert any("'pickups' of priya, not arjun" in p for p in wrong), wrong
+    # A clause that does not open with its subject gives no one a part: "mam's driving me".
+    niamh = SpokenTurn("user", "we have a camogie blitz saturday at 10. mam's driving me", ("Niamh",), True)
+    blitz = Claim(
+        summary="Niamh has a camogie blitz on Saturday at 10, and Siobhán is driving her.",
+        quotes=(niamh.text,),
+        names=("Niamh", "Siobhán"),
+        known_names=("Niamh", "Siobhán"),
+    )
+    assert not any("driving" in p for p in check_support(blitz, [niamh], date(2026, 4, 29)).problems)

@@ -961,7 +961,7 @@ def check_support(
     if swap:
         problems.append(swap)
 
-    bound = _misbound(claim, quoted, claim.summary, lenders)
+    bound = _misbound(claim, quoted, claim.summary, lenders) or _roles_swapped(claim, quoted)
     if bound:
         problems.append(bound)
     return result
@@ -1562,15 +1562,7 @@ def _misbound(
     only a clause that opens with another person's name (or with "I" for the writer) and does
     not name the summary's subject counts against it."""
     del lenders
-    writer_names = [n for t in quoted for n in t.writer_names]
-    people: dict[str, str] = {}
-    for name in {*claim.names, *claim.known_names, *writer_names}:
-        words = [w for w in _raw_words(name) if w not in _TITLES]
-        first = words[0] if words else ""  # a first name; surnames are shared by a household
-        if first and first not in STOPWORDS and first not in _RELATIONS and len(first) > 1:
-            people.setdefault(first, first)
-            people.setdefault(first.replace("-", ""), first)
-    writer = next((w for n in writer_names[1:2] or writer_names[:1] for w in _raw_words(n)), None)
+    people, writer = _people_and_writer(claim, quoted)
     first_clause = _person_clauses(summary)[0] if summary else ""
     ours = _subject(first_clause, people, writer, frozenset())
     kin = {name: relation for name, relation in _kin_of(first_clause).items() if name != writer}
@@ -1585,7 +1577,7 @@ def _misbound(
         return None
     best: tuple[int, str, str] = (0, "", "")
     for turn in quoted:
-        clauses = _person_clauses(turn.text)
+        clauses = _clauses_of(turn.text, people)
         for n, clause in enumerate(clauses):
             held = sum(_held(w, _tokens(clause)) for w in substance)
             if held > best[0]:
@@ -1621,6 +1613,86 @@ def _misbound(
         in_summary = set(_raw_words(summary))
         if theirs and not _compatible(ours, theirs) and not theirs <= in_summary:
             return f"the turn says that of {' and '.join(sorted(theirs))}, not {' and '.join(sorted(ours))}"
+    return None
+
+
+def _clauses_of(text: str, people: dict[str, str]) -> list[str]:
+    """``_person_clauses``, but "arjun and I split the school runs" is one clause, though it is
+    cut at "and I": a piece that is only names opens the next one."""
+    joined: list[str] = []
+    for piece in _person_clauses(text):
+        words = _raw_words(joined[-1]) if joined else []
+        if words and all(w in people for w in words):
+            joined[-1] = f"{joined[-1]} and {piece}"
+        else:
+            joined.append(piece)
+    return joined
+
+
+def _people_and_writer(claim: Claim, quoted: Sequence[SpokenTurn]) -> tuple[dict[str, str], str | None]:
+    """``{a first name as written: the person}`` for everyone the claim and the family name, and
+    the writer's first name."""
+    writer_names = [n for t in quoted for n in t.writer_names]
+    people: dict[str, str] = {}
+    for name in {*claim.names, *claim.known_names, *writer_names}:
+        words = [w for w in _raw_words(name) if w not in _TITLES]
+        first = words[0] if words else ""  # a first name; surnames are shared by a household
+        if first and first not in STOPWORDS and first not in _RELATIONS and len(first) > 1:
+            people.setdefault(first, first)
+            people.setdefault(first.replace("-", ""), first)
+    writer = next((w for n in writer_names[1:2] or writer_names[:1] for w in _raw_words(n)), None)
+    return people, writer
+
+
+#: Where a summary goes on to another person's part: "..., and Arjun does the pickups".
+_NEXT_PERSON = re.compile(
+    r"(?:;|,? (?:and|while|but)) (?=[A-Z][\w-]+(?:'s [a-z]+)? (?:[a-z]+s|is|has|will|can|does|do|was)\b)"
+)
+_THIRD_PERSON = frozenset({"he", "he's", "she", "she's", "his", "her", "him"})
+
+
+def _roles_swapped(claim: Claim, quoted: Sequence[SpokenTurn]) -> str | None:
+    """A part of the summary given to one person that the turn gives only to another: "arjun and
+    I split the school runs, he does mornings and I do pickups" by Priya is not "Priya does the
+    morning runs"; "lily's mom drives them there and I pick them up" by Mei is not "Mei drives".
+    Read only where the summary itself shares roles out among people (two parts, two subjects)
+    and each has a clause of their own in the turn: a word of substance the turn says only in
+    clauses of someone else is bound to them ("he" and "she" are never the writer: the nearest
+    person named before who is not). The people are the family's, not every name the claim gives
+    ("Sori Academy changed seo-yeon's piano" is no person's clause)."""
+    people, writer = _people_and_writer(Claim(claim.summary, claim.quotes, known_names=claim.known_names), quoted)
+    pieces = [piece for chunk in _NEXT_PERSON.split(claim.summary) for piece in _person_clauses(chunk)]
+    parts = [(part, _subject(part, people, writer, frozenset())) for part in pieces]
+    parts = [(part, ours) for part, ours in parts if ours and "family" not in ours]
+    if len(parts) < 2 or len({ours for _, ours in parts}) < 2:
+        return None
+    clauses: list[tuple[frozenset[str], list[str]]] = []
+    for turn in quoted:
+        subjects: list[frozenset[str]] = []
+        for clause in _clauses_of(turn.text, people):
+            words = _raw_words(clause)
+            # Only a subject the clause opens with: "mam's driving me" is no clause of the writer's.
+            opens = words[:1] and (words[0] in people or words[0] in ("i", "i'm", "im", "we", "we're"))
+            who = _subject(clause, people, writer, frozenset()) if opens else frozenset()
+            if words and words[0] in _THIRD_PERSON:
+                who = next((s - {writer} for s in reversed(subjects) if s - {writer, "family"}), frozenset())
+            subjects.append(who)
+            clauses.append((who, _tokens(clause)))
+    for part, ours in parts:
+        if not any(who and _compatible(ours, who) for who, _ in clauses):
+            continue  # the turn gives them no clause of their own
+        for word in _content(_tokens(part)):
+            if (
+                word in GENERIC
+                or word in people
+                or word in _RELATIONS
+                or _DAY_WORD.fullmatch(word)
+                or word[0].isdigit()
+            ):
+                continue
+            holders = [who for who, tokens in clauses if _held(word, tokens)]
+            if holders and all(who and "family" not in who and not _compatible(ours, who) for who in holders):
+                return f"the turn says {word!r} of {' and '.join(sorted(holders[0]))}, not {' and '.join(sorted(ours))}"
     return None
 
 
