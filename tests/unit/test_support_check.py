@@ -484,3 +484,13 @@ def test_a_summary_that_shares_out_roles_gives_each_person_the_part_the_turn_giv
         known_names=("Niamh", "Siobhán"),
     )
     assert not any("driving" in p for p in check_support(blitz, [niamh], date(2026, 4, 29)).problems)
+
+
+def test_a_day_the_turn_gives_another_thing_is_not_this_things_day() -> None:
+    turn = "rohan has swim tues and thurs, and piano on weds with mrs iyer"
+    wrong = verdict("Rohan has piano on Thursdays with Mrs. Iyer.", turn, writer="Priya")
+    assert any("piano another day" in p for p in wrong), wrong
+    assert verdict("Rohan has piano on Wednesdays with Mrs. Iyer.", turn, writer="Priya") == []
+    assert verdict("Rohan has swimming on Tuesdays and Thursdays.", turn, writer="Priya") == []
+    # The day a speaker corrected to is the day said.
+    assert verdict("Sofía's party is on Saturday at 3.", "sofía's party is friday, sorry, saturday, at 3") == []

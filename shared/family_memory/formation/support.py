@@ -961,6 +961,9 @@ def check_support(
     if swap:
         problems.append(swap)
 
+    moved = _value_moved(cut, source_text, name_words)
+    if moved:
+        problems.append(moved)
     bound = _misbound(claim, quoted, claim.summary, lenders) or _roles_swapped(claim, quoted)
     if bound:
         problems.append(bound)
@@ -1039,6 +1042,48 @@ def _swapped(
         put = [w for w in unsaid if _held(w, named)]
         if gone and put:
             return f"the turn says {gone[0]}, not {put[0]}"
+    return None
+
+
+_DAY_FORMS = re.compile(
+    r"\b(mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun)(?:day|nesday|rsday|urday|sday)?s?\b", re.I
+)
+
+
+def _weekdays(text: str) -> set[str]:
+    """The weekdays a text names, any form ("tues", "thurs", "Wednesdays"), by their first three letters."""
+    return {m.group(1).lower()[:3] for m in _DAY_FORMS.finditer(text)}
+
+
+def _value_moved(summary: str, said: str, names: set[str]) -> str | None:
+    """A day the summary gives a thing that the turn gives it otherwise: "rohan has swim tues and
+    thurs, and piano on weds" is not "piano on Thursdays". A word of the summary said only in
+    clauses that name days, none of them the summary's, is moved. (Numbers are not read so: a
+    clause gives a thing many numbers, "her birthday's the 9th, she'll be 7".)"""
+    ours_days = _weekdays(summary)
+    if not ours_days:
+        return None
+    # Names and places are no things a day is given to ("Rohan", "Mrs. Iyer").
+    capitalised = {_tokens(w)[0] for w in re.findall(r"\b[A-Z][\w'’-]*", summary) if _tokens(w)}
+    for took_back, instead in _retracted(said):  # "friday, sorry, saturday" says saturday
+        said = re.sub(rf"\b{re.escape(took_back)}\b", instead, said, flags=re.I)
+    clauses = [(clause, _tokens(clause)) for clause in re.split(r"[,;:!?]+|\.(?!\d)|\s[—–-]\s|\bbut\b", said)]
+    for word in dict.fromkeys(_content(_tokens(summary))):
+        if (
+            word in capitalised
+            or word in GENERIC
+            or word in FILLER
+            or word in names
+            or word[0].isdigit()
+            or _DAY_FORMS.fullmatch(word)
+        ):
+            continue
+        holding = [clause for clause, tokens in clauses if _held(word, tokens)]
+        if not holding:
+            continue
+        days = [_weekdays(clause) for clause in holding]
+        if ours_days and all(d and not d & ours_days for d in days):
+            return f"the turn gives {word} another day"
     return None
 
 
