@@ -86,117 +86,92 @@ _PAST_TENSE = re.compile(
     re.I,
 )
 
+
+def _table(*rows: tuple[str, str]) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """Each kind of date phrase with its pattern, compiled (case ignored), in the order given."""
+    return tuple((kind, re.compile(pattern, re.I)) for kind, pattern in rows)
+
+
 # Order matters: longer phrases first so "the day after tomorrow" is not read as "tomorrow".
-_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("iso", re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")),
+_PATTERNS = _table(
+    ("iso", r"\b(\d{4})-(\d{2})-(\d{2})\b"),
     # A weekday with the date it falls on ("tuesday the 3rd", "thursday 4th june", "18th april,
     # saturday"): the date decides, the weekday only confirms it. Before the ranges: "sunday
     # 14th june 2 till 4" is June 14, not June 2 to 4.
     (
         "weekday_day_month",
-        re.compile(
-            rf"\b(?:(?:on|this) )?{_WEEKDAY_NC},? (?:the )?(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH}\b{_NO_YEAR}",
-            re.I,
-        ),
+        rf"\b(?:(?:on|this) )?{_WEEKDAY_NC},? (?:the )?(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH}\b{_NO_YEAR}",
     ),
     (
         "weekday_month_day",
-        re.compile(
-            rf"\b(?:(?:on|this) )?{_WEEKDAY_NC},? {_MONTH}\.? (\d{{1,2}})(?:st|nd|rd|th)?\b{_COUNT}{_NO_YEAR}", re.I
-        ),
+        rf"\b(?:(?:on|this) )?{_WEEKDAY_NC},? {_MONTH}\.? (\d{{1,2}})(?:st|nd|rd|th)?\b{_COUNT}{_NO_YEAR}",
     ),
     (
         "range_month",
-        re.compile(
-            rf"\b(?:from )?{_MONTH}\.? (\d{{1,2}})(?:st|nd|rd|th)?{_UNTIL}(?:the )?(\d{{1,2}})"
-            rf"(?:st|nd|rd|th)?\b{_COUNT}",
-            re.I,
-        ),
+        rf"\b(?:from )?{_MONTH}\.? (\d{{1,2}})(?:st|nd|rd|th)?{_UNTIL}(?:the )?(\d{{1,2}})"
+        rf"(?:st|nd|rd|th)?\b{_COUNT}",
     ),
     (
         "range_months",
-        re.compile(
-            rf"\b(?:from )?{_MONTH}\.? (\d{{1,2}})(?:st|nd|rd|th)?{_UNTIL}{_MONTH}\.? "
-            rf"(\d{{1,2}})(?:st|nd|rd|th)?\b",
-            re.I,
-        ),
+        rf"\b(?:from )?{_MONTH}\.? (\d{{1,2}})(?:st|nd|rd|th)?{_UNTIL}{_MONTH}\.? "
+        rf"(\d{{1,2}})(?:st|nd|rd|th)?\b",
     ),
     (
         "range_days",
-        re.compile(
-            rf"\b(?:from )?the (\d{{1,2}})(?:st|nd|rd|th){_UNTIL}(?:the )?(\d{{1,2}})"
-            rf"(?:st|nd|rd|th)\b",
-            re.I,
-        ),
+        rf"\b(?:from )?the (\d{{1,2}})(?:st|nd|rd|th){_UNTIL}(?:the )?(\d{{1,2}})"
+        rf"(?:st|nd|rd|th)\b",
     ),
     (
         "range_days_month",
-        re.compile(
-            rf"\b(?:from )?(?:the )?(\d{{1,2}})(?:st|nd|rd|th)?(?: of)?(?: {_MONTH})?{_UNTIL}(?:the )?(\d{{1,2}})"
-            rf"(?:st|nd|rd|th)? (?:of )?{_MONTH}\b",
-            re.I,
-        ),
+        rf"\b(?:from )?(?:the )?(\d{{1,2}})(?:st|nd|rd|th)?(?: of)?(?: {_MONTH})?{_UNTIL}(?:the )?(\d{{1,2}})"
+        rf"(?:st|nd|rd|th)? (?:of )?{_MONTH}\b",
     ),
     (
         "range_day_month",
-        re.compile(
-            rf"\b(?:from )?(?:the )?(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH}{_UNTIL}(?:the )?(\d{{1,2}})"
-            rf"(?:st|nd|rd|th)\b",
-            re.I,
-        ),
+        rf"\b(?:from )?(?:the )?(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH}{_UNTIL}(?:the )?(\d{{1,2}})"
+        rf"(?:st|nd|rd|th)\b",
     ),
     (
         "weekday_day_of_month",
-        re.compile(
-            rf"\b(?:(?:on|this|this coming|coming) )?{_WEEKDAY_NC},? the (\d{{1,2}})(?:st|nd|rd|th)(?: of {_MONTH})?\b",
-            re.I,
-        ),
+        rf"\b(?:(?:on|this|this coming|coming) )?{_WEEKDAY_NC},? the (\d{{1,2}})(?:st|nd|rd|th)(?: of {_MONTH})?\b",
     ),
     (
         "day_month",
-        re.compile(
-            rf"\b(?:on )?(?:the )?(\d{{1,2}})(?P<nth>st|nd|rd|th)? (?P<of>of )?{_MONTH}\b(?!\.?,? \d)"
-            rf"(?:,? (?:it['’]?s |its )?(?:a )?{_WEEKDAY_NC}\b)?",
-            re.I,
-        ),
+        rf"\b(?:on )?(?:the )?(\d{{1,2}})(?P<nth>st|nd|rd|th)? (?P<of>of )?{_MONTH}\b(?!\.?,? \d)"
+        rf"(?:,? (?:it['’]?s |its )?(?:a )?{_WEEKDAY_NC}\b)?",
     ),
-    ("weekday_next_week", re.compile(rf"\b(?:on )?{_WEEKDAY} (?:of )?next week\b", re.I)),
-    ("day_next_month", re.compile(r"\bthe (\d{1,2})(?:st|nd|rd|th)? (?:of )?next month\b", re.I)),
+    ("weekday_next_week", rf"\b(?:on )?{_WEEKDAY} (?:of )?next week\b"),
+    ("day_next_month", r"\bthe (\d{1,2})(?:st|nd|rd|th)? (?:of )?next month\b"),
     (
         "day_of_month",
-        re.compile(
-            rf"\bthe (\d{{1,2}})(?:st|nd|rd|th)(?: of {_MONTH})?\b(?!\s+(?:floor|grade|year|place|row|round|"
-            rf"century|period|class|attempt|time|one|and final))(?:,? (?:it['’]?s |its )?(?:a )?{_WEEKDAY_NC}\b)?",
-            re.I,
-        ),
+        rf"\bthe (\d{{1,2}})(?:st|nd|rd|th)(?: of {_MONTH})?\b(?!\s+(?:floor|grade|year|place|row|round|"
+        rf"century|period|class|attempt|time|one|and final))(?:,? (?:it['’]?s |its )?(?:a )?{_WEEKDAY_NC}\b)?",
     ),
-    ("day_after_tomorrow", re.compile(r"\bthe day after (?:tomorrow|tmrw|tmr)\b", re.I)),
-    ("tomorrow", re.compile(rf"\b{_TOMORROW}(?: (?:morning|afternoon|evening|night))?\b", re.I)),
-    ("yesterday", re.compile(r"\b(?:yesterday|yday)(?: (?:morning|afternoon|evening))?\b", re.I)),
-    ("today", re.compile(r"\b(?:tonight|tonite|2nite|today|this (?:morning|afternoon|evening))\b", re.I)),
-    ("last_weekday", re.compile(rf"\blast {_WEEKDAY}\b", re.I)),
-    ("next_weekday", re.compile(rf"\bnext {_WEEKDAY}\b", re.I)),
+    ("day_after_tomorrow", r"\bthe day after (?:tomorrow|tmrw|tmr)\b"),
+    ("tomorrow", rf"\b{_TOMORROW}(?: (?:morning|afternoon|evening|night))?\b"),
+    ("yesterday", r"\b(?:yesterday|yday)(?: (?:morning|afternoon|evening))?\b"),
+    ("today", r"\b(?:tonight|tonite|2nite|today|this (?:morning|afternoon|evening))\b"),
+    ("last_weekday", rf"\blast {_WEEKDAY}\b"),
+    ("next_weekday", rf"\bnext {_WEEKDAY}\b"),
     (
         "weekday",
-        re.compile(
-            rf"(?<!every )(?<!next )(?<!last ){_NOT_HOLIDAY}\b(?:(?:this|on|coming|this coming) )?{_WEEKDAY}\b(?!s)",
-            re.I,
-        ),
+        rf"(?<!every )(?<!next )(?<!last ){_NOT_HOLIDAY}\b(?:(?:this|on|coming|this coming) )?{_WEEKDAY}\b(?!s)",
     ),
-    ("last_weekend", re.compile(r"\blast weekend\b", re.I)),
-    ("this_weekend", re.compile(r"\bthis weekend\b", re.I)),
-    ("last_week", re.compile(r"\blast week\b", re.I)),
-    ("next_week", re.compile(r"\bnext week\b", re.I)),
-    ("month_day_year", re.compile(rf"\b{_MONTH}\.? (\d{{1,2}})(?:st|nd|rd|th)?,? ((?:19|20)\d{{2}})\b", re.I)),
-    ("day_month_year", re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH},? ((?:19|20)\d{{2}})\b", re.I)),
+    ("last_weekend", r"\blast weekend\b"),
+    ("this_weekend", r"\bthis weekend\b"),
+    ("last_week", r"\blast week\b"),
+    ("next_week", r"\bnext week\b"),
+    ("month_day_year", rf"\b{_MONTH}\.? (\d{{1,2}})(?:st|nd|rd|th)?,? ((?:19|20)\d{{2}})\b"),
+    ("day_month_year", rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH},? ((?:19|20)\d{{2}})\b"),
     (
         "month_day",
-        re.compile(
-            rf"\b(?P<on>(?:on|is|['’]s|till|until|from|by) )?{_MONTH}\.? (\d{{1,2}})(?P<nth>st|nd|rd|th)?\b{_COUNT}",
-            re.I,
-        ),
+        rf"\b(?P<on>(?:on|is|['’]s|till|until|from|by) )?{_MONTH}\.? (\d{{1,2}})(?P<nth>st|nd|rd|th)?\b{_COUNT}",
     ),
 )
+
+
+#: Kinds that name a day by its distance from today.
+_SHIFTS = {"day_after_tomorrow": 2, "tomorrow": 1, "yesterday": -1, "today": 0}
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,30 +198,29 @@ class DateMention:
         return f"{first} to {self.last_day:%A} {self.last_day.isoformat()}"
 
 
+def _one_day(day: date | None) -> tuple[date, date] | None:
+    """A phrase about one day: that day as first and last, or None when it names none."""
+    return (day, day) if day else None
+
+
+def _month(name: str) -> int:
+    """The number of a month written in full or short ("December", "dec", "Sept")."""
+    return MONTHS[name.lower()[:3]]
+
+
 def _resolve(kind: str, match: re.Match[str], today: date, past: bool) -> tuple[date, date] | None:
     """The days a phrase covers. ``past``: the statement is in the past tense."""
     weekday = today.weekday()
     if kind == "iso":
         try:
-            day = date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
+            return _one_day(date(int(match.group(1)), int(match.group(2)), int(match.group(3))))
         except ValueError:
             return None
-        return day, day
-    if kind == "day_after_tomorrow":
-        day = today + timedelta(days=2)
-        return day, day
-    if kind == "tomorrow":
-        day = today + timedelta(days=1)
-        return day, day
-    if kind == "yesterday":
-        day = today - timedelta(days=1)
-        return day, day
-    if kind == "today":
-        return today, today
+    if kind in _SHIFTS:
+        return _one_day(today + timedelta(days=_SHIFTS[kind]))
     if kind == "last_weekday":
         target = WEEKDAYS.index(match.group(1).lower())
-        day = today - timedelta(days=(weekday - target) % 7 or 7)
-        return day, day
+        return _one_day(today - timedelta(days=(weekday - target) % 7 or 7))
     if kind == "last_weekend":
         saturday = today - timedelta(days=(weekday - 5) % 7 or 7)
         if saturday + timedelta(days=1) >= today:
@@ -263,26 +237,21 @@ def _resolve(kind: str, match: re.Match[str], today: date, past: bool) -> tuple[
             month_name = match.group(4)
             if month_name.lower() == "may" and not (match.group("nth") or match.group("of")):
                 return None  # "3 may": a count and the verb more often than a date
-        found = _in_year(today, MONTHS[month_name.lower()[:3]], int(number), past)
-        return (found, found) if found else None
-    if kind == "weekday_day_of_month":
+        return _one_day(_in_year(today, _month(month_name), int(number), past))
+    if kind in ("weekday_day_of_month", "day_of_month"):
         number = int(match.group(1))
         if match.group(2):
-            found = _in_year(today, MONTHS[match.group(2).lower()[:3]], number, past)
-        else:
-            found = _day_of_month(today, number, past, _named_weekday(match.group(0)))
-        return (found, found) if found else None
+            return _one_day(_in_year(today, _month(match.group(2)), number, past))
+        return _one_day(_day_of_month(today, number, past, _named_weekday(match.group(0))))
     if kind in ("next_weekday", "weekday_next_week"):
         target = WEEKDAYS.index(match.group(1).lower())
         next_monday = today + timedelta(days=7 - weekday)
-        day = next_monday + timedelta(days=target)
-        return day, day
+        return _one_day(next_monday + timedelta(days=target))
     if kind == "weekday":
         target = WEEKDAYS.index(match.group(1).lower())
         # Ahead (today included) for a plan; behind (today included) for something that happened.
         shift = -((weekday - target) % 7) if past else (target - weekday) % 7
-        day = today + timedelta(days=shift)
-        return day, day
+        return _one_day(today + timedelta(days=shift))
     if kind == "this_weekend":
         saturday = today + timedelta(days=(5 - weekday) % 7) if weekday != 6 else today
         sunday = today + timedelta(days=6 - weekday)
@@ -295,30 +264,20 @@ def _resolve(kind: str, match: re.Match[str], today: date, past: bool) -> tuple[
             (match.group(1), match.group(2)) if kind == "month_day_year" else (match.group(2), match.group(1))
         )
         try:
-            exact = date(int(match.group(3)), MONTHS[month_name.lower()[:3]], int(number))
+            return _one_day(date(int(match.group(3)), _month(month_name), int(number)))
         except ValueError:
             return None
-        return exact, exact
     if kind == "month_day":
         name = match.group(2)
         if name == "may" and not (match.group("on") or match.group("nth")):
             return None  # "I may 3 times a week ...": the verb, not the month
-        found = _in_year(today, MONTHS[name.lower()[:3]], int(match.group(3)), past)
-        return (found, found) if found else None
+        return _one_day(_in_year(today, _month(name), int(match.group(3)), past))
     if kind == "day_next_month":
         year, month = (today.year, today.month + 1) if today.month < 12 else (today.year + 1, 1)
         try:
-            day = date(year, month, int(match.group(1)))
+            return _one_day(date(year, month, int(match.group(1))))
         except ValueError:
             return None
-        return day, day
-    if kind == "day_of_month":
-        number = int(match.group(1))
-        if match.group(2):
-            found = _in_year(today, MONTHS[match.group(2).lower()[:3]], number, past)
-        else:
-            found = _day_of_month(today, number, past, _named_weekday(match.group(0)))
-        return (found, found) if found else None
     if kind in ("range_month", "range_months", "range_days", "range_days_month", "range_day_month"):
         return _range(kind, match, today, past)
     return None
@@ -375,52 +334,36 @@ def _day_of_month(today: date, number: int, past: bool, weekday: int | None = No
 
 def _range(kind: str, match: re.Match[str], today: date, past: bool) -> tuple[date, date] | None:
     """The first and last day of "March 3 to 17", "feb 20 to march 2", "the 3rd to the 17th"."""
-    if kind == "range_month":
-        month = MONTHS[match.group(1).lower()[:3]]
-        first = _in_year(today, month, int(match.group(2)), past)
-        last_number = int(match.group(3))
-        if first is None:
-            return None
-        try:
-            last = date(first.year, first.month, last_number)
-        except ValueError:
-            return None
-    elif kind == "range_months":
-        first = _in_year(today, MONTHS[match.group(1).lower()[:3]], int(match.group(2)), past)
-        if first is None:
-            return None
-        try:
-            last = date(first.year, MONTHS[match.group(3).lower()[:3]], int(match.group(4)))
-        except ValueError:
-            return None
-        if last < first:
-            last = date(last.year + 1, last.month, last.day)
-    elif kind == "range_days_month":
-        month = MONTHS[match.group(4).lower()[:3]]
-        first_month = MONTHS[match.group(2).lower()[:3]] if match.group(2) else month
-        first = _in_year(today, first_month, int(match.group(1)), past)
-        if first is None:
-            return None
-        try:
-            last = date(first.year if month >= first_month else first.year + 1, month, int(match.group(3)))
-        except ValueError:
-            return None
-    elif kind == "range_day_month":
-        first = _in_year(today, MONTHS[match.group(2).lower()[:3]], int(match.group(1)), past)
-        if first is None:
-            return None
-        try:
-            last = date(first.year, first.month, int(match.group(3)))
-        except ValueError:
-            return None
-    else:
-        first = _day_of_month(today, int(match.group(1)), past)
-        if first is None:
-            return None
-        try:
-            last = date(first.year, first.month, int(match.group(2)))
-        except ValueError:
-            return None
+    group = match.group
+    # The first day, and the month and day of the last (its month None: the first day's month).
+    last_month: int | None = None
+    if kind == "range_month":  # "March 3 to 17"
+        first = _in_year(today, _month(group(1)), int(group(2)), past)
+        last_number = int(group(3))
+    elif kind == "range_months":  # "feb 20 to march 2"
+        first = _in_year(today, _month(group(1)), int(group(2)), past)
+        last_month, last_number = _month(group(3)), int(group(4))
+    elif kind == "range_days_month":  # "the 3rd to the 17th of March", "20 feb to 2 march"
+        last_month = _month(group(4))
+        first = _in_year(today, _month(group(2)) if group(2) else last_month, int(group(1)), past)
+        last_number = int(group(3))
+    elif kind == "range_day_month":  # "the 3rd of March to the 17th"
+        first = _in_year(today, _month(group(2)), int(group(1)), past)
+        last_number = int(group(3))
+    else:  # "the 3rd to the 17th"
+        first = _day_of_month(today, int(group(1)), past)
+        last_number = int(group(2))
+    if first is None:
+        return None
+    month = first.month if last_month is None else last_month
+    # "the 28th of December to the 3rd of January" ends in the next year.
+    year = first.year + 1 if kind == "range_days_month" and month < first.month else first.year
+    try:
+        last = date(year, month, last_number)
+    except ValueError:
+        return None
+    if kind == "range_months" and last < first:
+        last = date(last.year + 1, last.month, last.day)
     if last < first or (last - first).days > 366:
         return None
     return first, last

@@ -44,14 +44,14 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from family_memory.domain.clock import UtcDatetime, format_utc, to_utc_second, zone
+from family_memory.domain.clock import format_utc, to_utc_second, zone
 from family_memory.domain.errors import AlreadyExistsError, ConflictError, InvalidInputError
 from family_memory.domain.family import FamilySettings, Member
 from family_memory.domain.ids import check_family_id, check_member_id
@@ -86,13 +86,11 @@ from family_memory.formation.intake import check_not_conflicting, ensure_family,
 from family_memory.formation.migration_candidates import entry_proposals
 from family_memory.formation.migration_report import FamilyReport, build_report, count, write_report
 from family_memory.formation.reconcile import ReconcileReport
+from family_memory.formation.replay import Dream, Progress, RunLedger
 from family_memory.formation.service import FormationDeps, build_document, read_document, reconcile_session
 from family_memory.ports.store import Store
 
 log = logging.getLogger(__name__)
-
-Dream = Callable[[str], object]
-Progress = Callable[[str], None]
 
 
 @dataclass(frozen=True)
@@ -115,17 +113,10 @@ class MigrationOptions:
     restart: bool = False  # ignore the ledger of a stopped run
 
 
-class MigrationLedger(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
+class MigrationLedger(RunLedger):
     type: Literal["migration_ledger"] = "migration_ledger"
-    family_id: str
-    status: Literal["running", "complete"] = "running"
-    started_at: UtcDatetime
-    finished_at: UtcDatetime | None = None
     sources: list[str] = Field(default_factory=list)
     done: list[str] = Field(default_factory=list)
-    dream: str = "not run"
 
 
 @dataclass

@@ -35,6 +35,7 @@ from family_memory.domain.text import QUOTE_MAX, SUMMARY_MAX
 from family_memory.domain.transcript import Transcript
 from family_memory.formation.importers import SourceFormat
 from family_memory.formation.offline import OfflineExtractor
+from family_memory.formation.offline.text import first_found, sentence_case, short
 from family_memory.formation.text_similarity import content_tokens
 
 #: Share of an entry's content words the offline reading may leave unread before the entry
@@ -72,11 +73,6 @@ _USER_SUBJECT = re.compile(r"^(?:the\s+)?user(?P<poss>['’]s)?\b", re.I)
 _OWN = re.compile(r"^(?:name|birthday|job|age|pronouns|favou?rite\s+\w+)\s+(?:is|are)\b", re.I)
 
 
-def _sentence(text: str) -> str:
-    text = " ".join(text.split()).strip(" .,;:")
-    return (text[:1].upper() + text[1:] + ".") if text else text
-
-
 def _clip(text: str, limit: int) -> str:
     """``text`` cut at a word boundary to at most ``limit`` characters: a prefix of it, so a
     quote cut this way still appears in its turn."""
@@ -86,24 +82,13 @@ def _clip(text: str, limit: int) -> str:
     return cut.rsplit(" ", 1)[0] if " " in cut else cut
 
 
-def _short(text: str, words: int = 8, limit: int = 100) -> str:
-    parts = text.split()
-    short = " ".join(parts[:words])
-    if len(parts) > words:
-        short += "…"
-    return short[:limit]
-
-
-def _type_of(text: str) -> MemoryType:
-    if _INSTRUCTION.match(text):
-        return MemoryType.DIRECTIVE
-    if _HEALTH.search(text):
-        return MemoryType.CONSTRAINT
-    if _IDENTITY.search(text):
-        return MemoryType.IDENTITY
-    if _PREFERS.search(text):
-        return MemoryType.PREFERENCE
-    return MemoryType.FACT
+#: An entry's type by its words: the first found (an instruction starts the entry), else a fact.
+_TYPES = (
+    (_INSTRUCTION, MemoryType.DIRECTIVE),
+    (_HEALTH, MemoryType.CONSTRAINT),
+    (_IDENTITY, MemoryType.IDENTITY),
+    (_PREFERS, MemoryType.PREFERENCE),
+)
 
 
 def _member_name(family: FamilySettings, member_id: str) -> str:
@@ -128,14 +113,14 @@ def as_written(text: str, member_id: str, family: FamilySettings, fmt: SourceFor
     elif fmt is not SourceFormat.EXPLICIT and _OWN.match(plain):
         stated = f"{name}'s {plain[:1].lower()}{plain[1:]}"
         about_them = True
-    summary = _sentence(_clip(stated, SUMMARY_MAX - 2))
+    summary = sentence_case(_clip(stated, SUMMARY_MAX - 2))
     whose: dict[str, Any] = {"applies_to": [member_id], "about_member": member_id} if about_them else {}
     return {
-        "type": _type_of(plain).value,
-        "about": _short(stated.rstrip("."), 8),
+        "type": first_found(plain, _TYPES, MemoryType.FACT).value,
+        "about": short(stated.rstrip("."), 8, 100),
         "summary": summary,
         "body": text,
-        "when_to_use": _sentence(f"Whenever this comes up: {_short(plain, 10)}"),
+        "when_to_use": sentence_case(f"Whenever this comes up: {short(plain, 10, 100)}"),
         "durability": Durability.DURABLE.value,
         "strength": Strength.SOFT.value,
         "authority": Authority.USER_EXPLICIT.value,

@@ -47,16 +47,22 @@ class SessionLedgerEntry(BaseModel):
     change_ids: list[str] = Field(default_factory=list)
 
 
-class ReplayLedger(BaseModel):
+class RunLedger(BaseModel):
+    """What a run over a family's history (a replay, a migration) has done so far: a stopped
+    run resumes from it, a complete one is not run again."""
+
     model_config = ConfigDict(extra="allow")
 
-    type: Literal["replay_ledger"] = "replay_ledger"
     family_id: str
     status: Literal["running", "complete"] = "running"
     started_at: UtcDatetime
     finished_at: UtcDatetime | None = None
-    done: list[SessionLedgerEntry] = Field(default_factory=list)
     dream: str = "not run"
+
+
+class ReplayLedger(RunLedger):
+    type: Literal["replay_ledger"] = "replay_ledger"
+    done: list[SessionLedgerEntry] = Field(default_factory=list)
 
 
 @dataclass

@@ -16,7 +16,7 @@ from family_memory.formation.document import ExtractorInfo, ExtractorKind
 from family_memory.formation.extraction import Extraction, Extractor, RetryPolicy
 from family_memory.formation.offline import health, rules, timing
 from family_memory.formation.offline.people import NAME, NOT_NAMES, OPAQUE, REL, People, Subject
-from family_memory.formation.offline.text import Clause, clauses, object_of, sentence_case
+from family_memory.formation.offline.text import Clause, clauses, first_found, object_of, sentence_case
 from family_memory.formation.relations import CHILD_RELATIONS, PETS
 
 OFFLINE_NAME = "offline-rules"
@@ -157,16 +157,18 @@ _CHILD_TOPIC = re.compile(
 )
 
 
+#: The tags in their order of precedence.
+_TOPICS = (
+    (_HEALTH_TOPIC, Sensitivity.HEALTH),
+    (_MONEY_TOPIC, Sensitivity.FINANCES),
+    (_CHILD_TOPIC, Sensitivity.MINORS),
+)
+
+
 def topic_sensitivity(text: str) -> Sensitivity:
     """The tag the words of a claim call for: health, then finances, then minors (that order of
     precedence); normal when none."""
-    if _HEALTH_TOPIC.search(text):
-        return Sensitivity.HEALTH
-    if _MONEY_TOPIC.search(text):
-        return Sensitivity.FINANCES
-    if _CHILD_TOPIC.search(text):
-        return Sensitivity.MINORS
-    return Sensitivity.NORMAL
+    return first_found(text, _TOPICS, Sensitivity.NORMAL)
 
 
 class OfflineExtractor(Extractor):

@@ -21,7 +21,8 @@ Medication ("X takes her pills at 8") is a soft constraint, tagged health.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from family_memory.domain.memory import Authority, MemoryType, Sensitivity, Strength
 from family_memory.formation.offline.people import OPAQUE, Subject
@@ -186,252 +187,245 @@ def _diet_food(obj: str) -> bool:
     return bool(words) and all(w in _FOOD_WORDS or w in ("products", "food", "foods", "meats") for w in words)
 
 
+#: A claim's fields (all but the subject's: ``Run.base``).
+Claim = dict[str, Any]
+#: What one phrasing states of the subject: the claim, or None when the words, shaped like
+#: it, state nothing to keep ("allergic to it", "can't take the bus").
+Reading = Callable[[re.Match[str], Subject], Claim | None]
+
+
+def _health(about: str, summary: str, when_to_use: str, **fields: Any) -> Claim:
+    """A hard constraint tagged health (unless ``fields`` say otherwise), its summary one sentence."""
+    return {**HEALTH, "about": about, "summary": sentence_case(summary), "when_to_use": when_to_use, **fields}
+
+
+def _eating(who: str) -> str:
+    return f"Meals, snacks, recipes, restaurants or anything {who} might eat or touch"
+
+
+def _meals(who: str) -> str:
+    return f"Planning meals, recipes or restaurants for {who}"
+
+
+def _allergy(match: re.Match[str], subject: Subject) -> Claim | None:
+    obj, who = _clean(match.group("obj")), subject.display
+    if obj is None:
+        return None
+    return _health(f"{who}'s allergy to {obj}"[:120], f"{who} is allergic to {obj}", _eating(who))
+
+
+def _has_allergy(match: re.Match[str], subject: Subject) -> Claim | None:
+    what, who = match.group("what"), subject.display
+    obj = _clean(match.group("obj") or "") if match.group("obj") else None
+    if what and what.lower().split()[0] in OPAQUE:
+        return None
+    summary = f"{who} has a {what.strip()} allergy" if what else f"{who} has an allergy to {obj}" if obj else ""
+    if not summary:
+        return None
+    return _health(f"{who}'s allergy to {(what or obj or '').strip()}"[:120], summary, _eating(who))
+
+
+def _intolerance(match: re.Match[str], subject: Subject) -> Claim | None:
+    what, who = match.group("what"), subject.display
+    obj = _clean(match.groupdict().get("obj") or "") if match.groupdict().get("obj") else None
+    if not (what or obj):
+        return None
+    if "intolerance" in match.group(0).lower():
+        summary = f"{who} has a {what} intolerance"
+    else:
+        summary = f"{who} is {what.lower()} intolerant" if what else f"{who} is intolerant to {obj}"
+    return _health(f"{who}'s intolerance: {what or obj}"[:120], summary, _eating(who))
+
+
+def _diet(match: re.Match[str], subject: Subject) -> Claim:
+    diet = " ".join(match.group("obj").lower().split())
+    who = subject.display
+    return _health(f"{who}'s diet", f"{who} is {_DIET_WORD.get(diet, diet)}", _meals(who))
+
+
+def _condition(match: re.Match[str], subject: Subject) -> Claim:
+    condition = " ".join((match.group("obj") or match.group("gloss")).split())
+    who = subject.display
+    return _health(
+        f"{who}'s diet: {condition}",
+        f"{who} has {condition}",
+        f"Planning meals, recipes, treats or restaurants for {who}",
+    )
+
+
+def _named_condition(match: re.Match[str], subject: Subject) -> Claim:
+    """ "Stan has AFib": a fact about their health (soft), not a rule."""
+    condition = " ".join(match.group("obj").split())
+    who = subject.display
+    return _health(
+        f"{who}'s health: {condition}",
+        f"{who} has {condition}",
+        f"Care, activities, outings or meals for {who}",
+        type=MemoryType.FACT,
+        strength=Strength.SOFT,
+    )
+
+
+def _restriction(match: re.Match[str], subject: Subject) -> Claim:
+    action, who = object_of(match.group("action")), subject.display
+    return _health(
+        f"What {who} cannot do: {action}"[:120],
+        f"{who} cannot {action}",
+        f"Outings, restaurants, seating or activities for {who}",
+    )
+
+
+def _fast(match: re.Match[str], subject: Subject) -> Claim:
+    days, who = object_of(match.group("days")), subject.display
+    keeps = _agree(match.group("verb"), subject)  # "I keep a fast": "Lucía keeps a fast"
+    return _health(
+        f"{who}'s fast: {days}"[:120], f"{who} {keeps} {days}", f"Meals, invitations or plans for {who} on {days}"
+    )
+
+
+def _on_diet(match: re.Match[str], subject: Subject) -> Claim:
+    diet, extra = " ".join(match.group("obj").split()), object_of(match.group("rest"))
+    who = subject.display
+    return _health(f"{who}'s diet", f"{who} is on a {diet}{(' ' + extra) if extra else ''}", _meals(who))
+
+
+def _only_eats(match: re.Match[str], subject: Subject) -> Claim:
+    obj = " ".join(match.group("obj").split())
+    verb = "only cooks" if "cook" in match.group(0).lower() else "only eats"
+    who = subject.display
+    return _health(f"{who}'s diet", f"{who} {verb} {_DIET_WORD.get(obj.lower(), obj)}", _meals(who))
+
+
+def _cannot_have(match: re.Match[str], subject: Subject) -> Claim | None:
+    neg = " ".join(match.group("neg").lower().replace("’", "'").split())
+    verb = " ".join(match.group("verb").lower().split())
+    obj, who = _clean(match.group("obj")), subject.display
+    if obj is None:
+        return None
+    modal = (
+        "cannot"
+        if neg.startswith("can")
+        else "must not"
+        if neg.startswith(("should", "must", "may"))
+        else "is not allowed to"
+    )
+    if verb not in ("eat", "have", "drink") and not health_words(obj):
+        return None  # "can't take the bus": not food
+    if verb == "do":
+        verb = "have"  # "can't do dairy"
+    return _health(f"What {who} cannot {verb}: {obj}"[:120], f"{who} {modal} {verb} {obj}", f"Food or drink for {who}")
+
+
+def _does_not_eat(match: re.Match[str], subject: Subject) -> Claim | None:
+    """ "doesn't eat pork": a diet; "doesn't eat beans": a dislike, soft."""
+    verb = match.group("verb").lower().rstrip("s")
+    obj, who = _clean(match.group("obj")), subject.display
+    if obj is None:
+        return None
+    neg = " ".join(match.group("neg").lower().split())
+    plural = subject.kind == "household"
+    said = "no longer" if neg == "no longer" else "do not" if plural else "does not"
+    if neg == "no longer":
+        verb = f"{verb}s" if not plural else verb
+    summary = f"{who} {said} {verb} {obj}"
+    if _diet_food(obj):
+        return _health(f"{who}'s diet: no {obj}"[:120], summary, _meals(who))
+    return {
+        "type": MemoryType.PREFERENCE,
+        "about": f"{obj[:1].upper()}{obj[1:]} ({subject.label})"[:120],
+        "summary": sentence_case(summary),
+        "when_to_use": f"Meals or snacks for {who}",
+        "strength": Strength.SOFT,
+        "authority": Authority.USER_IMPLICIT,
+        "confidence": 0.75,
+    }
+
+
+def _given_up(match: re.Match[str]) -> str:
+    return _WHEN_TAIL.split(object_of(match.group("obj")), maxsplit=1)[0]
+
+
+def _stopped_eating(match: re.Match[str], subject: Subject) -> Claim:
+    obj, who = _given_up(match), subject.display
+    return _health(f"{who}'s diet: no {obj}"[:120], f"{who} stopped eating {obj}", _meals(who))
+
+
+def _epipen(match: re.Match[str], subject: Subject) -> Claim:
+    obj = _clean(match.group("obj")) if match.group("obj") else None
+    pen = "an EpiPen" if "epi" in match.group("what").lower() else "an auto-injector"
+    who = subject.display
+    # "has an EpiPen for peanuts" states the allergy: a hard constraint. A bare "has an EpiPen"
+    # is a fact about their care, kept (tagged health) without making a rule of it.
+    return _health(
+        f"{who}'s EpiPen",
+        f"{who} has {pen}" + (f" for {obj}" if obj else ""),
+        f"Outings, school, meals or care for {who}: the EpiPen goes too",
+        strength=Strength.HARD if obj else Strength.SOFT,
+    )
+
+
+def _medication(match: re.Match[str], subject: Subject) -> Claim:
+    raw_verb = match.group("verb").lower()
+    verb = "takes" if "take" in raw_verb else "needs" if "need" in raw_verb else "is on"
+    obj, who = object_of(match.group("obj")), subject.display
+    # "Pepper needs his pills at 8" is a requirement of their care: hard. "Stan takes Eliquis"
+    # and "is on fluoxetine" say what they take: a fact to keep, tagged health, not a rule.
+    return _health(
+        f"{who}'s medication",
+        f"{who} {verb} {obj}",
+        f"Daily routines, reminders or care for {who}",
+        strength=Strength.HARD if verb == "needs" else Strength.SOFT,
+    )
+
+
+class _Phrasing(Protocol):
+    def match(self, string: str, /) -> re.Match[str] | None: ...
+
+
+class _Unless:
+    """A pattern whose match does not count when ``exception`` holds of it."""
+
+    def __init__(self, pattern: re.Pattern[str], exception: Callable[[re.Match[str]], bool]) -> None:
+        self.pattern, self.exception = pattern, exception
+
+    def match(self, string: str, /) -> re.Match[str] | None:
+        found = self.pattern.match(string)
+        return None if found is None or self.exception(found) else found
+
+
+#: Each phrasing, in the order they are tried, and what it states. The first that matches the
+#: words after the subject decides, whether or not it states anything to keep.
+_READINGS: tuple[tuple[_Phrasing, Reading], ...] = (
+    (_ALLERGY, _allergy),
+    (_HAS_ALLERGY, _has_allergy),
+    (_INTOLERANT, _intolerance),
+    (_HAS_INTOLERANCE, _intolerance),
+    (_DIET, _diet),
+    (_CONDITION, _condition),
+    (_HAS_CONDITION, _named_condition),
+    # "can't sit on the floor", not a restriction that will pass ("can't walk that much yet").
+    (_Unless(_CANT_MOVE, lambda m: bool(_FOR_NOW.search(m.group("action")))), _restriction),
+    (_FASTS, _fast),
+    (_ON_DIET, _on_diet),
+    (_ONLY_EATS, _only_eats),
+    (_CANT_HAVE, _cannot_have),
+    (_DOESNT_EAT, _does_not_eat),
+    # "stopped eating beef", not "gave up smoking".
+    (_Unless(_STOPPED, lambda m: not _diet_food(_given_up(m))), _stopped_eating),
+    (_EPIPEN, _epipen),
+    (_MEDICATION, _medication),
+)
+
+
 def constraint(run: Run, clause: Clause, subject: Subject, rest: str) -> bool:
     """Propose the health constraint ``rest`` states of ``subject``; whether one was found."""
-    who = subject.display
-    base = run.base(subject)
-    when_eat = f"Meals, snacks, recipes, restaurants or anything {who} might eat or touch"
-    if match := _ALLERGY.match(rest):
-        obj = _clean(match.group("obj"))
-        if obj is None:
-            return False
-        run.propose(
-            clause,
-            about=f"{who}'s allergy to {obj}"[:120],
-            summary=sentence_case(f"{who} is allergic to {obj}"),
-            when_to_use=when_eat,
-            **HEALTH,
-            **base,
-        )
-        return True
-    if match := _HAS_ALLERGY.match(rest):
-        what = match.group("what")
-        obj = _clean(match.group("obj") or "") if match.group("obj") else None
-        if what and what.lower().split()[0] in OPAQUE:
-            return False
-        summary = f"{who} has a {what.strip()} allergy" if what else f"{who} has an allergy to {obj}" if obj else ""
-        if not summary:
-            return False
-        run.propose(
-            clause,
-            about=f"{who}'s allergy to {(what or obj or '').strip()}"[:120],
-            summary=sentence_case(summary),
-            when_to_use=when_eat,
-            **HEALTH,
-            **base,
-        )
-        return True
-    if match := (_INTOLERANT.match(rest) or _HAS_INTOLERANCE.match(rest)):
-        what = match.group("what")
-        obj = _clean(match.groupdict().get("obj") or "") if match.groupdict().get("obj") else None
-        if not (what or obj):
-            return False
-        word = "intolerance" if "intolerance" in match.group(0).lower() else "intolerant"
-        if word == "intolerance":
-            summary = f"{who} has a {what} intolerance"
-        else:
-            summary = f"{who} is {what.lower()} intolerant" if what else f"{who} is intolerant to {obj}"
-        run.propose(
-            clause,
-            about=f"{who}'s intolerance: {what or obj}"[:120],
-            summary=sentence_case(summary),
-            when_to_use=when_eat,
-            **HEALTH,
-            **base,
-        )
-        return True
-    if match := _DIET.match(rest):
-        diet = " ".join(match.group("obj").lower().split())
-        diet = _DIET_WORD.get(diet, diet)
-        run.propose(
-            clause,
-            about=f"{who}'s diet",
-            summary=sentence_case(f"{who} is {diet}"),
-            when_to_use=f"Planning meals, recipes or restaurants for {who}",
-            **HEALTH,
-            **base,
-        )
-        return True
-    if match := _CONDITION.match(rest):
-        condition = " ".join((match.group("obj") or match.group("gloss")).split())
-        run.propose(
-            clause,
-            about=f"{who}'s diet: {condition}",
-            summary=sentence_case(f"{who} has {condition}"),
-            when_to_use=f"Planning meals, recipes, treats or restaurants for {who}",
-            **HEALTH,
-            **base,
-        )
-        return True
-    if match := _HAS_CONDITION.match(rest):
-        condition = " ".join(match.group("obj").split())
-        run.propose(
-            clause,
-            type=MemoryType.FACT,
-            about=f"{who}'s health: {condition}",
-            summary=sentence_case(f"{who} has {condition}"),
-            when_to_use=f"Care, activities, outings or meals for {who}",
-            authority=Authority.USER_EXPLICIT,
-            confidence=0.9,
-            sensitivity=Sensitivity.HEALTH,
-            **base,
-        )
-        return True
-    if (match := _CANT_MOVE.match(rest)) and not _FOR_NOW.search(match.group("action")):
-        action = object_of(match.group("action"))
-        run.propose(
-            clause,
-            about=f"What {who} cannot do: {action}"[:120],
-            summary=sentence_case(f"{who} cannot {action}"),
-            when_to_use=f"Outings, restaurants, seating or activities for {who}",
-            **HEALTH,
-            **base,
-        )
-        return True
-    if match := _FASTS.match(rest):
-        days = object_of(match.group("days"))
-        run.propose(
-            clause,
-            about=f"{who}'s fast: {days}"[:120],
-            summary=sentence_case(f"{who} {_agree(match.group('verb'), subject)} {days}"),
-            when_to_use=f"Meals, invitations or plans for {who} on {days}",
-            **HEALTH,
-            **base,
-        )
-        return True
-    if match := _ON_DIET.match(rest):
-        diet = " ".join(match.group("obj").split())
-        extra = object_of(match.group("rest"))
-        run.propose(
-            clause,
-            about=f"{who}'s diet",
-            summary=sentence_case(f"{who} is on a {diet}{(' ' + extra) if extra else ''}"),
-            when_to_use=f"Planning meals, recipes or restaurants for {who}",
-            **HEALTH,
-            **base,
-        )
-        return True
-    if match := _ONLY_EATS.match(rest):
-        obj = " ".join(match.group("obj").split())
-        obj = _DIET_WORD.get(obj.lower(), obj)
-        cooks = "cook" in match.group(0).lower()
-        verb = ("only cooks" if cooks else "only eats") if subject.kind != "household" else "only eats"
-        if subject.kind == "household":
-            verb = "only cooks" if cooks else "only eats"
-        run.propose(
-            clause,
-            about=f"{who}'s diet",
-            summary=sentence_case(f"{who} {verb} {obj}"),
-            when_to_use=f"Planning meals, recipes or restaurants for {who}",
-            **HEALTH,
-            **base,
-        )
-        return True
-    if match := _CANT_HAVE.match(rest):
-        neg = " ".join(match.group("neg").lower().replace("’", "'").split())
-        verb = " ".join(match.group("verb").lower().split())
-        obj = _clean(match.group("obj"))
-        if obj is None:
-            return False
-        modal = (
-            "cannot"
-            if neg.startswith("can")
-            else "must not"
-            if neg.startswith(("should", "must", "may"))
-            else "is not allowed to"
-        )
-        if verb not in ("eat", "have", "drink") and not health_words(obj):
-            return False  # "can't take the bus": not food
-        if verb == "do":
-            verb = "have"  # "can't do dairy"
-        run.propose(
-            clause,
-            about=f"What {who} cannot {verb}: {obj}"[:120],
-            summary=sentence_case(f"{who} {modal} {verb} {obj}"),
-            when_to_use=f"Food or drink for {who}",
-            **HEALTH,
-            **base,
-        )
-        return True
-    if match := _DOESNT_EAT.match(rest):
-        verb = match.group("verb").lower().rstrip("s")
-        obj = _clean(match.group("obj"))
-        if obj is None:
-            return False
-        neg = " ".join(match.group("neg").lower().split())
-        plural = subject.kind == "household"
-        said = "no longer" if neg == "no longer" else "do not" if plural else "does not"
-        if neg == "no longer":
-            verb = f"{verb}s" if not plural else verb
-        summary = sentence_case(f"{who} {said} {verb} {obj}")
-        if _diet_food(obj):
-            run.propose(
-                clause,
-                about=f"{who}'s diet: no {obj}"[:120],
-                summary=summary,
-                when_to_use=f"Planning meals, recipes or restaurants for {who}",
-                **HEALTH,
-                **base,
-            )
-        else:
-            run.propose(
-                clause,
-                type=MemoryType.PREFERENCE,
-                about=f"{obj[:1].upper()}{obj[1:]} ({subject.label})"[:120],
-                summary=summary,
-                when_to_use=f"Meals or snacks for {who}",
-                strength=Strength.SOFT,
-                authority=Authority.USER_IMPLICIT,
-                confidence=0.75,
-                **base,
-            )
-        return True
-    stopped = _STOPPED.match(rest)
-    obj = _WHEN_TAIL.split(object_of(stopped.group("obj")), maxsplit=1)[0] if stopped else ""
-    if stopped and _diet_food(obj):
-        run.propose(
-            clause,
-            about=f"{who}'s diet: no {obj}"[:120],
-            summary=sentence_case(f"{who} stopped eating {obj}"),
-            when_to_use=f"Planning meals, recipes or restaurants for {who}",
-            **HEALTH,
-            **base,
-        )
-        return True
-    if match := _EPIPEN.match(rest):
-        obj = _clean(match.group("obj")) if match.group("obj") else None
-        pen = "an EpiPen" if "epi" in match.group("what").lower() else "an auto-injector"
-        # "has an EpiPen for peanuts" states the allergy: a hard constraint. A bare "has an EpiPen"
-        # is a fact about their care, kept (tagged health) without making a rule of it.
-        strength = {} if obj else {"strength": Strength.SOFT}
-        run.propose(
-            clause,
-            about=f"{who}'s EpiPen",
-            summary=sentence_case(f"{who} has {pen}" + (f" for {obj}" if obj else "")),
-            when_to_use=f"Outings, school, meals or care for {who}: the EpiPen goes too",
-            **{**HEALTH, **strength},
-            **base,
-        )
-        return True
-    if match := _MEDICATION.match(rest):
-        raw_verb = match.group("verb").lower()
-        verb = "takes" if "take" in raw_verb else "needs" if "need" in raw_verb else "is on"
-        obj = object_of(match.group("obj"))
-        # "Pepper needs his pills at 8" is a requirement of their care: hard. "Stan takes Eliquis"
-        # and "is on fluoxetine" say what they take: a fact to keep, tagged health, not a rule.
-        run.propose(
-            clause,
-            type=MemoryType.CONSTRAINT,
-            about=f"{who}'s medication",
-            summary=sentence_case(f"{who} {verb} {obj}"),
-            when_to_use=f"Daily routines, reminders or care for {who}",
-            strength=Strength.HARD if verb == "needs" else Strength.SOFT,
-            authority=Authority.USER_EXPLICIT,
-            confidence=0.9,
-            sensitivity=Sensitivity.HEALTH,
-            **base,
-        )
-        return True
+    for phrasing, reading in _READINGS:
+        if (match := phrasing.match(rest)) is not None:
+            claim = reading(match, subject)
+            if claim is None:
+                return False
+            run.propose(clause, **claim, **run.base(subject))
+            return True
     return False
 
 
@@ -455,13 +449,7 @@ def no_food_for(run: Run, clause: Clause) -> bool:
         subject, after = parsed
     if after.strip(" .!,") and not re.match(r"^\s*(?:either|too|please|pls|at all|ever)\b", after, re.I):
         return False
-    obj = " ".join(match.group("obj").split())
-    run.propose(
-        clause,
-        about=f"What {subject.display} cannot have: {obj}"[:120],
-        summary=sentence_case(f"No {obj} for {subject.display}"),
-        when_to_use=f"Food or drink for {subject.display}",
-        **HEALTH,
-        **run.base(subject),
-    )
+    obj, name = " ".join(match.group("obj").split()), subject.display
+    claim = _health(f"What {name} cannot have: {obj}"[:120], f"No {obj} for {name}", f"Food or drink for {name}")
+    run.propose(clause, **claim, **run.base(subject))
     return True

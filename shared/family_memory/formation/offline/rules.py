@@ -297,22 +297,8 @@ def _instruction(run: Run, clause: Clause, lead: str, rest: str, offset: int, co
     text, personal = name_first_person(text, name)
     cond_text = name_first_person(cond.strip(" ,"), name)[0]
     instruction = sentence_case(f"{cond_text}, {lead.lower()} {text}" if cond_text else f"{lead} {text}")
-    whose: dict[str, Any] = {}
-    if personal:
-        whose = {"applies_to": [speaker], "about_member": speaker}
-    elif resolved:
-        whose = {"applies_to": list(dict.fromkeys(s.applies_to[0] for s in resolved if s.applies_to))}
-    run.propose(
-        clause,
-        type=MemoryType.DIRECTIVE,
-        about=short(instruction.rstrip("."), 8),
-        summary=instruction,
-        body=sentence_case(f"{name} said: {clause.quote}"),
-        when_to_use=sentence_case(f"Whenever this comes up: {short(text, 10)}"),
-        entities=[s.hint for s in resolved if s.hint],
-        **HARD,
-        **whose,
-    )
+    whose: dict[str, Any] = {"applies_to": [speaker], "about_member": speaker} if personal else {}
+    _propose_rule(run, clause, instruction, text, resolved, **whose)
     return True
 
 
@@ -356,23 +342,10 @@ def _household_rule(
     if checked is None:
         return True
     text, resolved = checked
-    speaker = clause.turn.member_id or ""
-    name = run.people.speaker_name(speaker)
-    text, _ = name_first_person(text, name)
+    text, _ = name_first_person(text, run.people.speaker_name(clause.turn.member_id or ""))
     summary = sentence_case(f"House rule: {text}" if house else f"{lead}{text}")
-    food = run.health_words(text)
-    run.propose(
-        clause,
-        type=MemoryType.CONSTRAINT if food else MemoryType.DIRECTIVE,
-        about=short(summary.rstrip("."), 8),
-        summary=summary,
-        body=sentence_case(f"{name} said: {clause.quote}"),
-        when_to_use=sentence_case(f"Whenever this comes up: {short(text, 10)}"),
-        applies_to=list(dict.fromkeys(s.applies_to[0] for s in resolved if s.applies_to)),
-        entities=[s.hint for s in resolved if s.hint],
-        **({"sensitivity": Sensitivity.HEALTH} if food else {}),
-        **HARD,
-    )
+    food: dict[str, Any] = {"type": MemoryType.CONSTRAINT, "sensitivity": Sensitivity.HEALTH}
+    _propose_rule(run, clause, summary, text, resolved, **(food if run.health_words(text) else {}))
     return True
 
 
@@ -395,20 +368,19 @@ def person_rule(run: Run, clause: Clause, subject: Subject, rest: str) -> bool:
         return False
     text, resolved = checked
     modal = " ".join(match.group("modal").split())
-    speaker = clause.turn.member_id or ""
-    text, _ = name_first_person(text, run.people.speaker_name(speaker))
-    summary = sentence_case(f"{subject.display} {modal} {text}")
-    run.propose(
+    text, _ = name_first_person(text, run.people.speaker_name(clause.turn.member_id or ""))
+    _propose_rule(
+        run,
         clause,
+        sentence_case(f"{subject.display} {modal} {text}"),
+        text,
+        resolved,
         type=MemoryType.CONSTRAINT,
         about=short(f"{subject.display}: {modal} {text}", 8, 100),
-        summary=summary,
-        body=sentence_case(f"{run.people.speaker_name(speaker)} said: {clause.quote}"),
         when_to_use=f"Plans, bookings or care involving {subject.label}",
-        applies_to=list(dict.fromkeys([*subject.applies_to, *(s.applies_to[0] for s in resolved if s.applies_to)])),
+        applies_to=list(dict.fromkeys([*subject.applies_to, *_named(resolved)])),
         about_member=subject.about_member,
         entities=[h for h in [subject.hint, *(s.hint for s in resolved)] if h],
-        **HARD,
     )
     return True
 
@@ -425,18 +397,29 @@ def _standing_request(run: Run, clause: Clause) -> bool:
         return True
     text, resolved = checked
     speaker = clause.turn.member_id or ""
-    name = run.people.speaker_name(speaker)
-    text, personal = name_first_person(text, name)
-    summary = sentence_case(text)
-    run.propose(
-        clause,
-        type=MemoryType.DIRECTIVE,
-        about=short(summary.rstrip("."), 8),
-        summary=summary,
-        body=sentence_case(f"{name} said: {clause.quote}"),
-        when_to_use=sentence_case(f"Whenever this comes up: {short(text, 10)}"),
-        applies_to=[speaker] if personal else list(dict.fromkeys(s.applies_to[0] for s in resolved if s.applies_to)),
-        entities=[s.hint for s in resolved if s.hint],
-        **HARD,
-    )
+    text, personal = name_first_person(text, run.people.speaker_name(speaker))
+    _propose_rule(run, clause, sentence_case(text), text, resolved, **({"applies_to": [speaker]} if personal else {}))
     return True
+
+
+def _named(resolved: list[Subject]) -> list[str]:
+    """Whom the people a rule names stand for, each once."""
+    return list(dict.fromkeys(s.applies_to[0] for s in resolved if s.applies_to))
+
+
+def _propose_rule(run: Run, clause: Clause, summary: str, text: str, resolved: list[Subject], **fields: Any) -> None:
+    """Propose a hard rule as the speaker said it: ``summary``, the rule's words (``text``,
+    pronouns resolved) and the people they name (``resolved``); ``fields`` replace what a
+    directive about those people has by default."""
+    name = run.people.speaker_name(clause.turn.member_id or "")
+    claim: dict[str, Any] = {
+        "type": MemoryType.DIRECTIVE,
+        "about": short(summary.rstrip("."), 8),
+        "summary": summary,
+        "body": sentence_case(f"{name} said: {clause.quote}"),
+        "when_to_use": sentence_case(f"Whenever this comes up: {short(text, 10)}"),
+        "applies_to": _named(resolved),
+        "entities": [s.hint for s in resolved if s.hint],
+        **HARD,
+    }
+    run.propose(clause, **{**claim, **fields})

@@ -16,12 +16,15 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
+from typing import TypeVar
 
 from family_memory.domain.transcript import Turn
 from family_memory.formation.dates import find_dates
+
+T = TypeVar("T")
 
 #: Words that end with a full stop without ending the sentence ("Dr. Osei", "St. Mary's").
 ABBREVIATIONS = frozenset(
@@ -266,6 +269,11 @@ def short(text: str, words: int = 8, limit: int = 80) -> str:
     if len(parts) > words:
         out += "…"
     return out[:limit]
+
+
+def first_found(text: str, table: Sequence[tuple[re.Pattern[str], T]], default: T) -> T:
+    """The value beside the first pattern of ``table`` found in ``text``; ``default`` when none is."""
+    return next((value for pattern, value in table if pattern.search(text)), default)
 
 
 _OBJECT_END = re.compile(

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from datetime import date
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from family_memory.domain.memory import Authority, Durability, MemoryType
 from family_memory.formation.candidate import EntityHint
@@ -372,7 +372,6 @@ def _occasion(
     run: Run, clause: Clause, subject: Subject | None, text: str, when: DateMention, others: list[Subject]
 ) -> None:
     core = clause.core
-    speaker = clause.turn.member_id or ""
     # The date phrase in the (possibly renamed) text: the same words, found again.
     mentions = [m for m in find_dates(text, clause.today) if m.first_day == when.first_day and not m.past]
     stated = _annotate(text, mentions[:1], iso=True) if mentions else text
@@ -382,22 +381,17 @@ def _occasion(
         about = about_match.group("x")
     else:
         about = short((core[: when.start] + core[when.end :]).strip(" ,"), 8) or core
-    if subject is not None and subject.kind not in ("household",) and subject.display.lower() not in about.lower():
-        about = f"{subject.display}: {about}"
-    run.propose(
+    _propose_fact(
+        run,
         clause,
-        type=MemoryType.FACT,
-        about=short(about, 10, 100),
+        subject,
+        others,
+        about=_about(subject, about),
         summary=sentence_case(stated),
-        body=sentence_case(f"{run.people.speaker_name(speaker)} said: {clause.quote}") + f" ({when.describe()}.)",
+        body=f"{_said(run, clause)} ({when.describe()}.)",
         when_to_use=f"Plans for {when.describe()}",
         durability=Durability.PASSING,
         valid_until=when.valid_until.isoformat(),
-        applies_to=_members_in(run, core, subject, others),
-        about_member=subject.about_member if subject else None,
-        entities=_hints(subject, others),
-        authority=Authority.USER_IMPLICIT,
-        confidence=0.8,
     )
 
 
@@ -414,7 +408,6 @@ def _until_month(text: str, today: date) -> date | None:
 def _schedule(run: Run, clause: Clause, subject: Subject | None, text: str, others: list[Subject]) -> None:
     """A repeating schedule: durable, no valid_until, its start (if any) written without a year;
     one that runs "until June" is valid until the first of July."""
-    speaker = clause.turn.member_id or ""
     ends = _until_month(clause.core, clause.today)
     ahead = [
         m
@@ -424,23 +417,16 @@ def _schedule(run: Run, clause: Clause, subject: Subject | None, text: str, othe
         and not re.match(r"\s+of\s+every\b", text[m.end :], re.I)
     ]
     stated = _annotate(text, ahead, iso=False)
-    about = short(re.sub(r"^(?:i|we)\s+", "", clause.core, flags=re.I), 8)
-    if subject is not None and subject.kind not in ("household",) and subject.display.lower() not in about.lower():
-        about = f"{subject.display}: {about}"
-    run.propose(
+    _propose_fact(
+        run,
         clause,
-        type=MemoryType.FACT,
-        about=short(about, 10, 100),
+        subject,
+        others,
+        about=_about(subject, short(re.sub(r"^(?:i|we)\s+", "", clause.core, flags=re.I), 8)),
         summary=sentence_case(stated),
-        body=sentence_case(f"{run.people.speaker_name(speaker)} said: {clause.quote}"),
         when_to_use=f"Planning around {short(clause.core, 8)}",
         durability=Durability.SEASONAL if ends else Durability.DURABLE,
         valid_until=ends.isoformat() if ends else None,
-        applies_to=_members_in(run, clause.core, subject, others),
-        about_member=subject.about_member if subject else None,
-        entities=_hints(subject, others),
-        authority=Authority.USER_IMPLICIT,
-        confidence=0.8,
     )
 
 
@@ -454,21 +440,41 @@ def _starts(text: str, mention: DateMention) -> bool:
 def _yearly(
     run: Run, clause: Clause, subject: Subject | None, text: str, when: DateMention, others: list[Subject]
 ) -> None:
-    speaker = clause.turn.member_id or ""
     mentions = [m for m in find_dates(text, clause.today) if m.first_day == when.first_day]
     stated = _annotate(text, mentions[:1], iso=False)
-    who = subject.display if subject is not None else short(clause.core, 4)
-    run.propose(
+    _propose_fact(
+        run,
         clause,
-        type=MemoryType.FACT,
-        about=f"{who}'s birthday" if subject is not None else short(clause.core, 8),
+        subject,
+        others,
+        about=f"{subject.display}'s birthday" if subject is not None else short(clause.core, 8),
         summary=sentence_case(stated),
-        body=sentence_case(f"{run.people.speaker_name(speaker)} said: {clause.quote}"),
         when_to_use=f"Around {_human(when.first_day)} every year",
         durability=Durability.DURABLE,
-        applies_to=_members_in(run, clause.core, subject, others),
-        about_member=subject.about_member if subject else None,
-        entities=_hints(subject, others),
-        authority=Authority.USER_IMPLICIT,
-        confidence=0.8,
     )
+
+
+def _said(run: Run, clause: Clause) -> str:
+    return sentence_case(f"{run.people.speaker_name(clause.turn.member_id or '')} said: {clause.quote}")
+
+
+def _about(subject: Subject | None, about: str) -> str:
+    """What a dated fact is about, with whom it is about first unless it says so already."""
+    if subject is not None and subject.kind not in ("household",) and subject.display.lower() not in about.lower():
+        about = f"{subject.display}: {about}"
+    return short(about, 10, 100)
+
+
+def _propose_fact(run: Run, clause: Clause, subject: Subject | None, others: list[Subject], **fields: Any) -> None:
+    """Propose a fact the clause ties to time, about ``subject`` and naming ``others``: stated
+    in passing (user_implicit, 0.8), in the speaker's words unless ``fields`` give a body."""
+    claim: dict[str, Any] = {
+        "type": MemoryType.FACT,
+        "body": _said(run, clause),
+        "applies_to": _members_in(run, clause.core, subject, others),
+        "about_member": subject.about_member if subject else None,
+        "entities": _hints(subject, others),
+        "authority": Authority.USER_IMPLICIT,
+        "confidence": 0.8,
+    }
+    run.propose(clause, **{**claim, **fields})
