@@ -174,7 +174,14 @@ class MustKnow:
 
 def tasks_of(message: str) -> set[str]:
     """The kinds of task a message is about ("food", "booking", ...)."""
-    return {task for task, pattern in _TASKS.items() if pattern.search(message)}
+    return set(_tasks_of(message))
+
+
+#: A lookup reads the message's tasks twice (whether to add the facts pass, and in ``must_know``):
+#: remembered by the message's text for the few messages of the moment.
+@functools.lru_cache(maxsize=64)
+def _tasks_of(message: str) -> frozenset[str]:
+    return frozenset(task for task, pattern in _TASKS.items() if pattern.search(message))
 
 
 #: Allergies that are not to a food: "allergic to penicillin" is no food rule.
@@ -188,12 +195,19 @@ _ALLERGY_WORD = re.compile(r"^(?:allerg\w*|anaphyla\w*|epipen)$", re.I)
 
 def rule_topics(row: CatalogRow) -> frozenset[str]:
     """What kinds of task a rule governs ("food", "booking", ...), read off its words."""
-    return _topics_of(" ".join((row.about, row.summary, row.when_to_use)))
+    return _read_rule(row.about, row.summary, row.when_to_use)[0]
 
 
 #: A row's words are read on every lookup its rule pass meets it: cached by the text itself, so an
-#: edit (new text) is read afresh and nothing stale can be returned.
+#: edit (new text) is read afresh and nothing stale can be returned. Keyed by the three fields (a
+#: row's strings keep their hashes; a joined text would be hashed anew on every lookup).
 @functools.lru_cache(maxsize=16384)
+def _read_rule(about: str, summary: str, when_to_use: str) -> tuple[frozenset[str], frozenset[str]]:
+    """A rule's topics and its content words, from its about, summary and when to use."""
+    text = " ".join((about, summary, when_to_use))
+    return _topics_of(text), frozenset(content_tokens(text))
+
+
 def _topics_of(text: str) -> frozenset[str]:
     topics = {topic for topic, pattern in _RULE_TOPICS.items() if pattern.search(text)}
     food_words = {m.group(0) for m in _RULE_TOPICS["food"].finditer(text)}
@@ -202,9 +216,13 @@ def _topics_of(text: str) -> frozenset[str]:
     return frozenset(topics)
 
 
-@functools.lru_cache(maxsize=16384)
+@functools.lru_cache(maxsize=1024)
 def _words_of(text: str) -> frozenset[str]:
     return frozenset(content_tokens(text))
+
+
+#: A rule's about in comparison form, for telling two rules of one slot apart (cached by the text).
+_folded = functools.lru_cache(maxsize=16384)(normalise_for_match)
 
 
 #: After a name, what makes the food theirs alone: "noor's lunch", "rosie's daycare snacks".
@@ -217,9 +235,15 @@ def people_named(message: str, names: dict[str, frozenset[str]], after: str = r"
     folded = normalise_for_match(message).replace("’", "'")
     found: set[str] = set()
     for name, entity_ids in names.items():
-        if len(name) > 1 and re.search(rf"(?<!\w){re.escape(name)}{after}(?!\w)", folded):
+        # The name's own letters must be there before its pattern can match: most names are not.
+        if len(name) > 1 and name in folded and _name_pattern(name, after).search(folded):
             found |= entity_ids
     return found
+
+
+@functools.lru_cache(maxsize=4096)
+def _name_pattern(name: str, after: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<!\w){re.escape(name)}{after}(?!\w)")
 
 
 def must_know(
@@ -233,7 +257,7 @@ def must_know(
     ``speaker``: the entity of the member who sent it ("I", "me": their rules concern them).
     A directive is an instruction to the assistant, so it concerns whoever the task is for;
     a constraint concerns the people it applies to."""
-    tasks = tasks_of(message)
+    tasks = _tasks_of(message)
     named = people_named(message, names) | (speaker if _FIRST_PERSON.search(message) else frozenset())
     everyone = not named or bool(_EVERYONE.search(message))
     eaters = people_named(message, names, _WHOSE_FOOD)
@@ -242,7 +266,7 @@ def must_know(
         # Who plans a meal for the people it names eats it too ("plan the food for kabir's
         # party, dadaji and mummy ji will be there"); "all of us" already ranks everyone alike.
         named |= speaker
-    name_words = {w for name in names for w in content_tokens(name)}
+    name_words = {w for name in names for w in _words_of(name)}
     message_words = set(content_tokens(message)) - name_words  # a name alone ties nothing to a rule
     found: list[MustKnow] = []
     for row, place in rows:
@@ -250,7 +274,7 @@ def must_know(
             continue
         for_named = bool(set(row.applies_to) & named)
         household = not row.applies_to or row.type is MemoryType.DIRECTIVE
-        topics = rule_topics(row)
+        topics, words = _read_rule(row.about, row.summary, row.when_to_use)
         # A meal is shared: whoever eats it, every food rule of the household bears on it, unless
         # the message says whose food it is ("Noor's lunch").
         involved = for_named or household or everyone or (shared_meal and "food" in topics)
@@ -260,7 +284,7 @@ def must_know(
             if "food" in tasks and "food" in topics and involved and _ALLOWANCE.search(row.summary):
                 found.append(MustKnow(row, "food allowance", (0 if for_named else 1, 0, 1, 1, place)))
             continue
-        shared = sorted((message_words & _words_of(" ".join((row.about, row.summary, row.when_to_use)))) - _WEAK)
+        shared = sorted((message_words & words) - _WEAK)
         why = ""
         governed = {task for task in tasks if _TASK_TOPICS[task] & topics}
         if row.type is MemoryType.PREFERENCE:
@@ -290,7 +314,7 @@ def must_know(
     chosen: list[MustKnow] = []
     slots: set[tuple[str, str, tuple[str, ...]]] = set()
     for m in sorted(found, key=lambda m: m.rank):
-        slot = (normalise_for_match(m.row.about), m.row.type.value, tuple(sorted(m.row.applies_to)))
+        slot = (_folded(m.row.about), m.row.type.value, tuple(sorted(m.row.applies_to)))
         if slot not in slots:
             slots.add(slot)
             chosen.append(m)

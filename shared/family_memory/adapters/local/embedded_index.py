@@ -33,6 +33,7 @@ carries the family id, which reads check.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import logging
@@ -132,6 +133,8 @@ def term_weights(document: IndexDocument) -> tuple[dict[str, float], float]:
 _HISTOGRAM_BUCKETS = 32
 _DEAD_LENGTH = -1000
 _EXPANSIONS_CACHED = 4096
+#: Query vectors whose scores a snapshot keeps (a lookup's passes, and a few lookups at once).
+_SCORED_KEPT = 4
 
 
 class _Vocabulary:
@@ -350,10 +353,32 @@ class _Snapshot:
     #: memory id -> row, for the writer (shared by the snapshots of one family)
     rows: dict[str, int]
     masks: OrderedDict[SearchFilter, Any]
+    #: query vector -> its cosine score against every row: a lookup's passes (its candidates, the
+    #: must-know rules, the facts that lift a food rule) search one vector under several filters,
+    #: and the scan is done once. A snapshot's rows never change, so nothing here goes stale.
+    scored: dict[tuple[float, ...], Any] = dataclasses.field(default_factory=dict)
+    scored_lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
 
     @property
     def ids(self) -> list[str]:
         return self.columns.ids
+
+    def scores(self, vector: Vector) -> Any:
+        """Every row's score for ``vector`` (read-only), scanned once per vector and snapshot."""
+        import numpy as np
+
+        key = tuple(vector)
+        with self.scored_lock:
+            cached = self.scored.get(key)
+        if cached is not None:
+            return cached
+        scores = self.columns.matrix[: self.count] @ np.asarray(vector, dtype=np.float32)
+        scores.flags.writeable = False
+        with self.scored_lock:
+            if len(self.scored) >= _SCORED_KEPT:
+                del self.scored[next(iter(self.scored))]
+            self.scored[key] = scores
+        return scores
 
     def mask(self, search_filter: SearchFilter) -> Any:
         cached = self.masks.get(search_filter)
@@ -836,7 +861,7 @@ class EmbeddedIndex(MemoryIndex):
         mask = snapshot.mask(search_filter)
         if not mask.any():
             return []
-        scores = snapshot.columns.matrix[: snapshot.count] @ np.asarray(vector, dtype=np.float32)
+        scores = snapshot.scores(vector)
         top = _best(scores, np.flatnonzero(mask), k)
         return [Hit(snapshot.ids[i], float(scores[i]), int(snapshot.columns.revisions[i])) for i in top]
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -70,11 +71,21 @@ CREATE TABLE IF NOT EXISTS applied (
 """
 
 
+#: How many parsed rows ``get_rows`` keeps (each by its stored JSON text).
+PARSED_ROWS_KEPT = 16384
+
+
 class SQLiteCatalog(Catalog):
     def __init__(self, path: Path | str, *, clock: Clock | None = None) -> None:
         self.file = SQLiteFile(path, _SCHEMA)
         self.path = self.file.path
         self.clock = clock or SystemClock()
+        #: Stored JSON text -> the row it parses to. ``get_rows`` still reads every row from the
+        #: file (strongly consistent); only the parsing of text it has parsed before is skipped.
+        #: Keyed by the whole text, so a row written since (any field, any revision) is new text,
+        #: parsed afresh: nothing stale can be returned. A row is frozen, a pure function of its text.
+        self._parsed: dict[str, CatalogRow] = {}
+        self._parsed_lock = threading.Lock()
 
     def _connection(self) -> sqlite3.Connection:
         return self.file.connection()
@@ -170,9 +181,19 @@ class SQLiteCatalog(Catalog):
                 f"SELECT row_json FROM memories WHERE family_id = ? AND memory_id IN ({marks})",  # noqa: S608 (placeholders only)
                 (family_id, *chunk),
             ):
-                row = CatalogRow.model_validate_json(row_json)
+                row = self._parse(row_json)
                 found[row.id] = row
         return found
+
+    def _parse(self, row_json: str) -> CatalogRow:
+        row = self._parsed.get(row_json)
+        if row is None:
+            row = CatalogRow.model_validate_json(row_json)
+            with self._parsed_lock:
+                if len(self._parsed) >= PARSED_ROWS_KEPT:
+                    del self._parsed[next(iter(self._parsed))]  # the oldest kept (a dict keeps insertion order)
+                self._parsed[row_json] = row
+        return row
 
     def list_rows(
         self,
