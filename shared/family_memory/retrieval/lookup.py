@@ -321,10 +321,17 @@ class TurnLookup:
             return [], result, "UTC"
         search_filter, today, zone = self.eligibility(family_id, surface)
         k = max(self.settings.candidates_per_search, need or 0)
-        # The worker runs in the caller's context, so the request's deadline bounds this half too.
-        keyword_future = self._executor.submit(
-            contextvars.copy_context().run, self.index.keyword, family_id, query, search_filter, k
-        )
+
+        def search_words() -> list[Hit]:
+            return self.index.keyword(family_id, query, search_filter, k)
+
+        # An engine that answers in this process (the embedded index) searches on this thread when
+        # the vector is given: a worker's hand-off and the two threads' turns at the interpreter
+        # cost more than the overlap saves. Otherwise the keyword half runs beside the embedding
+        # and the semantic half; the worker runs in the caller's context, so the request's deadline
+        # bounds it too.
+        inline = query_vector is not None and self.index.in_process
+        keyword_future = None if inline else self._executor.submit(contextvars.copy_context().run, search_words)
         semantic_error: FamilyMemoryError | None = None
         try:
             vector = query_vector if query_vector is not None else self.embed_query(family_id, query)
@@ -333,7 +340,7 @@ class TurnLookup:
             # A throttled embedder or a slow engine costs this turn its semantic half, not its lookup.
             semantic_error, semantic_hits = exc, []
         try:
-            keyword_hits = keyword_future.result()
+            keyword_hits = search_words() if keyword_future is None else keyword_future.result()
         except (EmbeddingUnavailableError, IndexUnavailableError):
             if semantic_error is not None:
                 raise

@@ -501,6 +501,8 @@ class EmbeddedIndex(MemoryIndex):
     family indexed with another embedder is searched by words only (with a warning)
     until ``rebuild-index`` re-embeds it."""
 
+    in_process = True
+
     def __init__(
         self, root: Path | str, dimension: int, *, model_id: str | None = None, cached_families: int = 8
     ) -> None:
@@ -899,13 +901,19 @@ class EmbeddedIndex(MemoryIndex):
     def _query_words(text: str, snapshot: _Snapshot) -> list[str]:
         """The message's words, each misspelled one joined by its near neighbours in the vocabulary."""
         found: list[str] = []
-        for word in query_words(text):
+        for word in _chosen_words(text):
             found.append(word)
             budget = edit_budget(word)
             if word in snapshot.vocabulary or budget == 0 or not len(snapshot.vocabulary):
                 continue
             found.extend(snapshot.vocabulary.near(word, budget))
         return found
+
+
+@functools.lru_cache(maxsize=256)
+def _chosen_words(text: str) -> tuple[str, ...]:
+    """``query_words`` of a text, remembered: the day question's pass asks the same words each time."""
+    return tuple(query_words(text))
 
 
 def _best(scores: Any, candidates: Any, k: int) -> Any:

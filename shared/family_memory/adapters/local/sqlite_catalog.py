@@ -71,7 +71,8 @@ CREATE TABLE IF NOT EXISTS applied (
 """
 
 
-#: How many parsed rows ``get_rows`` keeps (each by its stored JSON text).
+#: How many parsed rows ``get_rows`` keeps (by their stored JSON text; and per thread, by id
+#: while the file is unchanged).
 PARSED_ROWS_KEPT = 16384
 
 
@@ -80,18 +81,28 @@ class SQLiteCatalog(Catalog):
         self.file = SQLiteFile(path, _SCHEMA)
         self.path = self.file.path
         self.clock = clock or SystemClock()
-        #: Stored JSON text -> the row it parses to. ``get_rows`` still reads every row from the
-        #: file (strongly consistent); only the parsing of text it has parsed before is skipped.
-        #: Keyed by the whole text, so a row written since (any field, any revision) is new text,
-        #: parsed afresh: nothing stale can be returned. A row is frozen, a pure function of its text.
+        #: Stored JSON text -> the row it parses to, so text parsed before is not parsed again.
+        #: Keyed by the whole text: a row written since (any field, any revision) is new text.
+        #: A row is frozen, a pure function of its text.
         self._parsed: dict[str, CatalogRow] = {}
         self._parsed_lock = threading.Lock()
+        #: Per thread (each has its own connection): the rows ``get_rows`` read, by family and id
+        #: (None: no such row), while the file is unchanged (SQLite's ``data_version``).
+        self._read = threading.local()
 
     def _connection(self) -> sqlite3.Connection:
         return self.file.connection()
 
-    def _transaction(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
-        return self.file.transaction()
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        # SQLite's data_version does not move for this connection's own commits: forget what
+        # this thread read, before and after its write.
+        self._read.rows = None
+        try:
+            with self.file.transaction() as db:
+                yield db
+        finally:
+            self._read.rows = None
 
     def _now(self) -> float:
         return self.clock.now().timestamp()
@@ -170,10 +181,26 @@ class SQLiteCatalog(Catalog):
             db.executemany("DELETE FROM memories WHERE family_id = ? AND memory_id = ?", [(family_id, i) for i in ids])
 
     def get_rows(self, family_id: str, memory_ids: Iterable[str]) -> dict[str, CatalogRow]:
+        """Strongly consistent: a row this thread read is answered again only while SQLite's
+        ``data_version`` says no other connection has committed since it was read (and this
+        thread's own writes forget what it read), so every write is seen by the next read."""
         check_family_id(family_id)
-        ids = sorted({check_memory_id(i) for i in memory_ids})
-        found: dict[str, CatalogRow] = {}
+        wanted = {check_memory_id(i) for i in memory_ids}
         db = self._connection()
+        # The version is read before the rows, so a row read is never older than its version.
+        version = db.execute("PRAGMA data_version").fetchone()[0]
+        read: dict[tuple[str, str], CatalogRow | None] | None = getattr(self._read, "rows", None)
+        if read is None or self._read.version != version or len(read) > PARSED_ROWS_KEPT:
+            read = self._read.rows = {}
+            self._read.version = version
+        ids = sorted(i for i in wanted if (family_id, i) not in read)
+        found = self._select_rows(db, family_id, ids)
+        for memory_id in ids:
+            read[(family_id, memory_id)] = found.get(memory_id)
+        return {i: row for i in sorted(wanted) if (row := read[(family_id, i)]) is not None}
+
+    def _select_rows(self, db: sqlite3.Connection, family_id: str, ids: list[str]) -> dict[str, CatalogRow]:
+        found: dict[str, CatalogRow] = {}
         for start in range(0, len(ids), 500):
             chunk = ids[start : start + 500]
             marks = ",".join("?" * len(chunk))
