@@ -197,6 +197,7 @@ class ReplayIndex(MemoryIndex):
     def __init__(self, index: MemoryIndex) -> None:
         self.index = index
         self.dimension = index.dimension
+        self.in_process = index.in_process  # the lookup runs its searches as over the real index
         self.recorded: dict[int, tuple[list[Hit], list[Hit]]] = {}
         self.playing = 0
 
