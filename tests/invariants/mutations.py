@@ -1238,8 +1238,8 @@ MUTATIONS: list[Mutation] = [
         [
             (
                 CAT_SQL,
-                "if read is None or self._read.version != version or len(read) > PARSED_ROWS_KEPT:",
-                "if read is None or len(read) > PARSED_ROWS_KEPT:",
+                "if families is None or self._read.version != version or self._read.count > PARSED_ROWS_KEPT:",
+                "if families is None or self._read.count > PARSED_ROWS_KEPT:",
             )
         ],
         ["tests/integration/test_lookup_caches.py"],

@@ -195,24 +195,43 @@ _ALLERGY_WORD = re.compile(r"^(?:allerg\w*|anaphyla\w*|epipen)$", re.I)
 
 def rule_topics(row: CatalogRow) -> frozenset[str]:
     """What kinds of task a rule governs ("food", "booking", ...), read off its words."""
-    return _read_rule(row.about, row.summary, row.when_to_use)[0]
+    return _read_rule(row.about, row.summary, row.when_to_use).topics
+
+
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    """What ``must_know`` reads off a row's words."""
+
+    topics: frozenset[str]
+    words: frozenset[str]
+    #: The summary lifts or narrows a rule ("no longer lactose intolerant"): ``_ALLOWANCE``.
+    allows: bool
+    #: The summary keeps something off someone's plate ("hates mushrooms"): ``_REFUSES``.
+    refuses: bool
 
 
 #: A row's words are read on every lookup its rule pass meets it: cached by the text itself, so an
 #: edit (new text) is read afresh and nothing stale can be returned. Keyed by the three fields (a
 #: row's strings keep their hashes; a joined text would be hashed anew on every lookup).
 @functools.lru_cache(maxsize=16384)
-def _read_rule(about: str, summary: str, when_to_use: str) -> tuple[frozenset[str], frozenset[str]]:
-    """A rule's topics and its content words, from its about, summary and when to use."""
+def _read_rule(about: str, summary: str, when_to_use: str) -> _Reading:
+    """A rule's topics, its content words and what its summary says, from its about, summary and
+    when to use."""
     text = " ".join((about, summary, when_to_use))
-    return _topics_of(text), frozenset(content_tokens(text))
+    return _Reading(
+        _topics_of(text),
+        frozenset(content_tokens(text)),
+        bool(_ALLOWANCE.search(summary)),
+        bool(_REFUSES.search(summary)),
+    )
 
 
 def _topics_of(text: str) -> frozenset[str]:
-    topics = {topic for topic, pattern in _RULE_TOPICS.items() if pattern.search(text)}
+    # The food words are read in full (an allergy alone may be to no food); a search says the rest.
     food_words = {m.group(0) for m in _RULE_TOPICS["food"].finditer(text)}
-    if food_words and all(_ALLERGY_WORD.match(w) for w in food_words) and _NOT_FOOD.search(text):
-        topics.discard("food")
+    topics = {topic for topic, pattern in _RULE_TOPICS.items() if topic != "food" and pattern.search(text)}
+    if food_words and not (all(_ALLERGY_WORD.match(w) for w in food_words) and _NOT_FOOD.search(text)):
+        topics.add("food")
     return frozenset(topics)
 
 
@@ -274,22 +293,23 @@ def must_know(
             continue
         for_named = bool(set(row.applies_to) & named)
         household = not row.applies_to or row.type is MemoryType.DIRECTIVE
-        topics, words = _read_rule(row.about, row.summary, row.when_to_use)
+        reading = _read_rule(row.about, row.summary, row.when_to_use)
+        topics = reading.topics
         # A meal is shared: whoever eats it, every food rule of the household bears on it, unless
         # the message says whose food it is ("Noor's lunch").
         involved = for_named or household or everyone or (shared_meal and "food" in topics)
         if row.type is MemoryType.FACT:
             # A fact that lifts or narrows a food rule ("Kamsi is no longer lactose intolerant", "Rosalie
             # can have egg baked into muffins") bears on a meal as the rule it changes would.
-            if "food" in tasks and "food" in topics and involved and _ALLOWANCE.search(row.summary):
+            if "food" in tasks and "food" in topics and involved and reading.allows:
                 found.append(MustKnow(row, "food allowance", (0 if for_named else 1, 0, 1, 1, place)))
             continue
-        shared = sorted((message_words & words) - _WEAK)
+        shared = sorted((message_words & reading.words) - _WEAK)
         why = ""
         governed = {task for task in tasks if _TASK_TOPICS[task] & topics}
         if row.type is MemoryType.PREFERENCE:
             # A preference is no rule: only what someone will not eat, for a meal, after the rules.
-            if "food" in governed and involved and _REFUSES.search(row.summary):
+            if "food" in governed and involved and reading.refuses:
                 found.append(MustKnow(row, "food preference", (0 if for_named else 1, 1, 1, 2, place)))
             continue
         if involved and governed:

@@ -864,8 +864,7 @@ class EmbeddedIndex(MemoryIndex):
         if not mask.any():
             return []
         scores = snapshot.scores(vector)
-        top = _best(scores, np.flatnonzero(mask), k)
-        return [Hit(snapshot.ids[i], float(scores[i]), int(snapshot.columns.revisions[i])) for i in top]
+        return _hits(snapshot, scores, _best(scores, np.flatnonzero(mask), k))
 
     def keyword(self, family_id: str, text: str, search_filter: SearchFilter, k: int) -> list[Hit]:
         import numpy as np
@@ -894,8 +893,7 @@ class EmbeddedIndex(MemoryIndex):
         if not matched:
             return []
         scores[~snapshot.mask(search_filter)] = 0.0
-        candidates = _best(scores, np.flatnonzero(scores > 0), k)
-        return [Hit(snapshot.ids[i], float(scores[i]), int(snapshot.columns.revisions[i])) for i in candidates]
+        return _hits(snapshot, scores, _best(scores, np.flatnonzero(scores > 0), k))
 
     @staticmethod
     def _query_words(text: str, snapshot: _Snapshot) -> list[str]:
@@ -908,6 +906,17 @@ class EmbeddedIndex(MemoryIndex):
                 continue
             found.extend(snapshot.vocabulary.near(word, budget))
         return found
+
+
+def _hits(snapshot: _Snapshot, scores: Any, rows: Any) -> list[Hit]:
+    """The hits of ``rows`` (best first), each with its score and revision (read in one go)."""
+    ids = snapshot.ids
+    return [
+        Hit(ids[row], score, revision)
+        for row, score, revision in zip(
+            rows.tolist(), scores[rows].tolist(), snapshot.columns.revisions[rows].tolist(), strict=True
+        )
+    ]
 
 
 @functools.lru_cache(maxsize=256)

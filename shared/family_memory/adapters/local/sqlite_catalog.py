@@ -189,15 +189,17 @@ class SQLiteCatalog(Catalog):
         db = self._connection()
         # The version is read before the rows, so a row read is never older than its version.
         version = db.execute("PRAGMA data_version").fetchone()[0]
-        read: dict[tuple[str, str], CatalogRow | None] | None = getattr(self._read, "rows", None)
-        if read is None or self._read.version != version or len(read) > PARSED_ROWS_KEPT:
-            read = self._read.rows = {}
-            self._read.version = version
-        ids = sorted(i for i in wanted if (family_id, i) not in read)
-        found = self._select_rows(db, family_id, ids)
-        for memory_id in ids:
-            read[(family_id, memory_id)] = found.get(memory_id)
-        return {i: row for i in sorted(wanted) if (row := read[(family_id, i)]) is not None}
+        families: dict[str, dict[str, CatalogRow | None]] | None = getattr(self._read, "rows", None)
+        if families is None or self._read.version != version or self._read.count > PARSED_ROWS_KEPT:
+            families = self._read.rows = {}
+            self._read.version, self._read.count = version, 0
+        read = families.setdefault(family_id, {})
+        ids = sorted(wanted.difference(read))
+        if ids:
+            found = self._select_rows(db, family_id, ids)
+            read.update((memory_id, found.get(memory_id)) for memory_id in ids)
+            self._read.count += len(ids)
+        return {i: row for i in sorted(wanted) if (row := read[i]) is not None}
 
     def _select_rows(self, db: sqlite3.Connection, family_id: str, ids: list[str]) -> dict[str, CatalogRow]:
         found: dict[str, CatalogRow] = {}
