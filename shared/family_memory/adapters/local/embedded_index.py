@@ -358,10 +358,32 @@ class _Snapshot:
     #: and the scan is done once. A snapshot's rows never change, so nothing here goes stale.
     scored: dict[tuple[float, ...], Any] = dataclasses.field(default_factory=dict)
     scored_lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
+    #: stem -> (positions, its BM25 part in each), as the keyword search first needed it.
+    bm25: dict[str, tuple[Any, Any]] = dataclasses.field(default_factory=dict)
 
     @property
     def ids(self) -> list[str]:
         return self.columns.ids
+
+    def term_scores(self, term: str) -> tuple[Any, Any] | None:
+        """The rows holding ``term`` and its BM25 part in each (float32), or None. Computed once per
+        term and snapshot: it depends only on the snapshot's rows and lengths, which never change."""
+        cached = self.bm25.get(term)
+        if cached is not None:
+            return cached
+        entry = self.postings.get(term)
+        if entry is None:
+            return None
+        import numpy as np
+
+        positions, frequencies = entry
+        average = self.total_length / self.live or 1.0
+        idf = math.log(1.0 + (self.live - len(positions) + 0.5) / (len(positions) + 0.5))
+        norm = BM25_K1 * (1.0 - BM25_B + BM25_B * self.columns.lengths[positions] / average)
+        part = (idf * frequencies * (BM25_K1 + 1.0) / (frequencies + norm)).astype(np.float32)
+        part.flags.writeable = False
+        self.bm25[term] = (positions, part)
+        return positions, part
 
     def scores(self, vector: Vector) -> Any:
         """Every row's score for ``vector`` (read-only), scanned once per vector and snapshot."""
@@ -874,21 +896,16 @@ class EmbeddedIndex(MemoryIndex):
         if db is None:
             return []
         snapshot = self._snapshot(family_id, db)
-        count, live = snapshot.count, snapshot.live
-        if live == 0:
+        if snapshot.live == 0:
             return []
-        average = snapshot.total_length / live or 1.0
-        lengths = snapshot.columns.lengths
-        scores = np.zeros(count, dtype=np.float32)
+        scores = np.zeros(snapshot.count, dtype=np.float32)
         matched = False
         for term in {stem(word) for word in self._query_words(text, snapshot)}:
-            entry = snapshot.postings.get(term)
+            entry = snapshot.term_scores(term)
             if entry is None:
                 continue
-            positions, frequencies = entry
-            idf = math.log(1.0 + (live - len(positions) + 0.5) / (len(positions) + 0.5))
-            norm = BM25_K1 * (1.0 - BM25_B + BM25_B * lengths[positions] / average)
-            scores[positions] += (idf * frequencies * (BM25_K1 + 1.0) / (frequencies + norm)).astype(np.float32)
+            positions, term_scores = entry
+            scores[positions] += term_scores
             matched = True
         if not matched:
             return []
