@@ -123,18 +123,17 @@ def runtime(tmp_path: Path) -> Runtime:
     return local_runtime(tmp_path, FixedClock(NOW), embedder="hashed")
 
 
+def hard_rule(summary: str, about: str, **kw: object) -> Memory:
+    return fact(summary, about, type=MemoryType.CONSTRAINT, strength=Strength.HARD, **kw)
+
+
 def rule_lines(runtime: Runtime, message: str) -> list[str]:
     result = retrieval_of(runtime).lookup.lookup(FAMILY, message)
     return [item.line for item in result.items if item.via == "rule"]
 
 
 def test_an_edited_rule_is_read_afresh_by_the_next_lookup(runtime: Runtime) -> None:
-    peanuts = fact(
-        "No peanuts in the house; Leo is allergic.",
-        "Peanut rule",
-        type=MemoryType.CONSTRAINT,
-        strength=Strength.HARD,
-    )
+    peanuts = hard_rule("No peanuts in the house; Leo is allergic.", "Peanut rule")
     remember(runtime, peanuts)
     dinner, tickets = "what should we cook for dinner tonight", "can you buy the concert tickets"
     assert any("No peanuts" in line for line in rule_lines(runtime, dinner))
@@ -158,13 +157,8 @@ def test_a_standing_arrangement_edited_off_the_day_leaves_the_day(runtime: Runti
 
 
 def test_the_blocks_count_is_the_count_of_the_block(runtime: Runtime) -> None:
-    sesame = fact(
-        'Noor: no sesame (tahini, "hummus") \u2014 <b>ever</b>!',
-        "Noor's sesame allergy",
-        type=MemoryType.CONSTRAINT,
-        strength=Strength.HARD,
-        sensitivity=Sensitivity.HEALTH,
-        valid_until=date(2027, 1, 1),
+    sesame = hard_rule(
+        'Noor: no sesame (tahini, "hummus") \u2014 <b>ever</b>!', "Sesame", sensitivity=Sensitivity.HEALTH
     )
     pizza = fact("Friday is pizza night at home, 6pm...", "Pizza night")
     kitchen = fact("The kitchen is nut-free (all of it).", "Nut-free kitchen", type=MemoryType.CONSTRAINT)
