@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -123,7 +124,7 @@ def runtime(tmp_path: Path) -> Runtime:
     return local_runtime(tmp_path, FixedClock(NOW), embedder="hashed")
 
 
-def hard_rule(summary: str, about: str, **kw: object) -> Memory:
+def hard_rule(summary: str, about: str, **kw: Any) -> Memory:
     return fact(summary, about, type=MemoryType.CONSTRAINT, strength=Strength.HARD, **kw)
 
 
