@@ -321,8 +321,9 @@ MUTATIONS: list[Mutation] = [
         [
             (
                 CAT_SQL,
-                "    def get_rows(self, family_id: str, memory_ids: Iterable[str]) -> dict[str, CatalogRow]:\n        check_family_id(family_id)\n",
-                "    def get_rows(self, family_id: str, memory_ids: Iterable[str]) -> dict[str, CatalogRow]:\n",
+                "        check_family_id(family_id)\n        wanted = ",
+                "        wanted = ",
+                "SQLiteCatalog.get_rows",
             )
         ],
         [T_CATALOG],
@@ -1223,6 +1224,27 @@ MUTATIONS: list[Mutation] = [
             )
         ],
         [T_LOOKUP],
+    ),
+    m(
+        "9.catalog-keeps-rows-past-another-write",
+        "9: a row the SQLite catalog read is not answered again once another connection has committed",
+        [
+            (
+                CAT_SQL,
+                "if families is None or self._read.version != version or self._read.count > PARSED_ROWS_KEPT:",
+                "if families is None or self._read.count > PARSED_ROWS_KEPT:",
+            )
+        ],
+        ["tests/integration/test_lookup_caches.py"],
+    ),
+    m(
+        "9.catalog-keeps-rows-past-its-own-write",
+        "9: a thread's own catalog write forgets the rows it read (data_version does not move for it)",
+        [
+            (CAT_SQL, "        self._read.rows = None\n        try:\n", "        try:\n", "SQLiteCatalog._transaction"),
+            (CAT_SQL, "        finally:\n            self._read.rows = None\n", "        finally:\n            pass\n"),
+        ],
+        ["tests/integration/test_lookup_caches.py"],
     ),
     m(
         "9.patch-keeps-forgotten-line",

@@ -16,7 +16,11 @@ def _plural(count: int, unit: str) -> str:
 
 
 def age_in_words(formed_at: datetime, now: datetime, time_zone: str = "UTC") -> str:
-    days = (local_date(now, time_zone) - local_date(formed_at, time_zone)).days
+    return days_in_words((local_date(now, time_zone) - local_date(formed_at, time_zone)).days)
+
+
+def days_in_words(days: int) -> str:
+    """An age of ``days`` calendar days in words: today, yesterday, N days, weeks, months, years ago."""
     if days <= 0:
         return "today"
     if days == 1:

@@ -64,7 +64,7 @@ from family_memory.domain.text import normalise_for_match
 from family_memory.domain.tokens import count_tokens
 from family_memory.formation.dates import WEEKDAYS
 from family_memory.ports.catalog import Catalog, CatalogRow
-from family_memory.retrieval.age import age_in_words
+from family_memory.retrieval.age import days_in_words
 from family_memory.retrieval.embedding import Embedder, EmbeddingUnavailableError, Vector
 from family_memory.retrieval.must_know import FACT_TASKS, POOL, POOL_TYPES, NameBook, must_know, people_named, tasks_of
 from family_memory.retrieval.schedule import asked_weekday, covers
@@ -226,13 +226,20 @@ class FamilyZones:
         return zone
 
 
-def line_for(row: CatalogRow, ref: str, age: str, zone: str = "UTC", *, rule: bool = False) -> str:
+def line_for(
+    row: CatalogRow, ref: str, age: str, zone: str = "UTC", *, rule: bool = False, said: date | None = None
+) -> str:
     """One lookup line: the summary as a literal, when it was said (its age and its absolute
     local date, so "when did..." is answerable from the line), the last day a dated fact holds,
     the sensitivity, the reference. A must-know rule's line says it is a standing rule instead
     of when it was said (it holds now; the reference opens its history): the rules a task
-    touches are many in some families, and each must fit."""
-    when = "standing rule" if rule else f"remembered {age}, said {local_date(row.formed_at, zone).isoformat()}"
+    touches are many in some families, and each must fit. ``said``: the local date of ``formed_at``
+    in ``zone``, when the caller has it."""
+    if rule:
+        when = "standing rule"
+    else:
+        said = local_date(row.formed_at, zone) if said is None else said
+        when = f"remembered {age}, said {said.isoformat()}"
     if row.valid_until is not None:
         when += f"; through {(row.valid_until - timedelta(days=1)).isoformat()}"
     marker = ""
@@ -324,10 +331,17 @@ class TurnLookup:
             return [], result, "UTC"
         search_filter, today, zone = self.eligibility(family_id, surface)
         k = max(self.settings.candidates_per_search, need or 0)
-        # The worker runs in the caller's context, so the request's deadline bounds this half too.
-        keyword_future = self._executor.submit(
-            contextvars.copy_context().run, self.index.keyword, family_id, query, search_filter, k
-        )
+
+        def search_words() -> list[Hit]:
+            return self.index.keyword(family_id, query, search_filter, k)
+
+        # An engine that answers in this process (the embedded index) searches on this thread when
+        # the vector is given: a worker's hand-off and the two threads' turns at the interpreter
+        # cost more than the overlap saves. Otherwise the keyword half runs beside the embedding
+        # and the semantic half; the worker runs in the caller's context, so the request's deadline
+        # bounds it too.
+        inline = query_vector is not None and self.index.in_process
+        keyword_future = None if inline else self._executor.submit(contextvars.copy_context().run, search_words)
         semantic_error: FamilyMemoryError | None = None
         try:
             vector = query_vector if query_vector is not None else self.embed_query(family_id, query)
@@ -336,7 +350,7 @@ class TurnLookup:
             # A throttled embedder or a slow engine costs this turn its semantic half, not its lookup.
             semantic_error, semantic_hits = exc, []
         try:
-            keyword_hits = keyword_future.result()
+            keyword_hits = search_words() if keyword_future is None else keyword_future.result()
         except (EmbeddingUnavailableError, IndexUnavailableError):
             if semantic_error is not None:
                 raise
@@ -411,7 +425,7 @@ class TurnLookup:
         note = LOOKUP_NOTE + (f" {WITHHELD_NOTE}" if withheld else "")
         frame = count_tokens(f"{LOOKUP_OPEN}\n{note}\n{LOOKUP_CLOSE}")
         now = self.clock.now()
-        rule_items = self._fit(
+        rule_items, rule_cost = self._fit(
             family_id, [(r, "rule") for r in rules], self.settings.rule_items, self.settings.rule_tokens, now, zone
         )
         taken = {item.row.id for item in rule_items}
@@ -423,12 +437,17 @@ class TurnLookup:
         ]
         taken |= {row.id for row, _ in planned}
         candidates = [*planned, *((row, via) for row, via in confirmed if row.id not in taken)]
-        candidate_items = self._fit(family_id, candidates, items_cap, tokens_cap - frame, now, zone)
+        candidate_items, candidate_cost = self._fit(family_id, candidates, items_cap, tokens_cap - frame, now, zone)
         result.items = [*rule_items, *candidate_items]
         result.must_know = [item.row.id for item in rule_items]
         if result.items:
             result.block = "\n".join([LOOKUP_OPEN, note, *(item.line for item in result.items), LOOKUP_CLOSE])
-            result.tokens = count_tokens(result.block)
+            # The block's count is the frame's and each line's with its newline, as ``_fit`` counted
+            # them (counting the block again cost a lookup 0.05 to 0.3 ms). Exact: cl100k splits text
+            # into pieces before merging, and no piece spans a line break here, since every line
+            # starts "- " and ends with its reference's id (letters and digits) and the note ends
+            # with "." (tests/integration/test_lookup_caches.py counts the block both ways).
+            result.tokens = frame + rule_cost + candidate_cost
         return result
 
     def _fit(
@@ -439,23 +458,26 @@ class TurnLookup:
         max_tokens: int,
         now: datetime,
         zone: str,
-    ) -> list[LookupItem]:
+    ) -> tuple[list[LookupItem], int]:
         """As many of ``rows`` as fit ``max_items`` and ``max_tokens`` (each line and the newline
-        joining it counted), in order; a line too long for what is left is skipped, not the rest."""
+        joining it counted), in order, and the tokens they take; a line too long for what is left
+        is skipped, not the rest."""
         items: list[LookupItem] = []
         used = 0
+        today = local_date(now, zone)
         for row, via in rows:
             if len(items) >= max_items:
                 break
             ref = str(MemoryRef(family_id, row.id))
-            age = age_in_words(row.formed_at, now, zone)
-            line = line_for(row, ref, age, zone, rule=via == "rule")
+            said = local_date(row.formed_at, zone)
+            age = days_in_words((today - said).days)
+            line = line_for(row, ref, age, zone, rule=via == "rule", said=said)
             cost = count_tokens(line) + 1
             if used + cost > max_tokens:
                 continue  # a shorter one further down may still fit
             used += cost
             items.append(LookupItem(row, ref, age, line, via))
-        return items
+        return items, used
 
     def schedule_for(
         self, family_id: str, message: str, surface: Surface, place: dict[str, int] | None = None

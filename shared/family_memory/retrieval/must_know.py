@@ -198,7 +198,14 @@ class MustKnow:
 
 def tasks_of(message: str) -> set[str]:
     """The kinds of task a message is about ("food", "booking", ...)."""
-    return {task for task, pattern in _TASKS.items() if pattern.search(message)}
+    return set(_tasks_of(message))
+
+
+#: A lookup reads the message's tasks twice (whether to add the facts pass, and in ``must_know``):
+#: remembered by the message's text for the few messages of the moment.
+@functools.lru_cache(maxsize=64)
+def _tasks_of(message: str) -> frozenset[str]:
+    return frozenset(task for task, pattern in _TASKS.items() if pattern.search(message))
 
 
 #: Allergies that are not to a food: "allergic to penicillin" is no food rule.
@@ -212,23 +219,53 @@ _ALLERGY_WORD = re.compile(r"^(?:allerg\w*|anaphyla\w*|epipen)$", re.I)
 
 def rule_topics(row: CatalogRow) -> frozenset[str]:
     """What kinds of task a rule governs ("food", "booking", ...), read off its words."""
-    return _topics_of(" ".join((row.about, row.summary, row.when_to_use)))
+    return _read_rule(row.about, row.summary, row.when_to_use).topics
+
+
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    """What ``must_know`` reads off a row's words."""
+
+    topics: frozenset[str]
+    words: frozenset[str]
+    #: The summary lifts or narrows a rule ("no longer lactose intolerant"): ``_ALLOWANCE``.
+    allows: bool
+    #: The summary keeps something off someone's plate ("hates mushrooms"): ``_REFUSES``.
+    refuses: bool
 
 
 #: A row's words are read on every lookup its rule pass meets it: cached by the text itself, so an
-#: edit (new text) is read afresh and nothing stale can be returned.
+#: edit (new text) is read afresh and nothing stale can be returned. Keyed by the three fields (a
+#: row's strings keep their hashes; a joined text would be hashed anew on every lookup).
 @functools.lru_cache(maxsize=16384)
+def _read_rule(about: str, summary: str, when_to_use: str) -> _Reading:
+    """A rule's topics, its content words and what its summary says, from its about, summary and
+    when to use."""
+    text = " ".join((about, summary, when_to_use))
+    return _Reading(
+        _topics_of(text),
+        frozenset(content_tokens(text)),
+        bool(_ALLOWANCE.search(summary)),
+        bool(_REFUSES.search(summary)),
+    )
+
+
 def _topics_of(text: str) -> frozenset[str]:
-    topics = {topic for topic, pattern in _RULE_TOPICS.items() if pattern.search(text)}
+    # The food words are read in full (an allergy alone may be to no food); a search says the rest.
     food_words = {m.group(0) for m in _RULE_TOPICS["food"].finditer(text)}
-    if food_words and all(_ALLERGY_WORD.match(w) for w in food_words) and _NOT_FOOD.search(text):
-        topics.discard("food")
+    topics = {topic for topic, pattern in _RULE_TOPICS.items() if topic != "food" and pattern.search(text)}
+    if food_words and not (all(_ALLERGY_WORD.match(w) for w in food_words) and _NOT_FOOD.search(text)):
+        topics.add("food")
     return frozenset(topics)
 
 
-@functools.lru_cache(maxsize=16384)
+@functools.lru_cache(maxsize=1024)
 def _words_of(text: str) -> frozenset[str]:
     return frozenset(content_tokens(text))
+
+
+#: A rule's about in comparison form, for telling two rules of one slot apart (cached by the text).
+_folded = functools.lru_cache(maxsize=16384)(normalise_for_match)
 
 
 #: After a name, what makes the food theirs alone: "noor's lunch", "rosie's daycare snacks".
@@ -241,9 +278,15 @@ def people_named(message: str, names: dict[str, frozenset[str]], after: str = r"
     folded = normalise_for_match(message).replace("’", "'")
     found: set[str] = set()
     for name, entity_ids in names.items():
-        if len(name) > 1 and re.search(rf"(?<!\w){re.escape(name)}{after}(?!\w)", folded):
+        # The name's own letters must be there before its pattern can match: most names are not.
+        if len(name) > 1 and name in folded and _name_pattern(name, after).search(folded):
             found |= entity_ids
     return found
+
+
+@functools.lru_cache(maxsize=4096)
+def _name_pattern(name: str, after: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<!\w){re.escape(name)}{after}(?!\w)")
 
 
 def must_know(
@@ -257,7 +300,7 @@ def must_know(
     ``speaker``: the entity of the member who sent it ("I", "me": their rules concern them).
     A directive is an instruction to the assistant, so it concerns whoever the task is for;
     a constraint concerns the people it applies to."""
-    tasks = tasks_of(message)
+    tasks = _tasks_of(message)
     named = people_named(message, names) | (speaker if _FIRST_PERSON.search(message) else frozenset())
     everyone = not named or bool(_EVERYONE.search(message))
     eaters = people_named(message, names, _WHOSE_FOOD)
@@ -266,7 +309,7 @@ def must_know(
         # Who plans a meal for the people it names eats it too ("plan the food for kabir's
         # party, dadaji and mummy ji will be there"); "all of us" already ranks everyone alike.
         named |= speaker
-    name_words = {w for name in names for w in content_tokens(name)}
+    name_words = {w for name in names for w in _words_of(name)}
     message_words = set(content_tokens(message)) - name_words  # a name alone ties nothing to a rule
     found: list[MustKnow] = []
     for row, place in rows:
@@ -274,14 +317,15 @@ def must_know(
             continue
         for_named = bool(set(row.applies_to) & named)
         household = not row.applies_to or row.type is MemoryType.DIRECTIVE
-        topics = rule_topics(row)
+        reading = _read_rule(row.about, row.summary, row.when_to_use)
+        topics = reading.topics
         # A meal is shared: whoever eats it, every food rule of the household bears on it, unless
         # the message says whose food it is ("Noor's lunch").
         involved = for_named or household or everyone or (shared_meal and "food" in topics)
         if row.type is MemoryType.FACT:
             # A fact that lifts or narrows a food rule ("Kamsi is no longer lactose intolerant", "Rosalie
             # can have egg baked into muffins") bears on a meal as the rule it changes would.
-            if "food" in tasks and "food" in topics and involved and _ALLOWANCE.search(row.summary):
+            if "food" in tasks and "food" in topics and involved and reading.allows:
                 found.append(MustKnow(row, "food allowance", (0 if for_named else 1, 0, 1, 1, place)))
             elif (
                 # What someone takes bears on a question about medicines; the allergy kit on a meal.
@@ -291,12 +335,12 @@ def must_know(
             ):
                 found.append(MustKnow(row, "medicine", (0 if for_named else 1, 1, 1, 2, place)))
             continue
-        shared = sorted((message_words & _words_of(" ".join((row.about, row.summary, row.when_to_use)))) - _WEAK)
+        shared = sorted((message_words & reading.words) - _WEAK)
         why = ""
         governed = {task for task in tasks if _TASK_TOPICS[task] & topics}
         if row.type is MemoryType.PREFERENCE:
             # A preference is no rule: only what someone will not eat, for a meal, after the rules.
-            if "food" in governed and involved and _REFUSES.search(row.summary):
+            if "food" in governed and involved and reading.refuses:
                 found.append(MustKnow(row, "food preference", (0 if for_named else 1, 1, 1, 2, place)))
             continue
         if involved and governed:
@@ -321,7 +365,7 @@ def must_know(
     chosen: list[MustKnow] = []
     slots: set[tuple[str, str, tuple[str, ...]]] = set()
     for m in sorted(found, key=lambda m: m.rank):
-        slot = (normalise_for_match(m.row.about), m.row.type.value, tuple(sorted(m.row.applies_to)))
+        slot = (_folded(m.row.about), m.row.type.value, tuple(sorted(m.row.applies_to)))
         if slot not in slots:
             slots.add(slot)
             chosen.append(m)

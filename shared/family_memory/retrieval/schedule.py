@@ -12,6 +12,7 @@ Pure functions of the text; the day asked is read in the family's calendar (``to
 
 from __future__ import annotations
 
+import functools
 import re
 from datetime import date, timedelta
 
@@ -65,6 +66,9 @@ def asked_weekday(message: str, today: date) -> int | None:
     return None
 
 
+#: A day question reads the same standing arrangements on every lookup: remembered by the text
+#: and the day (a pure function of both, so an edited summary is read afresh).
+@functools.lru_cache(maxsize=16384)
 def covers(summary: str, weekday: int) -> bool:
     """Whether ``summary`` states something that recurs on ``weekday``: "every Tuesday",
     "Tuesdays and Thursdays", "Monday to Thursday", "weekdays". A one-off ("on Tuesday, March

@@ -73,6 +73,9 @@ class Hit:
 
 class MemoryIndex(ABC):
     dimension: int
+    #: True when a search is work in this process (the embedded index), not a request to a service:
+    #: a lookup then runs its two searches one after the other instead of on two threads.
+    in_process: bool = False
 
     @abstractmethod
     def upsert(self, family_id: str, documents: Sequence[IndexDocument], *, force: bool = False) -> None:

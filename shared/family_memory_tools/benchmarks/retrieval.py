@@ -1,15 +1,14 @@
 """``family-memory bench retrieval`` and ``family-memory bench embedders``.
 
-retrieval: p50/p95 latency of the turn-level lookup (both searches in
-parallel, fusion, catalog confirmation, token-capped rendering, and the passes
-production runs: the must-know rules pass with the family's name book, the
-facts that lift a food rule for a meal, a day's standing arrangements for a
-question about a day) on the
-embedded index for one family of 1,000, 5,000 and 50,000 memories, with and
-without the query embedding (MiniLM), plus each engine alone and the lookup's
-own cost: the same lookup over the hits the engines gave for that message,
-replayed, so what remains is the thread hand-off, the fusion, the catalog's
-confirmation and the rendering. A peer runs in the same stretch of time: the
+retrieval: p50/p95 latency of the turn-level lookup (both searches, one
+after the other for this in-process engine, fusion, catalog confirmation,
+token-capped rendering, and the passes production runs: the must-know rules
+pass with the family's name book, the facts that lift a food rule for a meal,
+a day's standing arrangements for a question about a day) on the embedded
+index for one family of 1,000, 5,000 and 50,000 memories, with and without the
+query embedding (MiniLM), plus each engine alone and the lookup's own cost: the
+same lookup over the hits the engines gave for that message, replayed, so what
+remains is the fusion, the catalog's confirmation and the rendering. A peer runs in the same stretch of time: the
 seed's lookup (interleave, 20 hits a search), each timed round calling both on
 the same message in alternating order, so a machine shared with other jobs
 slows both alike and the difference between them is the change's own.
@@ -189,6 +188,7 @@ class ReplayIndex(WrappedIndex):
 
     def __init__(self, index: MemoryIndex) -> None:
         super().__init__(index)
+        self.in_process = index.in_process  # the lookup runs its searches as over the real index
         self.recorded: dict[int, tuple[list[Hit], list[Hit]]] = {}
         self.playing = 0
 

@@ -33,6 +33,7 @@ carries the family id, which reads check.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import logging
@@ -132,6 +133,8 @@ def term_weights(document: IndexDocument) -> tuple[dict[str, float], float]:
 _HISTOGRAM_BUCKETS = 32
 _DEAD_LENGTH = -1000
 _EXPANSIONS_CACHED = 4096
+#: Query vectors whose scores a snapshot keeps (a lookup's passes, and a few lookups at once).
+_SCORED_KEPT = 4
 
 
 class _Vocabulary:
@@ -350,10 +353,54 @@ class _Snapshot:
     #: memory id -> row, for the writer (shared by the snapshots of one family)
     rows: dict[str, int]
     masks: OrderedDict[SearchFilter, Any]
+    #: query vector -> its cosine score against every row: a lookup's passes (its candidates, the
+    #: must-know rules, the facts that lift a food rule) search one vector under several filters,
+    #: and the scan is done once. A snapshot's rows never change, so nothing here goes stale.
+    scored: dict[tuple[float, ...], Any] = dataclasses.field(default_factory=dict)
+    scored_lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
+    #: stem -> (positions, its BM25 part in each), as the keyword search first needed it.
+    bm25: dict[str, tuple[Any, Any]] = dataclasses.field(default_factory=dict)
 
     @property
     def ids(self) -> list[str]:
         return self.columns.ids
+
+    def term_scores(self, term: str) -> tuple[Any, Any] | None:
+        """The rows holding ``term`` and its BM25 part in each (float32), or None. Computed once per
+        term and snapshot: it depends only on the snapshot's rows and lengths, which never change."""
+        cached = self.bm25.get(term)
+        if cached is not None:
+            return cached
+        entry = self.postings.get(term)
+        if entry is None:
+            return None
+        import numpy as np
+
+        positions, frequencies = entry
+        average = self.total_length / self.live or 1.0
+        idf = math.log(1.0 + (self.live - len(positions) + 0.5) / (len(positions) + 0.5))
+        norm = BM25_K1 * (1.0 - BM25_B + BM25_B * self.columns.lengths[positions] / average)
+        part = (idf * frequencies * (BM25_K1 + 1.0) / (frequencies + norm)).astype(np.float32)
+        part.flags.writeable = False
+        self.bm25[term] = (positions, part)
+        return positions, part
+
+    def scores(self, vector: Vector) -> Any:
+        """Every row's score for ``vector`` (read-only), scanned once per vector and snapshot."""
+        import numpy as np
+
+        key = tuple(vector)
+        with self.scored_lock:
+            cached = self.scored.get(key)
+        if cached is not None:
+            return cached
+        scores = self.columns.matrix[: self.count] @ np.asarray(vector, dtype=np.float32)
+        scores.flags.writeable = False
+        with self.scored_lock:
+            if len(self.scored) >= _SCORED_KEPT:
+                del self.scored[next(iter(self.scored))]
+            self.scored[key] = scores
+        return scores
 
     def mask(self, search_filter: SearchFilter) -> Any:
         cached = self.masks.get(search_filter)
@@ -475,6 +522,8 @@ class EmbeddedIndex(MemoryIndex):
     """``model_id``, when given, is the embedder that makes the query vectors: a
     family indexed with another embedder is searched by words only (with a warning)
     until ``rebuild-index`` re-embeds it."""
+
+    in_process = True
 
     def __init__(
         self, root: Path | str, dimension: int, *, model_id: str | None = None, cached_families: int = 8
@@ -836,9 +885,8 @@ class EmbeddedIndex(MemoryIndex):
         mask = snapshot.mask(search_filter)
         if not mask.any():
             return []
-        scores = snapshot.columns.matrix[: snapshot.count] @ np.asarray(vector, dtype=np.float32)
-        top = _best(scores, np.flatnonzero(mask), k)
-        return [Hit(snapshot.ids[i], float(scores[i]), int(snapshot.columns.revisions[i])) for i in top]
+        scores = snapshot.scores(vector)
+        return _hits(snapshot, scores, _best(scores, np.flatnonzero(mask), k))
 
     def keyword(self, family_id: str, text: str, search_filter: SearchFilter, k: int) -> list[Hit]:
         import numpy as np
@@ -848,39 +896,50 @@ class EmbeddedIndex(MemoryIndex):
         if db is None:
             return []
         snapshot = self._snapshot(family_id, db)
-        count, live = snapshot.count, snapshot.live
-        if live == 0:
+        if snapshot.live == 0:
             return []
-        average = snapshot.total_length / live or 1.0
-        lengths = snapshot.columns.lengths
-        scores = np.zeros(count, dtype=np.float32)
+        scores = np.zeros(snapshot.count, dtype=np.float32)
         matched = False
         for term in {stem(word) for word in self._query_words(text, snapshot)}:
-            entry = snapshot.postings.get(term)
+            entry = snapshot.term_scores(term)
             if entry is None:
                 continue
-            positions, frequencies = entry
-            idf = math.log(1.0 + (live - len(positions) + 0.5) / (len(positions) + 0.5))
-            norm = BM25_K1 * (1.0 - BM25_B + BM25_B * lengths[positions] / average)
-            scores[positions] += (idf * frequencies * (BM25_K1 + 1.0) / (frequencies + norm)).astype(np.float32)
+            positions, term_scores = entry
+            scores[positions] += term_scores
             matched = True
         if not matched:
             return []
         scores[~snapshot.mask(search_filter)] = 0.0
-        candidates = _best(scores, np.flatnonzero(scores > 0), k)
-        return [Hit(snapshot.ids[i], float(scores[i]), int(snapshot.columns.revisions[i])) for i in candidates]
+        return _hits(snapshot, scores, _best(scores, np.flatnonzero(scores > 0), k))
 
     @staticmethod
     def _query_words(text: str, snapshot: _Snapshot) -> list[str]:
         """The message's words, each misspelled one joined by its near neighbours in the vocabulary."""
         found: list[str] = []
-        for word in query_words(text):
+        for word in _chosen_words(text):
             found.append(word)
             budget = edit_budget(word)
             if word in snapshot.vocabulary or budget == 0 or not len(snapshot.vocabulary):
                 continue
             found.extend(snapshot.vocabulary.near(word, budget))
         return found
+
+
+def _hits(snapshot: _Snapshot, scores: Any, rows: Any) -> list[Hit]:
+    """The hits of ``rows`` (best first), each with its score and revision (read in one go)."""
+    ids = snapshot.ids
+    return [
+        Hit(ids[row], score, revision)
+        for row, score, revision in zip(
+            rows.tolist(), scores[rows].tolist(), snapshot.columns.revisions[rows].tolist(), strict=True
+        )
+    ]
+
+
+@functools.lru_cache(maxsize=256)
+def _chosen_words(text: str) -> tuple[str, ...]:
+    """``query_words`` of a text, remembered: the day question's pass asks the same words each time."""
+    return tuple(query_words(text))
 
 
 def _best(scores: Any, candidates: Any, k: int) -> Any:

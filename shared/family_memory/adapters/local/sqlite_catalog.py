@@ -8,7 +8,9 @@ connection; WAL mode lets readers run beside the writer.
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -53,12 +55,36 @@ CREATE TABLE IF NOT EXISTS applied (
 """
 
 
+#: How many parsed rows ``get_rows`` keeps (by their stored JSON text; and per thread, by id
+#: while the file is unchanged).
+PARSED_ROWS_KEPT = 16384
+
+
 class SQLiteCatalog(SQLiteBacked, Catalog):
     SCHEMA = _SCHEMA
 
     def __init__(self, path: Path | str, *, clock: Clock | None = None) -> None:
         super().__init__(path)
         self.clock = clock or SystemClock()
+        #: Stored JSON text -> the row it parses to, so text parsed before is not parsed again.
+        #: Keyed by the whole text: a row written since (any field, any revision) is new text.
+        #: A row is frozen, a pure function of its text.
+        self._parsed: dict[str, CatalogRow] = {}
+        self._parsed_lock = threading.Lock()
+        #: Per thread (each has its own connection): the rows ``get_rows`` read, by family and id
+        #: (None: no such row), while the file is unchanged (SQLite's ``data_version``).
+        self._read = threading.local()
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        # SQLite's data_version does not move for this connection's own commits: forget what
+        # this thread read, before and after its write.
+        self._read.rows = None
+        try:
+            with self.file.transaction() as db:
+                yield db
+        finally:
+            self._read.rows = None
 
     def _now(self) -> float:
         return self.clock.now().timestamp()
@@ -137,10 +163,28 @@ class SQLiteCatalog(SQLiteBacked, Catalog):
             db.executemany("DELETE FROM memories WHERE family_id = ? AND memory_id = ?", [(family_id, i) for i in ids])
 
     def get_rows(self, family_id: str, memory_ids: Iterable[str]) -> dict[str, CatalogRow]:
+        """Strongly consistent: a row this thread read is answered again only while SQLite's
+        ``data_version`` says no other connection has committed since it was read (and this
+        thread's own writes forget what it read), so every write is seen by the next read."""
         check_family_id(family_id)
-        ids = sorted({check_memory_id(i) for i in memory_ids})
-        found: dict[str, CatalogRow] = {}
+        wanted = {check_memory_id(i) for i in memory_ids}
         db = self._db()
+        # The version is read before the rows, so a row read is never older than its version.
+        version = db.execute("PRAGMA data_version").fetchone()[0]
+        families: dict[str, dict[str, CatalogRow | None]] | None = getattr(self._read, "rows", None)
+        if families is None or self._read.version != version or self._read.count > PARSED_ROWS_KEPT:
+            families = self._read.rows = {}
+            self._read.version, self._read.count = version, 0
+        read = families.setdefault(family_id, {})
+        ids = sorted(wanted.difference(read))
+        if ids:
+            found = self._select_rows(db, family_id, ids)
+            read.update((memory_id, found.get(memory_id)) for memory_id in ids)
+            self._read.count += len(ids)
+        return {i: row for i in sorted(wanted) if (row := read[i]) is not None}
+
+    def _select_rows(self, db: sqlite3.Connection, family_id: str, ids: list[str]) -> dict[str, CatalogRow]:
+        found: dict[str, CatalogRow] = {}
         for start in range(0, len(ids), 500):
             chunk = ids[start : start + 500]
             marks = ",".join("?" * len(chunk))
@@ -148,9 +192,19 @@ class SQLiteCatalog(SQLiteBacked, Catalog):
                 f"SELECT row_json FROM memories WHERE family_id = ? AND memory_id IN ({marks})",  # noqa: S608 (placeholders only)
                 (family_id, *chunk),
             ):
-                row = CatalogRow.model_validate_json(row_json)
+                row = self._parse(row_json)
                 found[row.id] = row
         return found
+
+    def _parse(self, row_json: str) -> CatalogRow:
+        row = self._parsed.get(row_json)
+        if row is None:
+            row = CatalogRow.model_validate_json(row_json)
+            with self._parsed_lock:
+                if len(self._parsed) >= PARSED_ROWS_KEPT:
+                    del self._parsed[next(iter(self._parsed))]  # the oldest kept (a dict keeps insertion order)
+                self._parsed[row_json] = row
+        return row
 
     def _page(
         self, family_id: str, status: Status | None, limit: int, after: dict[str, str] | None
