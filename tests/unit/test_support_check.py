@@ -494,3 +494,16 @@ def test_a_day_the_turn_gives_another_thing_is_not_this_things_day() -> None:
     assert verdict("Rohan has swimming on Tuesdays and Thursdays.", turn, writer="Priya") == []
     # The day a speaker corrected to is the day said.
     assert verdict("Sofía's party is on Saturday at 3.", "sofía's party is friday, sorry, saturday, at 3") == []
+
+
+def test_a_line_break_ends_a_clause_for_the_days_it_gives() -> None:
+    turns = [
+        SpokenTurn("user", "and rosalie has a hearing test monday at 10", ("Karim",)),
+        SpokenTurn("user", "her party is saturday at 3:30, family and a couple of daycare friends", ("Karim",), True),
+    ]
+    claim = Claim(
+        summary="Rosalie's party is on Saturday at 3:30, with family and a couple of daycare friends.",
+        quotes=(turns[1].text,),
+        names=("Rosalie",),
+    )
+    assert not any("another day" in p for p in check_support(claim, turns, date(2026, 4, 19)).problems)

@@ -961,7 +961,7 @@ def check_support(
     if swap:
         problems.append(swap)
 
-    moved = _value_moved(cut, source_text, name_words)
+    moved = _value_moved(cut, primary, name_words)  # the quoted turns: a lender may give another thing its day
     if moved:
         problems.append(moved)
     bound = _misbound(claim, quoted, claim.summary, lenders) or _roles_swapped(claim, quoted)
@@ -1067,7 +1067,7 @@ def _value_moved(summary: str, said: str, names: set[str]) -> str | None:
     capitalised = {_tokens(w)[0] for w in re.findall(r"\b[A-Z][\w'’-]*", summary) if _tokens(w)}
     for took_back, instead in _retracted(said):  # "friday, sorry, saturday" says saturday
         said = re.sub(rf"\b{re.escape(took_back)}\b", instead, said, flags=re.I)
-    clauses = [(clause, _tokens(clause)) for clause in re.split(r"[,;:!?]+|\.(?!\d)|\s[—–-]\s|\bbut\b", said)]
+    clauses = [(clause, _tokens(clause)) for clause in re.split(r"[,;:!?\n]+|\.(?!\d)|\s[—–-]\s|\bbut\b", said)]
     for word in dict.fromkeys(_content(_tokens(summary))):
         if (
             word in capitalised
