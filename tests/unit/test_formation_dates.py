@@ -217,3 +217,12 @@ def test_a_weekday_with_its_date_goes_before_a_range_after_it() -> None:
         date(2026, 6, 14),
         date(2026, 6, 14),
     )
+
+
+def test_a_range_into_next_year_ending_on_february_29_never_raises() -> None:
+    # Said in 2027: the range ends in 2028, a leap year.
+    [leap] = find_dates("dec 1 to feb 29", date(2027, 11, 20))
+    assert (leap.first_day, leap.last_day) == (date(2027, 12, 1), date(2028, 2, 29))
+    # Said on the last day of 2027: "dec 1" is 2028's, and 2029 has no February 29: no range, no error.
+    [alone] = find_dates("dec 1 to feb 29", date(2027, 12, 31))
+    assert alone.first_day == alone.last_day == date(2028, 12, 1)

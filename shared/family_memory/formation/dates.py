@@ -356,14 +356,15 @@ def _range(kind: str, match: re.Match[str], today: date, past: bool) -> tuple[da
     if first is None:
         return None
     month = first.month if last_month is None else last_month
-    # "the 28th of December to the 3rd of January" ends in the next year.
-    year = first.year + 1 if kind == "range_days_month" and month < first.month else first.year
+    # "the 28th of December to the 3rd of January" and "dec 1 to feb 29" end in the next year
+    # (the year is chosen before the date is made: February 29 is a day only in some years).
+    next_year = (kind == "range_days_month" and month < first.month) or (
+        kind == "range_months" and (month, last_number) < (first.month, first.day)
+    )
     try:
-        last = date(year, month, last_number)
+        last = date(first.year + 1 if next_year else first.year, month, last_number)
     except ValueError:
         return None
-    if kind == "range_months" and last < first:
-        last = date(last.year + 1, last.month, last.day)
     if last < first or (last - first).days > 366:
         return None
     return first, last
