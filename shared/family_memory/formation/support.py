@@ -326,6 +326,8 @@ IMPLIED: dict[str, tuple[str, ...]] = {
         ("kosher", "pork shellfish"),
         ("jain", "onion garlic root vegetables meat eggs"),
         ("lactose", "dairy milk"),
+        # Being in a choir is singing in it.
+        ("choir choirs", "sing sings singing singer"),
     )
     for word in words.split()
 }
@@ -576,6 +578,12 @@ def _numbers(text: str) -> set[float]:
     return found
 
 
+#: A sum of money by the period: "£450 a month", "$3,100 a month", "950,000 won a month".
+_AMOUNT_A_PERIOD = re.compile(
+    r"(?:[£$€₦¥₩]\s?\d[\d,.]*\s?[km]?|\b\d[\d,.]*\s?[km]?\s?(?:quid|bucks|dollars|pounds|euros|won|yen|naira|rupees))"
+    r"\s?(?:a|per|each|every)\s(?:week|month|year|term|fortnight)\b",
+    re.I,
+)
 #: A value carried over from what was said before: "same time", "usual time", "as before".
 _SAME_AS_BEFORE = re.compile(r"\b(?:same time|usual time|same times|same hours?|at the usual)\b", re.I)
 _THOUSANDS = re.compile(r"\d\s?k\b|\b(?:grand|thousand)\b", re.I)
@@ -866,6 +874,9 @@ def check_support(
     writers = {n for t in turns for n in t.writer_names}
     pool = _tokens(source_text) + [w for n in writers for w in _tokens(n)]
     pool += [w for t in set(pool) for w in IMPLIED.get(t, ())]
+    if _AMOUNT_A_PERIOD.search(source_text):
+        # "groceries are about £450 a month": what something costs a period is what is spent on it.
+        pool += ["spend", "spends", "spending", "cost", "costs"]
 
     problems += _speech_problems(claim, primary)
     problems += _polarity_problems(claim.summary, sources)
