@@ -325,3 +325,17 @@ def test_a_question_about_medicines_brings_what_the_person_takes_and_a_meal_the_
     assert picnic.index(SESAME.id) < picnic.index(epipen.id)  # the rule first, then the kit
     # Neither is a rule of a task that is not about food or medicines.
     assert not {metformin.id, epipen.id} & set(rules(runtime, "book noor a chess lesson"))
+
+
+def test_asking_who_can_look_after_a_child_brings_who_looks_after_them(runtime: Runtime) -> None:
+    sitter = fact(
+        "Chloe next door is the only babysitter the family uses.",
+        "The family's babysitter",
+        applies_to=[NOOR],
+        type=MemoryType.RELATIONSHIP,
+    )
+    runtime.writer.apply(change_set(add(sitter)))
+    runtime.drain()
+    # "who can watch noor" shares no word with "babysitter"; the task is childcare.
+    assert sitter.id in rules(runtime, "we want a date night saturday, who can watch noor?")
+    assert sitter.id not in rules(runtime, "who can watch the match with dad on saturday?")

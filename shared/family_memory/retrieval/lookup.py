@@ -66,7 +66,16 @@ from family_memory.formation.dates import WEEKDAYS
 from family_memory.ports.catalog import Catalog, CatalogRow
 from family_memory.retrieval.age import days_in_words
 from family_memory.retrieval.embedding import Embedder, EmbeddingUnavailableError, Vector
-from family_memory.retrieval.must_know import FACT_TASKS, POOL, POOL_TYPES, NameBook, must_know, people_named, tasks_of
+from family_memory.retrieval.must_know import (
+    FACT_TASKS,
+    FACT_TYPES,
+    POOL,
+    POOL_TYPES,
+    NameBook,
+    must_know,
+    people_named,
+    tasks_of,
+)
 from family_memory.retrieval.schedule import asked_weekday, covers
 from family_memory.retrieval.search_index import MAX_K, Hit, IndexUnavailableError, MemoryIndex, SearchFilter
 
@@ -521,10 +530,12 @@ class TurnLookup:
             hits = self.index.semantic(family_id, vector, rule_filter, POOL)
         except IndexUnavailableError:
             return [], False
-        if tasks_of(message) & FACT_TASKS:
-            # The facts that lift or narrow a food rule ("no longer lactose intolerant") and the
-            # medicines someone takes, after the rules.
-            fact_filter = SearchFilter.current(today, types=frozenset({MemoryType.FACT}))
+        tasks = tasks_of(message)
+        if tasks & FACT_TASKS:
+            # The facts that lift or narrow a food rule ("no longer lactose intolerant"), the
+            # medicines someone takes, who looks after the children; after the rules.
+            types = FACT_TYPES if "care" in tasks else frozenset({MemoryType.FACT})
+            fact_filter = SearchFilter.current(today, types=types)
             with contextlib.suppress(IndexUnavailableError):
                 hits = [*hits, *self.index.semantic(family_id, vector, fact_filter, POOL)]
         rows = self.catalog.get_rows(family_id, [h.memory_id for h in hits])

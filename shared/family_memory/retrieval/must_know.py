@@ -19,7 +19,9 @@ message:
 Facts join them for two kinds of task, read in a second filtered pass: a meal brings what lifts
 or narrows a food rule ("Kamsi can have ice cream now") and the allergy kit of the people at the
 table ("Do-hyun has an EpiPen"); a question about medicines ("what does dad take tonight")
-brings what the people it involves take ("Stan's metoprolol is now 50 mg at 8 am and 8 pm").
+brings what the people it involves take ("Stan's metoprolol is now 50 mg at 8 am and 8 pm");
+a question of childcare ("who can watch rosie?") brings who looks after the children ("Chloe
+next door is the only babysitter the family uses", a relationship).
 
 They go ahead of ordinary candidates, within the lookup's item and token caps: the people the
 message names first, hard rules before soft, then by the index's similarity.
@@ -79,6 +81,8 @@ _TASKS: dict[str, re.Pattern[str]] = {
     ),
     "care": re.compile(
         r"\b(?:sitter|babysit\w*|nanny|childcare|watch (?:the )?kids|look after|mind (?:the )?kids|sleepover|"
+        # "who can watch rosie?", "who could mind the twins".
+        r"who (?:can|could|will|would) (?:watch|mind|look after|take care of|have) (?!the (?:game|match|film|movie))|"
         r"sleeping over|sleep over|leave (?:him|her|them)|need to know|staying with|stays with|camp|school trip)\b",
         re.I,
     ),
@@ -162,8 +166,17 @@ _ALLOWANCE = re.compile(
     re.I,
 )
 #: The tasks whose lookup also reads the family's facts: a meal (what lifts a food rule, the
-#: allergy kit), a question about medicines (what someone takes, and when).
-FACT_TASKS = frozenset({"food", "medical"})
+#: allergy kit), a question about medicines (what someone takes, and when), childcare (who
+#: looks after the children).
+FACT_TASKS = frozenset({"food", "medical", "care"})
+#: What that facts pass reads: facts, and relationships (who the babysitter is).
+FACT_TYPES = frozenset({MemoryType.FACT, MemoryType.RELATIONSHIP})
+#: Who looks after the children: "Chloe next door is the only babysitter the family uses".
+_CAREGIVER = re.compile(
+    r"\b(?:babysit\w*|sitters?|nanny|nannies|childminders?|au pair|minds? (?:the )?(?:kids|children|baby)|"
+    r"looks? after (?:the )?(?:kids|children|baby|twins)|watch(?:es)? (?:the )?(?:kids|children|baby|twins))\b",
+    re.I,
+)
 #: A fact about a medicine someone takes or carries: "Stan's metoprolol is now 50 mg at 8 am",
 #: "Dadaji takes metformin after breakfast", "Do-hyun has an EpiPen". Not "takes the bus".
 _MEDICINE = re.compile(
@@ -313,7 +326,7 @@ def must_know(
     message_words = set(content_tokens(message)) - name_words  # a name alone ties nothing to a rule
     found: list[MustKnow] = []
     for row, place in rows:
-        if row.type not in POOL_TYPES and row.type is not MemoryType.FACT:
+        if row.type not in POOL_TYPES and row.type not in FACT_TYPES:
             continue
         for_named = bool(set(row.applies_to) & named)
         household = not row.applies_to or row.type is MemoryType.DIRECTIVE
@@ -322,7 +335,7 @@ def must_know(
         # A meal is shared: whoever eats it, every food rule of the household bears on it, unless
         # the message says whose food it is ("Noor's lunch").
         involved = for_named or household or everyone or (shared_meal and "food" in topics)
-        if row.type is MemoryType.FACT:
+        if row.type in FACT_TYPES:
             # A fact that lifts or narrows a food rule ("Kamsi is no longer lactose intolerant", "Rosalie
             # can have egg baked into muffins") bears on a meal as the rule it changes would.
             if "food" in tasks and "food" in topics and involved and reading.allows:
@@ -334,6 +347,9 @@ def must_know(
                 and ("medical" in tasks or ("food" in tasks and _ALLERGY_KIT.search(row.summary)))
             ):
                 found.append(MustKnow(row, "medicine", (0 if for_named else 1, 1, 1, 2, place)))
+            elif "care" in tasks and involved and _CAREGIVER.search(row.summary):
+                # Who may look after them is what the task asks: with the rules it governs, soft.
+                found.append(MustKnow(row, "caregiver", (0 if for_named else 1, 0, 1, 1, place)))
             continue
         shared = sorted((message_words & reading.words) - _WEAK)
         why = ""
