@@ -509,13 +509,9 @@ def test_a_line_break_ends_a_clause_for_the_days_it_gives() -> None:
     assert not any("another day" in p for p in check_support(claim, turns, date(2026, 4, 19)).problems)
 
 
-def test_a_sum_by_the_period_is_what_is_spent_and_a_choir_is_singing() -> None:
+def test_a_sum_by_the_period_is_what_is_spent() -> None:
     shop = "groceries are about £450 a month, trying to get that down to 400"
     spends = "The family spends about £450 a month on groceries and is trying to get it down to £400."
     assert verdict(spends, shop, writer="Amira") == []
     # Spending is no saving: the word is implied, not any word.
     assert verdict(spends.replace("spends", "saves"), shop, writer="Amira")
-    choir = "choir practice is thursdays 7pm at centenary, I'm in the choir"
-    assert (
-        verdict("Sione sings in the Centenary choir, with practice on Thursdays at 7 pm.", choir, writer="Sione") == []
-    )

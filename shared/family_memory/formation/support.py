@@ -326,8 +326,6 @@ IMPLIED: dict[str, tuple[str, ...]] = {
         ("kosher", "pork shellfish"),
         ("jain", "onion garlic root vegetables meat eggs"),
         ("lactose", "dairy milk"),
-        # Being in a choir is singing in it.
-        ("choir choirs", "sing sings singing singer"),
     )
     for word in words.split()
 }
