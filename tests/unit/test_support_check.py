@@ -515,3 +515,9 @@ def test_a_sum_by_the_period_is_what_is_spent() -> None:
     assert verdict(spends, shop, writer="Amira") == []
     # Spending is no saving: the word is implied, not any word.
     assert verdict(spends.replace("spends", "saves"), shop, writer="Amira")
+
+
+def test_an_aside_in_brackets_is_outside_the_negation_before_it() -> None:
+    turn = "no beef anywhere, makes life easy. gizdodo with chicken instead of beef"
+    summary = "Kamsi's party has no beef anywhere (gizdodo with chicken)."
+    assert verdict(summary, turn, writer="Chidi") == []

@@ -1206,7 +1206,10 @@ _NEW_SUBJECT = re.compile(
 )
 #: A negation that governs a list ("no dairy, eggs or honey"; "nothing with nuts, sesame").
 _LIST_NEGATION = re.compile(r"\b(?:no|nothing|never any|without|not any|none of)\b", re.I)
-_CLAUSE_PARTS = re.compile(r"(,)|[;:!?]+|\.(?!\d)|\s[—–-]\s|\b(?:but|while|whereas|so|because|though|although)\b", re.I)
+#: An aside in brackets is a clause of its own: "no beef anywhere (gizdodo with chicken)".
+_CLAUSE_PARTS = re.compile(
+    r"(,)|[;:!?()]+|\.(?!\d)|\s[—–-]\s|\b(?:but|while|whereas|so|because|though|although)\b", re.I
+)
 #: Negations whose scope is the noun phrase after them; "or" keeps it going, "and" ends it.
 _DETERMINER_NEGATORS = frozenset({"no", "nothing", "none", "nobody"})
 #: A whole sentence's polarity turned by its ending ("... and the answer is no").
