@@ -57,3 +57,18 @@ def test_a_days_arrangements_come_in_the_order_the_message_ranks_them(tmp_path: 
     assert set(unranked) == {BINS.id, DINNER.id}
     items = lookup.lookup("fam-rivera", message).items
     assert [(item.row.id, item.via) for item in items[:2]] == [(DINNER.id, "schedule"), (BINS.id, "schedule")]
+
+
+PIANO = fact("Idris's piano lessons moved to Wednesdays and Fridays at 4:30.", "Idris's piano")
+RECITAL = fact("Idris has a piano recital on Saturday, June 20, 2026.", "Idris's recital")
+
+
+def test_a_day_question_that_names_an_activity_brings_that_arrangement_whatever_its_days(tmp_path: Path) -> None:
+    # "is there piano that day?" asks of a Tuesday; the answer is the piano's own days.
+    rt = local_runtime(tmp_path, FixedClock(NOW), embedder="hashed")
+    remember(rt, MADRASA, SWIM, PIANO, RECITAL, *OTHERS)
+    items = retrieval_of(rt).lookup.lookup("fam-rivera", "what's idris got on tuesday, is there piano that day?").items
+    planned = [item.row.id for item in items if item.via == "schedule"]
+    assert planned[0] == MADRASA.id  # the day's own arrangement first
+    assert PIANO.id in planned
+    assert RECITAL.id not in planned and SWIM.id not in planned  # a one-off; no activity named

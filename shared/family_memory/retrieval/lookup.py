@@ -76,7 +76,7 @@ from family_memory.retrieval.must_know import (
     people_named,
     tasks_of,
 )
-from family_memory.retrieval.schedule import asked_weekday, covers
+from family_memory.retrieval.schedule import activity_words, arrangement_words, asked_weekday, covers, recurs
 from family_memory.retrieval.search_index import MAX_K, Hit, IndexUnavailableError, MemoryIndex, SearchFilter
 
 log = logging.getLogger(__name__)
@@ -504,17 +504,41 @@ class TurnLookup:
         except IndexUnavailableError:
             return []
         rows = self.catalog.get_rows(family_id, [h.memory_id for h in hits])
-        planned = [
+        current = [
             row
             for hit in hits
-            if (row := rows.get(hit.memory_id)) is not None
-            and self.why_not_current(row, today, surface) is None
-            and covers(row.summary, weekday)
+            if (row := rows.get(hit.memory_id)) is not None and self.why_not_current(row, today, surface) is None
         ]
-        named = people_named(message, self.names(family_id)) if self.names is not None else set()
+        planned = [row for row in current if covers(row.summary, weekday)]
+        # "is there piano that day?": the standing arrangement the message names by what it is,
+        # whatever its days ("piano moved to Wednesdays and Fridays" answers it), after those of
+        # the day, if few arrangements share the word.
+        book = self.names(family_id) if self.names is not None else {}
+        also: list[CatalogRow] = []
+        activities = activity_words(message, book)
+        if activities:
+            # One keyword pass for the words themselves: the day names' pass ranks by days.
+            with contextlib.suppress(IndexUnavailableError):
+                named_hits = self.index.keyword(family_id, " ".join(sorted(activities)), search_filter, POOL)
+                found = self.catalog.get_rows(family_id, [h.memory_id for h in named_hits])
+                arrangements = [
+                    row
+                    for hit in named_hits
+                    if (row := found.get(hit.memory_id)) is not None
+                    and recurs(row.summary)
+                    and self.why_not_current(row, today, surface) is None
+                ]
+                for word in sorted(activities):
+                    sharing = [row for row in arrangements if word in arrangement_words(row.summary)]
+                    if len(sharing) <= 2:
+                        also += [row for row in sharing if row not in planned and row not in also]
+        named = people_named(message, book) if self.names is not None else set()
         rank = place or {}
-        planned.sort(key=lambda row: (0 if set(row.applies_to) & named else 1, rank.get(row.id, len(rank))))
-        return planned[: self.settings.schedule_items]
+
+        def order(row: CatalogRow) -> tuple[int, int]:
+            return (0 if set(row.applies_to) & named else 1, rank.get(row.id, len(rank)))
+
+        return [*sorted(planned, key=order), *sorted(also, key=order)][: self.settings.schedule_items]
 
     def rules_for(
         self, family_id: str, message: str, surface: Surface, vector: Vector | None, member_id: str | None = None

@@ -18,6 +18,7 @@ from datetime import date, timedelta
 
 from family_memory.domain.text import normalise_for_match
 from family_memory.formation.dates import WEEKDAYS
+from family_memory.formation.text_similarity import content_tokens
 
 #: Every form a weekday is written in ("tuesday", "tuesdays", "tue", "tues"), to its number (Monday 0).
 _DAY_FORMS: dict[str, int] = {
@@ -114,3 +115,38 @@ _MONTH = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]
 def _dated(text: str) -> bool:
     """Whether the text pins a date ("Monday, May 18, 2026"): a range of days then is one week."""
     return bool(_MONTH.search(text))
+
+
+#: Words of a day question that say no activity: "who's getting the twins on thursday".
+_NOT_AN_ACTIVITY_WORDS = """day days today tonight tomorrow morning afternoon evening night week weekend weekday
+time who what when where which whose get getting got go going take taking there anything something everyone
+family kids children twins boys girls pick pickup drop need needs have has doing do does on that this after
+before is are any""".split()  # noqa: SIM905
+_NOT_AN_ACTIVITY = frozenset(_NOT_AN_ACTIVITY_WORDS) | frozenset(content_tokens(" ".join(_NOT_AN_ACTIVITY_WORDS)))
+
+
+def activity_words(message: str, names: dict[str, frozenset[str]]) -> set[str]:
+    """The words a day question names an activity by ("is there piano that day?": piano): its
+    content words, without names, weekdays and the words any day question uses."""
+    # A name's first word ("do-hyun park", "sori piano academy"): the rest of a place's name may be
+    # what the question asks about ("is there piano that day?").
+    name_words = {tokens[0] for name in names if (tokens := content_tokens(name))}
+    return {
+        w
+        for w in content_tokens(message)
+        if w not in name_words and w not in _NOT_AN_ACTIVITY and w not in _DAY_FORMS and len(w) > 2
+    }
+
+
+@functools.lru_cache(maxsize=16384)
+def arrangement_words(summary: str) -> frozenset[str]:
+    """An arrangement's content words as it writes them in lower case (cached by its text): what
+    it is ("piano lessons"), not whose (a name is capitalised: "Idris", "Sori Piano Academy" names
+    no piano)."""
+    lower = " ".join(w for w in summary.split() if not w[:1].isupper())
+    return frozenset(content_tokens(lower))
+
+
+def recurs(summary: str) -> bool:
+    """Whether an arrangement recurs on some weekday (not a one-off on a date)."""
+    return any(covers(summary, weekday) for weekday in range(7))
