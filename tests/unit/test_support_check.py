@@ -7,7 +7,7 @@ from datetime import date
 
 import pytest
 
-from family_memory.formation.support import Claim, SpokenTurn, check_support
+from family_memory.formation.support import Claim, SpokenTurn, _people_and_writer, check_support
 
 
 def verdict(
@@ -497,16 +497,22 @@ def test_a_day_the_turn_gives_another_thing_is_not_this_things_day() -> None:
 
 
 def test_a_line_break_ends_a_clause_for_the_days_it_gives() -> None:
+    # One quoted turn of two lines: the second line's Monday is not the daycare friends' day.
+    turn = "her party is saturday at 3:30, family and a couple of daycare friends\nand the hearing test is monday at 10"
+    claim = "Rosalie's party is on Saturday at 3:30, with family and a couple of daycare friends."
+    assert not any("another day" in p for p in verdict(claim, turn, quote=turn.split("\n")[0]))
+
+
+def test_a_turn_lent_for_same_place_gives_its_own_things_their_own_days() -> None:
+    # The north field's Saturday is the soccer's; Freja's practice there is on Wednesdays.
     turns = [
-        SpokenTurn("user", "and rosalie has a hearing test monday at 10", ("Karim",)),
-        SpokenTurn("user", "her party is saturday at 3:30, family and a couple of daycare friends", ("Karim",), True),
+        SpokenTurn("user", "kids' soccer is at the north field on saturdays", ("Erik",)),
+        SpokenTurn("user", "and freja's practice is at the same place on wednesdays", ("Erik",), True),
     ]
     claim = Claim(
-        summary="Rosalie's party is on Saturday at 3:30, with family and a couple of daycare friends.",
-        quotes=(turns[1].text,),
-        names=("Rosalie",),
+        summary="Freja's practice is at the north field on Wednesdays.", quotes=(turns[1].text,), names=("Freja",)
     )
-    assert not any("another day" in p for p in check_support(claim, turns, date(2026, 4, 19)).problems)
+    assert check_support(claim, turns, date(2026, 5, 20)).problems == []
 
 
 def test_a_sum_by_the_period_is_what_is_spent() -> None:
@@ -521,3 +527,14 @@ def test_an_aside_in_brackets_is_outside_the_negation_before_it() -> None:
     turn = "no beef anywhere, makes life easy. gizdodo with chicken instead of beef"
     summary = "Kamsi's party has no beef anywhere (gizdodo with chicken)."
     assert verdict(summary, turn, writer="Chidi") == []
+
+
+def test_a_name_with_and_without_its_hyphen_is_one_person_in_any_order() -> None:
+    # The offline eval refused "Do-hyun cannot eat egg" under some hash seeds: whichever of
+    # "Do-hyun" and "Dohyun" came first out of a set decided whether they were one person.
+    turn = SpokenTurn("user", "dohyun cant eat egg", ("Ji-woo",), quoted=True)
+    for names in (("Do-hyun", "Dohyun"), ("Dohyun", "Do-hyun")):
+        people, _ = _people_and_writer(names, [turn])
+        assert people["dohyun"] == people["do-hyun"]
+        claim = Claim(summary="Do-hyun cannot eat egg.", quotes=(turn.text,), names=names, known_names=names)
+        assert check_support(claim, [turn], date(2026, 3, 1)).problems == []

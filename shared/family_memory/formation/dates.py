@@ -43,6 +43,10 @@ from datetime import date, datetime, timedelta
 from family_memory.domain.clock import local_date
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+#: Every form a weekday is written in ("tuesday", "tuesdays", "tue", "tues"), to its number (Monday 0).
+WEEKDAY_FORMS: dict[str, int] = {
+    form: n for n, day in enumerate(WEEKDAYS) for form in (day, day + "s", day[:3], day[:3] + "s")
+} | {"tues": 1, "weds": 2, "thur": 3, "thurs": 3}
 MONTHS = {
     "jan": 1,
     "feb": 2,

@@ -42,7 +42,7 @@ from datetime import date
 from difflib import SequenceMatcher
 
 from family_memory.domain.text import normalise_for_match
-from family_memory.formation.dates import WEEKDAYS, find_dates, past_tense
+from family_memory.formation.dates import WEEKDAY_FORMS, WEEKDAYS, find_dates, past_tense
 from family_memory.formation.relations import RELATION_WORDS
 from family_memory.formation.text_similarity import STOPWORDS
 
@@ -925,7 +925,9 @@ def check_support(
     # otherwise: "kojo's going to the book fair" keeps "book fair", so no "science museum trip".
     quoted_tokens = _tokens(primary)
     things = _things_left_out(" ".join(claim.quotes), summary_tokens, name_words)
-    lending = "" if things else session_text
+    # The conversation's lines, each read once for every word the summary adds.
+    lines = [(line, _tokens(line)) for line in session_text.splitlines() if line.strip()]
+    lending = [] if things else lines
     new = [
         w
         for w in dict.fromkeys(_content(summary_tokens))
@@ -966,7 +968,7 @@ def check_support(
         problems.append(f"the turns do not say {', '.join(quantifiers)}")
     elif len(new) > len(dropped):
         problems.append(f"the turns do not say: {', '.join(new[:6])}")
-    swap = _swapped(things, summary_tokens, pool, name_words, session_text, primary)
+    swap = _swapped(things, summary_tokens, name_words, lines, primary)
     if swap:
         problems.append(swap)
 
@@ -1028,8 +1030,12 @@ def _things(text: str) -> list[str]:
     return out
 
 
+#: A line of the conversation and its tokens.
+Line = tuple[str, list[str]]
+
+
 def _swapped(
-    things: Sequence[str], summary: Sequence[str], pool: Sequence[str], names: set[str], session: str, quoted: str
+    things: Sequence[str], summary: Sequence[str], names: set[str], lines: Sequence[Line], quoted: str
 ) -> str | None:
     """A thing of the quote traded for another that a line of the conversation names beside it:
     "the science museum trip friday and the book fair thursday", then "kojo's going to the book
@@ -1043,8 +1049,8 @@ def _swapped(
         if w not in GENERIC and w not in FILLER and w not in names and not w[0].isdigit() and not _held(w, said)
     ]
     quoted_form = normalise_for_match(quoted)
-    for line in session.splitlines():
-        if not line.strip() or normalise_for_match(line) in quoted_form:
+    for line, _ in lines:
+        if normalise_for_match(line) in quoted_form:
             continue
         named = _things(line)
         gone = [d for d in things if _held(d, named)]
@@ -1054,14 +1060,9 @@ def _swapped(
     return None
 
 
-_DAY_FORMS = re.compile(
-    r"\b(mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun)(?:day|nesday|rsday|urday|sday)?s?\b", re.I
-)
-
-
-def _weekdays(text: str) -> set[str]:
-    """The weekdays a text names, any form ("tues", "thurs", "Wednesdays"), by their first three letters."""
-    return {m.group(1).lower()[:3] for m in _DAY_FORMS.finditer(text)}
+def _weekdays(text: str) -> set[int]:
+    """The weekdays a text names, any form ("tues", "thurs", "Wednesdays"): ``WEEKDAY_FORMS``."""
+    return {WEEKDAY_FORMS[w] for w in re.findall(r"[a-z]+", text.lower()) if w in WEEKDAY_FORMS}
 
 
 def _value_moved(summary: str, said: str, names: set[str]) -> str | None:
@@ -1084,20 +1085,20 @@ def _value_moved(summary: str, said: str, names: set[str]) -> str | None:
             or word in FILLER
             or word in names
             or word[0].isdigit()
-            or _DAY_FORMS.fullmatch(word)
+            or word in WEEKDAY_FORMS
         ):
             continue
         holding = [clause for clause, tokens in clauses if _held(word, tokens)]
         if not holding:
             continue
         days = [_weekdays(clause) for clause in holding]
-        if ours_days and all(d and not d & ours_days for d in days):
+        if all(d and not d & ours_days for d in days):
             return f"the turn gives {word} another day"
     return None
 
 
 def _said_of_the_same_thing(
-    word: str, summary: Sequence[str], session_text: str, names: set[str], quoted: Sequence[str] = ()
+    word: str, summary: Sequence[str], lines: Sequence[Line], names: set[str], quoted: Sequence[str] = ()
 ) -> bool:
     """Whether a line of this conversation that speaks of what the summary speaks of (two of its
     words of substance beside ``word``, names and days aside) says ``word``: "eliquis" from "the
@@ -1115,8 +1116,7 @@ def _said_of_the_same_thing(
         and not w[0].isdigit()
     }
     picked = {w for w in quoted if w in ours}
-    for line in session_text.splitlines():
-        tokens = _tokens(line)
+    for _, tokens in lines:
         if not _held(word, tokens) or sum(_held(w, tokens) for w in ours) < 2:
             continue
         at = [n for n, t in enumerate(tokens) if _alike(word, t)]
@@ -1619,7 +1619,7 @@ def _misbound(
     only a clause that opens with another person's name (or with "I" for the writer) and does
     not name the summary's subject counts against it."""
     del lenders
-    people, writer = _people_and_writer(claim, quoted)
+    people, writer = _people_and_writer([*claim.names, *claim.known_names], quoted)
     first_clause = _person_clauses(summary)[0] if summary else ""
     ours = _subject(first_clause, people, writer, frozenset())
     kin = {name: relation for name, relation in _kin_of(first_clause).items() if name != writer}
@@ -1686,19 +1686,24 @@ def _clauses_of(text: str, people: dict[str, str]) -> list[str]:
     return joined
 
 
-def _people_and_writer(claim: Claim, quoted: Sequence[SpokenTurn]) -> tuple[dict[str, str], str | None]:
-    """``{a first name as written: the person}`` for everyone the claim and the family name, and
-    the writer's first name."""
+def _people_and_writer(names: Iterable[str], quoted: Sequence[SpokenTurn]) -> tuple[dict[str, str], str | None]:
+    """``{a first name as written: the person}`` for ``names`` and the writers of ``quoted``, and
+    the writer's first name. "Do-hyun" and "Dohyun" are one person, named as written with the
+    hyphen, whatever order the names come in."""
     writer_names = [n for t in quoted for n in t.writer_names]
-    people: dict[str, str] = {}
-    for name in {*claim.names, *claim.known_names, *writer_names}:
+    firsts = []
+    for name in {*names, *writer_names}:
         words = [w for w in _raw_words(name) if w not in _TITLES]
         first = words[0] if words else ""  # a first name; surnames are shared by a household
         if first and first not in STOPWORDS and first not in _RELATIONS and len(first) > 1:
-            people.setdefault(first, first)
-            people.setdefault(first.replace("-", ""), first)
+            firsts.append(first)
+    hyphened = {first.replace("-", ""): first for first in sorted(firsts) if "-" in first}
+    people: dict[str, str] = {}
+    for first in sorted(firsts):
+        person = hyphened.get(first.replace("-", ""), first)
+        people[first] = people[first.replace("-", "")] = person
     writer = next((w for n in writer_names[1:2] or writer_names[:1] for w in _raw_words(n)), None)
-    return people, writer
+    return people, hyphened.get(writer.replace("-", ""), writer) if writer else None
 
 
 #: Where a summary goes on to another person's part: "..., and Arjun does the pickups".
@@ -1717,7 +1722,7 @@ def _roles_swapped(claim: Claim, quoted: Sequence[SpokenTurn]) -> str | None:
     clauses of someone else is bound to them ("he" and "she" are never the writer: the nearest
     person named before who is not). The people are the family's, not every name the claim gives
     ("Sori Academy changed seo-yeon's piano" is no person's clause)."""
-    people, writer = _people_and_writer(Claim(claim.summary, claim.quotes, known_names=claim.known_names), quoted)
+    people, writer = _people_and_writer(claim.known_names, quoted)
     pieces = [piece for chunk in _NEXT_PERSON.split(claim.summary) for piece in _person_clauses(chunk)]
     parts = [(part, _subject(part, people, writer, frozenset())) for part in pieces]
     parts = [(part, ours) for part, ours in parts if ours and "family" not in ours]

@@ -499,39 +499,14 @@ class TurnLookup:
         weekday = asked_weekday(message, today)
         if weekday is None or self.settings.schedule_items == 0:
             return []
-        try:
-            hits = self.index.keyword(family_id, SCHEDULE_QUERY, search_filter, POOL)
-        except IndexUnavailableError:
-            return []
-        rows = self.catalog.get_rows(family_id, [h.memory_id for h in hits])
-        current = [
-            row
-            for hit in hits
-            if (row := rows.get(hit.memory_id)) is not None and self.why_not_current(row, today, surface) is None
-        ]
+        current = self._current_words_hits(family_id, SCHEDULE_QUERY, search_filter, today, surface)
         planned = [row for row in current if covers(row.summary, weekday)]
-        # "is there piano that day?": the standing arrangement the message names by what it is,
-        # whatever its days ("piano moved to Wednesdays and Fridays" answers it), after those of
-        # the day, if few arrangements share the word.
         book = self.names(family_id) if self.names is not None else {}
-        also: list[CatalogRow] = []
-        activities = activity_words(message, book)
-        if activities:
-            # One keyword pass for the words themselves: the day names' pass ranks by days.
-            with contextlib.suppress(IndexUnavailableError):
-                named_hits = self.index.keyword(family_id, " ".join(sorted(activities)), search_filter, POOL)
-                found = self.catalog.get_rows(family_id, [h.memory_id for h in named_hits])
-                arrangements = [
-                    row
-                    for hit in named_hits
-                    if (row := found.get(hit.memory_id)) is not None
-                    and recurs(row.summary)
-                    and self.why_not_current(row, today, surface) is None
-                ]
-                for word in sorted(activities):
-                    sharing = [row for row in arrangements if word in arrangement_words(row.summary)]
-                    if len(sharing) <= 2:
-                        also += [row for row in sharing if row not in planned and row not in also]
+        also = [
+            row
+            for row in self._named_arrangements(family_id, activity_words(message, book), search_filter, today, surface)
+            if row not in planned
+        ]
         named = people_named(message, book) if self.names is not None else set()
         rank = place or {}
 
@@ -539,6 +514,44 @@ class TurnLookup:
             return (0 if set(row.applies_to) & named else 1, rank.get(row.id, len(rank)))
 
         return [*sorted(planned, key=order), *sorted(also, key=order)][: self.settings.schedule_items]
+
+    def _current_words_hits(
+        self, family_id: str, words: str, search_filter: SearchFilter, today: date, surface: Surface
+    ) -> list[CatalogRow]:
+        """The keyword hits for ``words`` (at most ``POOL``), confirmed current against the catalog,
+        in hit order; none while the index is unavailable."""
+        try:
+            hits = self.index.keyword(family_id, words, search_filter, POOL)
+        except IndexUnavailableError:
+            return []
+        rows = self.catalog.get_rows(family_id, [h.memory_id for h in hits])
+        return [
+            row
+            for hit in hits
+            if (row := rows.get(hit.memory_id)) is not None and self.why_not_current(row, today, surface) is None
+        ]
+
+    def _named_arrangements(
+        self, family_id: str, activities: set[str], search_filter: SearchFilter, today: date, surface: Surface
+    ) -> list[CatalogRow]:
+        """The standing arrangements a day question names by what they are ("is there piano that
+        day?": "piano moved to Wednesdays and Fridays" answers it), whatever their days: one keyword
+        pass for the words (the day names' pass ranks by days), a word kept when at most two
+        arrangements share it."""
+        if not activities:
+            return []
+        words = " ".join(sorted(activities))
+        arrangements = [
+            row
+            for row in self._current_words_hits(family_id, words, search_filter, today, surface)
+            if recurs(row.summary)
+        ]
+        found: list[CatalogRow] = []
+        for word in sorted(activities):
+            sharing = [row for row in arrangements if word in arrangement_words(row.summary)]
+            if len(sharing) <= 2:
+                found += [row for row in sharing if row not in found]
+        return found
 
     def rules_for(
         self, family_id: str, message: str, surface: Surface, vector: Vector | None, member_id: str | None = None

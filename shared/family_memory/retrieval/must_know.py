@@ -245,6 +245,12 @@ class _Reading:
     allows: bool
     #: The summary keeps something off someone's plate ("hates mushrooms"): ``_REFUSES``.
     refuses: bool
+    #: The summary says what someone takes or carries ("50 mg at 8 am"): ``_MEDICINE``; and that
+    #: is the allergy kit ("has an EpiPen"): ``_ALLERGY_KIT``.
+    medicine: bool
+    allergy_kit: bool
+    #: The summary says who looks after the children ("the only babysitter"): ``_CAREGIVER``.
+    caregiver: bool
 
 
 #: A row's words are read on every lookup its rule pass meets it: cached by the text itself, so an
@@ -260,6 +266,9 @@ def _read_rule(about: str, summary: str, when_to_use: str) -> _Reading:
         frozenset(content_tokens(text)),
         bool(_ALLOWANCE.search(summary)),
         bool(_REFUSES.search(summary)),
+        bool(_MEDICINE.search(summary)),
+        bool(_ALLERGY_KIT.search(summary)),
+        bool(_CAREGIVER.search(summary)),
     )
 
 
@@ -342,12 +351,10 @@ def must_know(
                 found.append(MustKnow(row, "food allowance", (0 if for_named else 1, 0, 1, 1, place)))
             elif (
                 # What someone takes bears on a question about medicines; the allergy kit on a meal.
-                involved
-                and _MEDICINE.search(row.summary)
-                and ("medical" in tasks or ("food" in tasks and _ALLERGY_KIT.search(row.summary)))
+                involved and reading.medicine and ("medical" in tasks or ("food" in tasks and reading.allergy_kit))
             ):
                 found.append(MustKnow(row, "medicine", (0 if for_named else 1, 1, 1, 2, place)))
-            elif "care" in tasks and involved and _CAREGIVER.search(row.summary):
+            elif "care" in tasks and involved and reading.caregiver:
                 # Who may look after them is what the task asks: with the rules it governs, soft.
                 found.append(MustKnow(row, "caregiver", (0 if for_named else 1, 0, 1, 1, place)))
             continue

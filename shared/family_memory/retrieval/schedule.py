@@ -17,14 +17,10 @@ import re
 from datetime import date, timedelta
 
 from family_memory.domain.text import normalise_for_match
-from family_memory.formation.dates import WEEKDAYS
+from family_memory.formation.dates import WEEKDAY_FORMS
 from family_memory.formation.text_similarity import content_tokens
 
-#: Every form a weekday is written in ("tuesday", "tuesdays", "tue", "tues"), to its number (Monday 0).
-_DAY_FORMS: dict[str, int] = {
-    form: n for n, day in enumerate(WEEKDAYS) for form in (day, day + "s", day[:3], day[:3] + "s")
-} | {"tues": 1, "weds": 2, "thur": 3, "thurs": 3}
-_DAY = "|".join(sorted(_DAY_FORMS, key=len, reverse=True))
+_DAY = "|".join(sorted(WEEKDAY_FORMS, key=len, reverse=True))
 
 #: A message that asks what a day holds, not one that only mentions a day.
 _ASKS_ABOUT_A_DAY = re.compile(
@@ -59,7 +55,7 @@ def asked_weekday(message: str, today: date) -> int | None:
         return None
     named = re.search(rf"\b({_DAY})\b", folded)
     if named:
-        return _DAY_FORMS[named.group(1).lower()]
+        return WEEKDAY_FORMS[named.group(1).lower()]
     relative = _RELATIVE_DAY.search(folded)
     if relative:
         ahead = 0 if relative.group(1).lower() in ("today", "tonight") else 1
@@ -78,18 +74,18 @@ def covers(summary: str, weekday: int) -> bool:
     folded = normalise_for_match(summary).replace("’", "'")
     folded = re.sub(rf"\b(?:from|instead of|no longer on|not on)\s+({_DAY})\b", " ", folded)
     for m in _RANGE.finditer(folded):
-        first, last = _DAY_FORMS[m.group(1).lower()], _DAY_FORMS[m.group(2).lower()]
+        first, last = WEEKDAY_FORMS[m.group(1).lower()], WEEKDAY_FORMS[m.group(2).lower()]
         span = range(first, last + 1) if first <= last else [*range(first, 7), *range(0, last + 1)]
         if weekday in span and (_RECURS.search(folded) or _plural(m.group(1)) or not _dated(folded)):
             return True
     for m in _RECURRING_DAY.finditer(folded):
         word = (m.group("on") or m.group("many")).lower()
-        day = _DAY_FORMS.get(word, _DAY_FORMS.get(word.removesuffix("s")))
+        day = WEEKDAY_FORMS.get(word, WEEKDAY_FORMS.get(word.removesuffix("s")))
         recurring = m.group("many") or m.group("part") or _plural(word) or re.match(r"(?:every|each)\b", m.group(0))
         if day == weekday and recurring:
             return True
     for m in _DAY_LIST.finditer(folded):
-        days = [_DAY_FORMS[w.lower()] for w in re.findall(rf"\b(?:{_DAY})\b", m.group("list"))]
+        days = [WEEKDAY_FORMS[w.lower()] for w in re.findall(rf"\b(?:{_DAY})\b", m.group("list"))]
         if weekday in days and (
             m.group("every") or not _dated(folded) or any(_plural(w) for w in m.group("list").split())
         ):
@@ -134,7 +130,7 @@ def activity_words(message: str, names: dict[str, frozenset[str]]) -> set[str]:
     return {
         w
         for w in content_tokens(message)
-        if w not in name_words and w not in _NOT_AN_ACTIVITY and w not in _DAY_FORMS and len(w) > 2
+        if w not in name_words and w not in _NOT_AN_ACTIVITY and w not in WEEKDAY_FORMS and len(w) > 2
     }
 
 
