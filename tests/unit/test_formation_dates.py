@@ -226,3 +226,42 @@ def test_a_range_into_next_year_ending_on_february_29_never_raises() -> None:
     # Said on the last day of 2027: "dec 1" is 2028's, and 2029 has no February 29: no range, no error.
     [alone] = find_dates("dec 1 to feb 29", date(2027, 12, 31))
     assert alone.first_day == alone.last_day == date(2028, 12, 1)
+
+
+@pytest.mark.parametrize(
+    ("year", "sunday"),
+    # Published Western Easter Sundays, including the earliest and latest of their century.
+    [(2008, date(2008, 3, 23)), (2024, date(2024, 3, 31)), (2025, date(2025, 4, 20)), (2026, date(2026, 4, 5)),
+     (2038, date(2038, 4, 25)), (2285, date(2285, 3, 22))],
+)  # fmt: skip
+def test_easter_sunday_is_the_gregorian_computus(year: int, sunday: date) -> None:
+    from family_memory.formation.dates import easter_sunday
+
+    assert easter_sunday(year) == sunday
+
+
+def holiday(text: str, today: date) -> list[tuple[str, date, bool]]:
+    return [(m.text, m.first_day, m.past) for m in find_dates(text, today, holidays=True)]
+
+
+def test_a_holiday_by_name_is_its_next_day_or_for_the_past_its_last() -> None:
+    march = date(2026, 3, 20)
+    assert holiday("ok now easter. we're hosting", march) == [("easter", date(2026, 4, 5), False)]
+    assert holiday("good friday we fly out", march) == [("good friday", date(2026, 4, 3), False)]
+    assert holiday("xmas eve at nana's", march)[0][1] == date(2026, 12, 24)
+    assert holiday("new year's eve party at ours", march)[0][1] == date(2026, 12, 31)
+    assert holiday("we went to nana's for christmas", march) == [("christmas", date(2025, 12, 25), True)]
+    assert holiday("last easter was chaos", march)[0][1:] == (date(2025, 4, 20), True)
+    # Today included; the day after, the next year's.
+    assert holiday("halloween costume shopping", date(2026, 10, 31))[0][1] == date(2026, 10, 31)
+    assert holiday("halloween costume shopping", date(2026, 11, 1))[0][1] == date(2027, 10, 31)
+
+
+def test_a_holiday_is_read_only_when_asked_and_never_as_a_habit() -> None:
+    march = date(2026, 3, 20)
+    # An extractor does not date a fact by the name: "easter" here is April 4 to 11.
+    assert find_dates("easter we're going to rügen!!", march) == []
+    assert holiday("every christmas we go to nana's", march) == []
+    assert holiday("easters are always busy", march) == []
+    # "Good Friday" is the holiday, not the next Friday.
+    assert [m.text for m in find_dates("good friday", march)] == []

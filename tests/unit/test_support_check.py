@@ -538,3 +538,11 @@ def test_a_name_with_and_without_its_hyphen_is_one_person_in_any_order() -> None
         assert people["dohyun"] == people["do-hyun"]
         claim = Claim(summary="Do-hyun cannot eat egg.", quotes=(turn.text,), names=names, known_names=names)
         assert check_support(claim, [turn], date(2026, 3, 1)).problems == []
+
+
+def test_a_holiday_named_in_the_turn_supports_its_date() -> None:
+    turn = "ok now easter. we're hosting, mikes sister kate and her two boys are coming"
+    summary = "The family is hosting Easter on April 5, 2026; Mike's sister Kate and her two boys are coming."
+    assert verdict(summary, turn, said_on=date(2026, 3, 20)) == []
+    wrong = "The family is hosting Easter on April 12, 2026; Mike's sister Kate and her two boys are coming."
+    assert any("date" in p for p in verdict(wrong, turn, said_on=date(2026, 3, 20)))

@@ -23,6 +23,12 @@ memory's ``valid_until`` is the day *after* the last day it is about:
   date, "may 3 times a week" is not (nor "March 5 miles"); the lower-case
   "may" counts only as "on may 3" or "may 3rd", since it is usually the verb.
 - an ISO date (2026-12-05) as written.
+- a holiday by name, where the caller asks (``holidays=True``): Christmas (Eve, Day),
+  Boxing Day, New Year's Eve and Day, Halloween, Valentine's Day, Bonfire Night, and the
+  Western Easter days (Good Friday, Easter Sunday, Easter Monday; "Easter" alone is the
+  Sunday): the next one, today included, or the most recent one in a past-tense statement
+  or after "last". Holidays whose date depends on a lunar calendar or on the country (Eid,
+  Diwali, Thanksgiving, Mother's Day) are not read.
 
 The past is not the future. "yesterday", "last Friday" (the most recent
 Friday before today), "last week" and "last weekend" are past days; and in a
@@ -158,6 +164,12 @@ _PATTERNS = _table(
     ("last_weekday", rf"\blast {_WEEKDAY}\b"),
     ("next_weekday", rf"\bnext {_WEEKDAY}\b"),
     (
+        "holiday",
+        r"(?<!every )(?<!each )\b(?:(?P<last>last|this|next) )?(?P<name>christmas(?: eve| day)?|xmas(?: eve| day)?|"
+        r"boxing day|new year['’]?s(?: eve| day)?|nye|hall?owe['’]?en|valentine['’]?s(?: day)?|bonfire night|"
+        r"guy fawkes(?: night)?|good friday|easter(?: sunday| monday)?)\b(?!s\b)",
+    ),
+    (
         "weekday",
         rf"(?<!every )(?<!next )(?<!last ){_NOT_HOLIDAY}\b(?:(?:this|on|coming|this coming) )?{_WEEKDAY}\b(?!s)",
     ),
@@ -282,9 +294,63 @@ def _resolve(kind: str, match: re.Match[str], today: date, past: bool) -> tuple[
             return _one_day(date(year, month, int(match.group(1))))
         except ValueError:
             return None
+    if kind == "holiday":
+        return _one_day(_holiday(today, match.group("name").lower(), past or match.group("last") == "last"))
     if kind in ("range_month", "range_months", "range_days", "range_days_month", "range_day_month"):
         return _range(kind, match, today, past)
     return None
+
+
+#: Holidays on the same day every year (month, day).
+_FIXED_HOLIDAYS = {
+    "christmas": (12, 25),
+    "christmas day": (12, 25),
+    "christmas eve": (12, 24),
+    "boxing day": (12, 26),
+    "new years eve": (12, 31),
+    "nye": (12, 31),
+    "new years day": (1, 1),
+    "new years": (1, 1),
+    "halloween": (10, 31),
+    "valentines": (2, 14),
+    "valentines day": (2, 14),
+    "bonfire night": (11, 5),
+    "guy fawkes": (11, 5),
+    "guy fawkes night": (11, 5),
+}
+#: The Western Easter days, as days after Easter Sunday.
+_EASTER_DAYS = {"good friday": -2, "easter": 0, "easter sunday": 0, "easter monday": 1}
+
+
+def easter_sunday(year: int) -> date:
+    """Western (Gregorian) Easter Sunday of ``year``: the anonymous Gregorian algorithm."""
+    a, b, c = year % 19, year // 100, year % 100
+    d, e = b // 4, b % 4
+    g = (8 * b + 13) // 25
+    h = (19 * a + b - d - g + 15) % 30
+    i, k = c // 4, c % 4
+    l = (32 + 2 * e + 2 * i - h - k) % 7  # noqa: E741 (the algorithm's own name)
+    m = (a + 11 * h + 22 * l) // 451
+    month, day = divmod(h + l - 7 * m + 114, 31)
+    return date(year, month, day + 1)
+
+
+def _holiday(today: date, name: str, past: bool) -> date:
+    """The next ``name`` holiday, today included (the most recent one, today included, for the past)."""
+    name = re.sub(r"['’]", "", name).replace("xmas", "christmas").replace("haloween", "halloween")
+
+    def in_year(year: int) -> date:
+        if name in _EASTER_DAYS:
+            return easter_sunday(year) + timedelta(days=_EASTER_DAYS[name])
+        month, day = _FIXED_HOLIDAYS[name]
+        return date(year, month, day)
+
+    day = in_year(today.year)
+    if past and day > today:
+        return in_year(today.year - 1)
+    if not past and day < today:
+        return in_year(today.year + 1)
+    return day
 
 
 def _in_year(today: date, month: int, number: int, past: bool) -> date | None:
@@ -376,7 +442,16 @@ def _range(kind: str, match: re.Match[str], today: date, past: bool) -> tuple[da
 
 #: Kinds whose day is behind us in a past-tense statement ("was sick on Monday", "went there on Nov 2").
 _PAST_CAPABLE = frozenset(
-    {"weekday", "month_day", "today", "day_month", "weekday_day_month", "weekday_month_day", "weekday_day_of_month"}
+    {
+        "holiday",
+        "weekday",
+        "month_day",
+        "today",
+        "day_month",
+        "weekday_day_month",
+        "weekday_month_day",
+        "weekday_day_of_month",
+    }
 )
 
 
@@ -385,14 +460,19 @@ def past_tense(text: str) -> bool:
     return _PAST_TENSE.search(text) is not None
 
 
-def find_dates(text: str, today: date, past: bool | None = None) -> list[DateMention]:
+def find_dates(text: str, today: date, past: bool | None = None, *, holidays: bool = False) -> list[DateMention]:
     """Every date phrase in ``text`` (non-overlapping, in order), resolved against ``today``.
     ``text`` is one statement: its tense decides whether a bare weekday is behind or ahead
-    (``past`` given: read it in that tense)."""
+    (``past`` given: read it in that tense). ``holidays``: also read a holiday's name as its
+    day. The support check does ("hosting easter" supports "Easter on April 5"); an extractor
+    does not date a fact by the name alone, which often names a stretch of days, not the day
+    ("easter we're going to rügen", then "april 4 to 11")."""
     found: list[DateMention] = []
     taken: list[tuple[int, int]] = []
     past = past_tense(text) if past is None else past
     for kind, pattern in _PATTERNS:
+        if kind == "holiday" and not holidays:
+            continue
         for match in pattern.finditer(text):
             start, end = match.span()
             if any(start < t_end and t_start < end for t_start, t_end in taken):

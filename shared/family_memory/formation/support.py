@@ -671,8 +671,8 @@ def _said_dates(text: str, day: date) -> tuple[set[date], int]:
     days: set[date] = set()
     # A named month in both tenses: "we got a flat april 4 to 11" is a plan though "got" is
     # past, and the check asks only whether the turn's words can mean the summary's day.
-    ahead = find_dates(expanded, day, past=False)
-    named = [m for m in find_dates(expanded, day, past=True) if _MONTH_NAME.search(m.text)]
+    ahead = find_dates(expanded, day, past=False, holidays=True)
+    named = [m for m in find_dates(expanded, day, past=True, holidays=True) if _MONTH_NAME.search(m.text)]
     numeric = list(_NUMERIC_DATE.finditer(text))
     phrases = max(len(ahead), len(_BARE_NTH.findall(expanded))) + len(numeric)
     for mention in [*ahead, *named]:
