@@ -546,3 +546,37 @@ def test_a_holiday_named_in_the_turn_supports_its_date() -> None:
     assert verdict(summary, turn, said_on=date(2026, 3, 20)) == []
     wrong = "The family is hosting Easter on April 12, 2026; Mike's sister Kate and her two boys are coming."
     assert any("date" in p for p in verdict(wrong, turn, said_on=date(2026, 3, 20)))
+
+
+def test_a_possibility_in_one_turn_does_not_reach_a_quote_of_the_next() -> None:
+    claim = Claim(
+        summary="Kamsi wants a Frozen cake, and Chidi will order it from Cakes by Tinu, who do dairy free.",
+        quotes=("She wants a Frozen cake", "I'll order from Cakes by Tinu, they do dairy free"),
+    )
+    turns = [
+        SpokenTurn("user", "She wants a Frozen cake. We'll see about ice cream, she can't have it", ("Chidi",), True),
+        SpokenTurn("user", "no, I'll order from Cakes by Tinu, they do dairy free", ("Chidi",), True),
+    ]
+    assert check_support(claim, turns, date(2026, 4, 20)).problems == []
+    # The possibility still counts in its own turn.
+    hedged = Claim(summary="Kamsi is having ice cream.", quotes=("We'll see about ice cream",))
+    assert any("possibility" in p for p in check_support(hedged, turns[:1], date(2026, 4, 20)).problems)
+
+
+def test_a_word_said_twice_in_one_clause_is_not_twice_its_substance() -> None:
+    # "june" in rafa's clause twice would outweigh "jury duty" in marisol's.
+    turn = "luis here. rafa is taking abuela to dialysis from june 3 to june 12, marisol has jury duty"
+    claim = Claim(
+        summary="Marisol has jury duty from June 3 to June 12, 2026.",
+        quotes=(turn,),
+        names=("Marisol",),
+        known_names=("Marisol", "Rafa", "Abuela"),
+    )
+    assert check_support(claim, [SpokenTurn("user", turn, ("Luis",), True)], date(2026, 5, 20)).problems == []
+    other = Claim(
+        summary="Marisol is taking Abuela to dialysis.",
+        quotes=(turn,),
+        names=("Marisol",),
+        known_names=("Marisol", "Rafa", "Abuela"),
+    )
+    assert check_support(other, [SpokenTurn("user", turn, ("Luis",), True)], date(2026, 5, 20)).problems

@@ -780,11 +780,14 @@ def _days(first: date, last: date) -> set[date]:
 
 
 def _quote_sentences(text: str, quotes: Sequence[str]) -> list[tuple[str, int]]:
-    """(sentence, where the quote starts in it) for each sentence of ``text`` a quote falls in."""
-    folded = normalise_for_match(text)
+    """(sentence, where the quote starts in it) for each sentence of ``text`` a quote falls in.
+    A line of ``text`` (a turn) ends a sentence."""
+    lines = [normalise_for_match(line) for line in text.splitlines()]
     out = []
     for quote in quotes:
         q = normalise_for_match(quote).strip(" .,!?")
+        # A quote across a line break of one turn is read in the whole text.
+        folded = next((line for line in lines if q and q[:60] in line), normalise_for_match(text))
         at = folded.find(q[:60]) if q else -1
         if at < 0:
             continue
@@ -876,7 +879,8 @@ def check_support(
         # "groceries are about £450 a month": what something costs a period is what is spent on it.
         pool += ["spend", "spends", "spending", "cost", "costs"]
 
-    problems += _speech_problems(claim, primary)
+    # Each quoted turn ends its sentences: the next turn's words lead to no quote of this one.
+    problems += _speech_problems(claim, "\n".join(t.text for t in quoted))
     problems += _polarity_problems(claim.summary, sources)
 
     # Dates: an absolute date in the summary is one the turn's words name on the day they were said.
@@ -1625,9 +1629,10 @@ def _misbound(
     kin = {name: relation for name, relation in _kin_of(first_clause).items() if name != writer}
     if (not ours or "family" in ours) and not kin:
         return None
+    # Each word once: "from june 3 to june 12" is not twice the substance of the clause it is in.
     substance = [
         w
-        for w in _content(_tokens(first_clause))
+        for w in dict.fromkeys(_content(_tokens(first_clause)))
         if w not in GENERIC and w not in people and w not in kin and w not in _RELATIONS
     ]
     if not substance:
