@@ -14,15 +14,13 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from family_memory.app.bootstrap import lambda_runtime
 from family_memory.app.lifecycle import compile_sqs_batch
-from family_memory.app.observability import logger, metrics, tracer
+from family_memory.app.observability import metrics, observed_handler
 
 # Built at INIT in Lambda (a missing or bad variable fails INIT, naming it); on first use elsewhere.
 runtime = lambda_runtime("compile")
 
 
-@logger.inject_lambda_context
-@tracer.capture_lambda_handler
-@metrics.log_metrics
+@observed_handler()
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     rt = runtime()
     return compile_sqs_batch(rt.lifecycle, event, rt.clock, metrics)

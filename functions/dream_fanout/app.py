@@ -9,7 +9,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from family_memory.app.bootstrap import lambda_runtime
-from family_memory.app.observability import logger, metrics, tracer
+from family_memory.app.observability import logger, metrics, observed_handler
 from family_memory.domain.errors import ConfigurationError
 from family_memory.lifecycle.fanout import fan_out
 
@@ -17,9 +17,7 @@ from family_memory.lifecycle.fanout import fan_out
 runtime = lambda_runtime("dream_fanout", needs=("dream_queue_url",))
 
 
-@logger.inject_lambda_context
-@tracer.capture_lambda_handler
-@metrics.log_metrics
+@observed_handler()
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     rt = runtime()
     lifecycle = rt.lifecycle

@@ -13,16 +13,14 @@ from aws_lambda_powertools.utilities.parser.models import S3EventNotificationEve
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from family_memory.app.bootstrap import lambda_runtime
-from family_memory.app.observability import logger, metrics, tracer
+from family_memory.app.observability import logger, metrics, observed_handler
 from family_memory.app.runtime import retrieval_for
 
 # Built at INIT in Lambda (a missing or bad variable fails INIT, naming it); on first use elsewhere.
 runtime = lambda_runtime("indexer", needs=("opensearch_endpoint",))
 
 
-@logger.inject_lambda_context
-@tracer.capture_lambda_handler
-@metrics.log_metrics
+@observed_handler()
 @event_parser(model=S3EventNotificationEventBridgeModel)
 def handler(event: S3EventNotificationEventBridgeModel, context: LambdaContext) -> dict[str, str]:
     key = event.detail.object.key

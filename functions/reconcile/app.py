@@ -12,14 +12,12 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from family_memory.app.bootstrap import lambda_runtime
 from family_memory.app.formation_events import handle_reconcile_batch
-from family_memory.app.observability import logger, metrics, tracer
+from family_memory.app.observability import observed_handler
 
 # Built at INIT in Lambda (a missing or bad variable fails INIT, naming it); on first use elsewhere.
 runtime = lambda_runtime("reconcile", needs=("idempotency_table",))
 
 
-@logger.inject_lambda_context(clear_state=True)
-@tracer.capture_lambda_handler
-@metrics.log_metrics(capture_cold_start_metric=True)
+@observed_handler(clear_state=True, cold_start_metric=True)
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     return handle_reconcile_batch(runtime(), event, context)
