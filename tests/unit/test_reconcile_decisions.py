@@ -104,6 +104,14 @@ SCREENS = thai(
     summary="House rule - no phones or tablets for the children on school nights except for homework.",
     applies_to=[ANA, BEN],
 )
+BUS_RULE = thai(
+    type=MemoryType.CONSTRAINT,
+    strength=Strength.HARD,
+    authority=Authority.USER_EXPLICIT,
+    about="Bus rule",
+    summary="Ana takes the bus home only with Ben, never on her own, since the route changed.",
+    applies_to=[ANA],
+)
 VEGETARIAN_SINCE = PEANUTS.evolve(about="Maya's diet", summary="Maya has been vegetarian since January 2026.")
 
 
@@ -495,6 +503,20 @@ TABLE: list[tuple[str, Proposal, list[Known], DecisionKind, Memory | None]] = [
         [known(PEANUTS)],
         DecisionKind.REINFORCE,
         PEANUTS,
+    ),
+    (
+        # No value words on either side: the words decide, and the audience clause is not one of them.
+        "a rule without value words restated with who must be reminded of it: reinforce",
+        proposal(
+            type=MemoryType.CONSTRAINT,
+            about="Bus rule",
+            summary="Ana takes the bus home only with Ben, and the new sitter needs reminding of it.",
+            authority=Authority.USER_EXPLICIT,
+            applies_to=(ANA, BEN),
+        ),
+        [known(BUS_RULE)],
+        DecisionKind.REINFORCE,
+        BUS_RULE,
     ),
     (
         "unrelated memories: add",

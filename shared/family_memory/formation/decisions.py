@@ -270,6 +270,16 @@ class Value(StrEnum):
     OTHER = "other"  # a value swapped for another
 
 
+#: Who must hear of a claim, said beside it: "..., and Tío Rafa needs reminding of it", "so the
+#: teachers need to know", "tell the sitter". The audience adds no value to the claim.
+_AUDIENCE = re.compile(
+    r"[,;]?\s*\b(?:and|so)\s+(?:[^,;.]{1,40}?\s+)?(?:needs?|has|have|must|should)\s+(?:to\s+)?(?:be\s+)?"
+    r"(?:remind(?:ed|ing)|told|to\s+know|know|aware|kept\s+in\s+the\s+loop)\b(?:\s+(?:of|about)\s+(?:it|this|that))?(?=\s*(?:[,;.]|$))"
+    r"|[,;]?\s*\b(?:and|so)\s+(?:please\s+)?(?:tell|remind)\s+[^,;.]{1,40}?(?=[,;.]|$)",
+    re.I,
+)
+
+
 def compare_values(proposal: Proposal, memory: Memory) -> Value:
     """How a claim of a memory's slot compares with it, by their value words and numbers
     ("can't have shrimp" has LESS than "allergic to shellfish, including shrimp"; "peanuts and
@@ -285,7 +295,7 @@ def compare_values(proposal: Proposal, memory: Memory) -> Value:
         if theirs and ours > theirs:
             return Value.MORE
         return Value.OTHER
-    a, b = stance_free_words(proposal.summary), stance_free_words(memory.summary)
+    a, b = stance_free_words(_AUDIENCE.sub("", proposal.summary)), stance_free_words(_AUDIENCE.sub("", memory.summary))
     if a and not _unmatched(a, b):
         # Every word has its counterpart, a spelling variant counting ("phone" for "phones").
         return Value.LESS if _unmatched(b, a) else Value.SAME
