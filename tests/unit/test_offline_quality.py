@@ -461,3 +461,142 @@ def test_the_nth_after_the_family_named_another_month_is_not_guessed() -> None:
 def test_a_claims_words_tag_it_sensitive_however_it_is_phrased(said: str, tag: str) -> None:
     [fact] = extract(lucia(said))
     assert fact["sensitivity"] == tag
+
+
+# --- precision classes (issue 10, section 1: junk the offline set showed) -------------
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Marco's new job begins on Monday",
+        "grandpa goes into hospital on friday",
+        "Maya's new school year starts on Monday",
+    ],
+)
+def test_a_day_that_only_says_when_something_lasting_begins_is_no_occasion(said: str) -> None:
+    assert summaries(lucia(said)) == []
+
+
+def test_an_occasion_and_a_schedule_that_starts_are_still_formed() -> None:
+    [recital] = extract(lucia("Maya's recital is on Monday"))
+    assert recital["valid_until"] == "2026-12-01"
+    [swim] = extract(lucia("Maya's swim lessons start on Monday"))
+    assert swim["valid_until"] is None  # lessons go on from then
+
+
+@pytest.mark.parametrize(
+    "said", ["saturday stays the same", "the pickup time on Tuesday is unchanged", "wednesday is still as before"]
+)
+def test_a_clause_that_says_only_that_nothing_changed_is_no_fact(said: str) -> None:
+    assert summaries(lucia(said)) == []
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I want something different from rice every day",
+        "Maya wants pancakes every morning",
+        "we'd like a family walk every Sunday",
+    ],
+)
+def test_a_wish_with_a_repeat_word_is_no_schedule(said: str) -> None:
+    assert summaries(lucia(said)) == []
+
+
+def test_what_happens_every_day_is_still_a_schedule() -> None:
+    assert summaries(lucia("Maya has pancakes every morning")) == ["Maya has pancakes every morning."]
+    assert summaries(lucia("We walk the dog every Sunday")) == ["We walk the dog every Sunday."]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "friday dinner has to be cooked before sunset",
+        "sunday lunch must be ready by 1",
+        "saturday breakfast needs to be early",
+    ],
+)
+def test_a_weekdays_meal_with_an_obligation_is_not_pinned_to_the_next_one(said: str) -> None:
+    assert summaries(lucia(said)) == []
+
+
+def test_a_weekdays_meal_said_as_one_plan_is_still_an_occasion() -> None:
+    [dinner] = extract(lucia("Friday dinner is at grandma's"))
+    assert dinner["valid_until"] == "2026-11-28"
+
+
+def test_a_letter_standing_for_a_word_is_no_subject() -> None:
+    assert summaries(lucia("n test is the 9th")) == []
+    assert summaries(lucia("Maya's test is the 9th")) == ["Maya's test is the 9th (Wednesday 2026-12-09)."]
+
+
+@pytest.mark.parametrize(
+    "said", ["Maya hates not being in charge", "Marco hates when people are late", "Maya loves how the snow looks"]
+)
+def test_a_feeling_is_no_like_or_dislike_of_a_thing(said: str) -> None:
+    assert summaries(lucia(said)) == []
+
+
+def test_a_like_of_a_thing_is_still_a_preference() -> None:
+    assert one(lucia("Maya hates mushrooms"))["type"] == "preference"
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["ok. dr kim says physio three times a week at the clinic", "dr kim says stretches every morning for Maya"],
+)
+def test_a_doctors_words_are_a_rule_not_the_familys_schedule(said: str) -> None:
+    assert summaries(lucia("we saw Dr. Kim today"), lucia(said)) == []
+    rule = one(lucia("the doctor said no swimming for Maya"))
+    assert rule["strength"] == "hard"
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Marco's fasting so no lunch for him",
+        "Maya's poorly so no visitors for her",
+        "Maya's on antibiotics so no dairy for her",
+    ],
+)
+def test_a_rule_resting_on_a_passing_state_is_no_standing_rule(said: str) -> None:
+    assert not [c for c in extract(lucia(said)) if c["strength"] == "hard"]
+
+
+def test_a_rule_resting_on_a_lasting_state_is_still_formed() -> None:
+    found = summaries(lucia("Marco's diabetic so no sweets for him"))
+    assert "No sweets for Marco." in found
+
+
+@pytest.mark.parametrize(
+    ("said", "rule"),
+    [
+        (
+            "House rule: no screens at dinner. Tablets get charged in the kitchen every night",
+            "House rule: Tablets get charged in the kitchen every night.",
+        ),
+        (
+            "house rules: no phones in bedrooms. Shoes come off at the door every time",
+            "House rule: Shoes come off at the door every time.",
+        ),
+    ],
+)
+def test_a_routine_said_among_house_rules_is_a_hard_house_rule(said: str, rule: str) -> None:
+    found = {c["summary"]: c for c in extract(lucia(said))}
+    assert found[rule]["strength"] == "hard" and found[rule]["type"] == "directive"
+
+
+def test_a_routine_said_alone_or_by_a_child_stays_a_soft_fact() -> None:
+    [alone] = extract(lucia("Tablets get charged in the kitchen every night"))
+    assert alone["strength"] == "soft"
+    said = "House rule: no screens at dinner. Tablets get charged in the kitchen every night"
+    assert [c["strength"] for c in extract(("user", "maya", said))] == ["soft"]
+
+
+def test_a_days_routine_given_as_the_reason_for_a_rule_is_the_rules() -> None:
+    said = "saturday mornings are football, so don't book anything before 12 on saturdays"
+    assert summaries(lucia(said)) == ["Do not book anything before 12 on saturdays."]
+    said = "my mum Rosa is staying with us. her sabbath is Saturday, so no outings for her on saturdays"
+    found = summaries(lucia(said))
+    assert "Rosa's sabbath is Saturday." in found and "No outings for Rosa on saturdays." in found

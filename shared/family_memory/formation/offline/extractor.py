@@ -88,6 +88,9 @@ _MY_REL_IS = re.compile(
     rf"(?P<name>[^\W\d_][\w-]+)$",
     re.I,
 )
+#: Words that open no liked or disliked thing: a pronoun, or a feeling ("hates not being useful",
+#: "loves when we all eat together").
+_NOT_A_THING = frozenset({"him", "her", "them", "one", "you", "u", "not", "when", "how", "whenever"})
 _NOT_A_NAME = frozenset("coming here there home away sick ill fine great back out in at the a an so very also".split())  # noqa: SIM905
 _RELATION_STATEMENT = re.compile(rf"^(?P<name>{NAME})\s+(?i:is)\s+(?i:my|our)\s+(?P<rel>(?i:{REL}))\b")
 #: Relations too loose to state as a relationship ("our girl Losa" is a term of affection).
@@ -142,7 +145,7 @@ _HEALTH_TOPIC = re.compile(
     r"\b(?:dialysis|physio\w*|therap\w+|hospital|clinic|operation|surgery|hearing\s+test|health\s+visitor|"
     r"speech\s+and\s+language|cardiologist|gp|paediatrician|pediatrician|allerg\w+|grapefruit|medication|meds|"
     r"pills?|insulin|inhaler|puffer|epipen|diet|diabet\w*|coeliac|celiac|lactose|gluten|vegan|vegetarian|"
-    r"appt\s+with\s+dr|dr\.?\s+\w+)\b",
+    r"appt\s+with\s+dr|dr\.?\s+\w+|cataracts?|eyesight|glaucoma)\b",
     re.I,
 )
 _MONEY_TOPIC = re.compile(
@@ -342,6 +345,10 @@ class Run:
                 return
             if rules.person_rule(self, clause, subject, rest):
                 return
+        if _REPORTED.search(core):
+            return  # a doctor's words are kept as a rule or a restriction, not as the family's plans
+        if parsed is None and rules.house_routine(self, clause):
+            return
         if timing.dated(self, clause):
             return
         if parsed is not None:
@@ -356,8 +363,8 @@ class Run:
         third = _THIRD_PERSON.get(verb, verb)
         obj = object_of(match.group("obj"))
         words = obj.lower().split()
-        if not words or words[0] in OPAQUE or words[0] in ("him", "her", "them", "one", "you", "u"):
-            return  # "Sam does not like it": about something the clause does not name
+        if not words or words[0] in OPAQUE or words[0] in _NOT_A_THING:
+            return  # "Sam does not like it", "she hates not being useful": no thing the clause names
         if find_dates(obj, clause.today):
             return
         self.propose(

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from family_memory.domain.memory import Authority, MemoryType, Sensitivity, Strength
 from family_memory.formation.offline.people import OPAQUE, Subject
-from family_memory.formation.offline.text import object_of, sentence_case, third_person
+from family_memory.formation.offline.text import object_of, rests_on_passing_state, sentence_case, third_person
 
 if TYPE_CHECKING:
     from family_memory.formation.offline.extractor import Run
@@ -434,6 +434,8 @@ def no_food_for(run: Run, clause: Clause) -> bool:
     match = _NO_FOOD_FOR.match(clause.core)
     if match is None or not _diet_food(match.group("obj")):
         return False
+    if rests_on_passing_state(clause):
+        return True  # "he's on antibiotics so no dairy for him": for as long as that lasts, unsaid
     who_text = match.group("who").strip(" .!")
     offset = clause.core.index(who_text)
     pronoun = re.match(r"(?i:him|her)\b", who_text)

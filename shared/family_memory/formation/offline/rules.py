@@ -32,8 +32,14 @@ from typing import TYPE_CHECKING, Any
 from family_memory.domain.memory import Authority, Durability, MemoryType, Sensitivity, Strength
 from family_memory.formation.candidate import EntityHint
 from family_memory.formation.offline.people import OPAQUE, PRONOUNS, Subject
-from family_memory.formation.offline.text import SMALL_TALK, name_first_person, sentence_case, short
-from family_memory.formation.offline.timing import is_recurring, one_day_dates
+from family_memory.formation.offline.text import (
+    SMALL_TALK,
+    name_first_person,
+    rests_on_passing_state,
+    sentence_case,
+    short,
+)
+from family_memory.formation.offline.timing import is_recurring, one_day_dates, thing_subject
 
 if TYPE_CHECKING:
     from family_memory.formation.offline.extractor import Run
@@ -97,6 +103,7 @@ _WE_DONT = re.compile(
     r"(?:\s+(?:or|and)\s+.+)?$",
     re.I,
 )
+_HOUSE_RULE_SAID = re.compile(r"\bhouse\s+rules?\b", re.I)
 _TOPIC = re.compile(r"^(?:in\s+|for\s+)?[^\W\d_][\w'’-]*(?:\s+[\w'’-]+){0,2},\s+")
 _DOCTOR_SAID = re.compile(
     r"^(?:the\s+|our\s+|his\s+|her\s+)?(?:doctor|dr\.?\s+\w+|gp|paediatrician|pediatrician|consultant|specialist|"
@@ -264,7 +271,7 @@ def _rule_ok(
     """The rule's words with its pronouns resolved, or None when it is no standing rule. An
     aside after the rule (``part``: the rule without it; "..., he loses it") is dropped when
     its pronoun points nowhere."""
-    if SMALL_TALK.search(clause.sentence) or _ONE_OFF.search(rest):
+    if SMALL_TALK.search(clause.sentence) or _ONE_OFF.search(rest) or rests_on_passing_state(clause):
         return None
     part = part if part is not None else _instruction_part(rest)
     if _opaque(part):
@@ -382,6 +389,24 @@ def person_rule(run: Run, clause: Clause, subject: Subject, rest: str) -> bool:
         about_member=subject.about_member,
         entities=[h for h in [subject.hint, *(s.hint for s in resolved)] if h],
     )
+    return True
+
+
+def house_routine(run: Run, clause: Clause) -> bool:
+    """ "House rule: no phones on school nights. Phones go in the basket at 8pm every night": a
+    household routine said after the family named its house rules, in the same turn, is one of them."""
+    said = clause.turn.text[: clause.start]
+    if not _HOUSE_RULE_SAID.search(said) or run.people.is_child(clause.turn.member_id or ""):
+        return False
+    core = clause.core
+    if not is_recurring(core) or not thing_subject(core) or one_day_dates(core, clause):
+        return False
+    checked = _rule_ok(run, clause, core, 0)
+    if checked is None:
+        return False
+    text, resolved = checked
+    text, _ = name_first_person(text, run.people.speaker_name(clause.turn.member_id or ""))
+    _propose_rule(run, clause, sentence_case(f"House rule: {text}"), text, resolved)
     return True
 
 

@@ -106,6 +106,21 @@ SMALL_TALK = re.compile(
     re.I,
 )
 
+#: A passing state given as the reason for what follows ("yusuf's fasting so", "she's poorly so").
+_PASSING_REASON = re.compile(
+    r"\b(?:is|are|am|['’]s|['’]re|['’]m)\s+(?:(?:still|also|now|a\s+bit|really)\s+)*(?:fasting|poorly|sick|ill|unwell|"
+    r"recovering|teething|off\s+sick|on\s+antibiotics|on\s+a\s+course\s+of\s+\w+)\b[^.!?]{0,40}?,?\s+so\s*$",
+    re.I,
+)
+
+
+def rests_on_passing_state(clause: Clause) -> bool:
+    """Whether the clause follows "so" after a state that passes ("yusuf's fasting so no weekday
+    lunches for him", "he's on antibiotics so no dairy for him"): a rule for as long as the state
+    lasts, which the clause does not say, so no standing rule."""
+    return bool(_PASSING_REASON.search(clause.turn.text[max(0, clause.start - 120) : clause.start]))
+
+
 _TIME = re.compile(
     r"\b(?:half\s+(?:past\s+)?\d{1,2}|quarter\s+(?:past|to)\s+\d{1,2}|\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)?"
     r"|noon|midday|midnight)\b",

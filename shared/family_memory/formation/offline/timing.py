@@ -120,6 +120,35 @@ _UNTIL_MONTH = re.compile(
 #: "saturday: emil gf, tom no lactose, maisie veggie": a list, not one claim.
 _LIST = re.compile(r"^[^:]{1,40}:\s*[^,]+(?:,\s*[^,]+){2,}$")
 _STARTS = re.compile(r"\b(?:starts?|starting|begins?|beginning|kicks? off)\s+(?:on\s+)?$", re.I)
+#: Words that say only when something lasting begins ("goes into hospital tmrw"): its end is unsaid.
+_BEGINS = re.compile(
+    r"\b(?:goes|going|go|went)\s+(?:into|in\s+to)\s+(?:the\s+)?hospital\s+(?:on\s+)?$|"
+    r"\b(?:is|gets|getting|being)\s+admitted\s+(?:on\s+)?$",
+    re.I,
+)
+#: A clause that says only that nothing changed ("thursday stays the same"): what stays is said elsewhere.
+_UNCHANGED = re.compile(
+    r"\b(?:stays?|staying|remains?|is|are|['’]s)\s+(?:still\s+)?(?:the\s+same|unchanged|as\s+(?:is|it\s+is|before|usual))"
+    r"(?:\s+(?:as\s+before|too|then|btw))?$",
+    re.I,
+)
+#: A rule that follows, with what came before as its reason: ", so never plan anything before 1".
+_REASON_FOR_RULE = re.compile(
+    r"^\s*,?\s+so\s+(?:(?:please|pls|plz)\s+)?(?:never|don['’]?t|dont|do\s+not|no|always|nothing)\b", re.I
+)
+#: A wish with a repeat word ("I want something different from rice every day"): no schedule.
+_WISH = re.compile(
+    r"^(?:i|we|he|she|they|[^\W\d_][\w'’-]*?)(?:\s+|(?=['’]d\b))(?:really\s+|just\s+|also\s+)?(?:want|wants|wanna|would\s+like|"
+    r"['’]d\s+like|wish|wishes)\b",
+    re.I,
+)
+#: A weekday used of a meal with an obligation ("friday dinner has to be cooked before sunset"):
+#: what holds every such day, not on the next one.
+_WEEKDAY_HABIT = re.compile(
+    rf"\b{_DAY}\s+(?:dinner|lunch|breakfast|tea|supper|meals?)\b.*\b(?:has|have|needs?)\s+to\b|"
+    rf"\b{_DAY}\s+(?:dinner|lunch|breakfast|tea|supper|meals?)\s+(?:must|should)\b",
+    re.I,
+)
 _PAST_TODAY = re.compile(
     r"^(?:\w+\s+){0,3}?\w+ed\b|\b(?:i|we|he|she|they|just)\s+\w+ed\b|\b(?:went|got|came|ate|saw|took|made|"
     r"gave|told|said|found|left|met|sent|bought|brought|thought|felt|kept|ran|won|lost|paid|sold|spent|slept|"
@@ -188,15 +217,15 @@ def _annotate(text: str, mentions: list[DateMention], *, iso: bool) -> str:
     return "".join(out)
 
 
-def _thing_subject(core: str) -> bool:
+def thing_subject(core: str) -> bool:
     """Whether the clause opens with a thing it is about ("the dentist appt is ...", "Pizza night
     is ..."), not a pronoun, a verb or a date fragment."""
     words = re.findall(r"[\w'’-]+", core.lower())
     if len(words) < 3 or not _VERB.search(core):
         return False
     first = words[0].replace("’", "'")
-    if first in _VERB_FIRST or first.endswith("ed"):
-        return False
+    if first in _VERB_FIRST or first.endswith("ed") or (len(first) == 1 and first not in "ai"):
+        return False  # a verb, or a letter standing for a word the clause does not say ("n test")
     return first not in _OPENERS and first not in PRONOUNS and first not in OPAQUE
 
 
@@ -207,7 +236,9 @@ def dated(run: Run, clause: Clause) -> bool:
     recurring = is_recurring(core)
     if not mentions and not recurring:
         return False
-    if _LIST.match(core):
+    if _LIST.match(core) or _UNCHANGED.search(core) or _WEEKDAY_HABIT.search(core):
+        return True
+    if recurring and _WISH.match(core):
         return True
     if any(m.past for m in mentions):
         return True  # history ("last Friday was pizza night"), not a plan with an end
@@ -221,7 +252,7 @@ def dated(run: Run, clause: Clause) -> bool:
     if who is None:
         return True
     subject, text, others = who
-    if subject is None and not _thing_subject(core):
+    if subject is None and (not thing_subject(core) or _reason_for_rule(clause)):
         return True
     speaker = clause.turn.member_id or ""
     text = name_first_person(text, run.people.speaker_name(speaker))[0]
@@ -244,6 +275,8 @@ def dated(run: Run, clause: Clause) -> bool:
     if len(mentions) == 1 and _STARTS.search(core[: mentions[0].start]) and _plural_thing(core[: mentions[0].start]):
         _schedule(run, clause, subject, text, others)  # "guitar classes start on the 15th": from then on
         return True
+    if _begins_only(core, mentions):
+        return True  # "new kindergarten year starts today": when it begins, not how long it lasts
     when = _the_day(core, mentions)
     if when is None or _month_said_before(run, clause, when):
         return True
@@ -352,6 +385,28 @@ def _members_in(run: Run, text: str, subject: Subject | None, others: list[Subje
 def _hints(subject: Subject | None, others: list[Subject]) -> list[EntityHint]:
     hints = [s.hint for s in [subject, *others] if s is not None and s.hint is not None]
     return list({h.name: h for h in hints}.values())
+
+
+def _reason_for_rule(clause: Clause) -> bool:
+    """Whether the clause, about no one, is the reason for the rule said next about the same day
+    ("sunday mornings are church, so never plan anything before 1 on sundays"): the rule holds it."""
+    at = clause.turn.text.find(clause.quote, clause.start)
+    after = clause.turn.text[at + len(clause.quote) :] if at >= 0 else ""
+    rule = _REASON_FOR_RULE.match(after)
+    if rule is None:
+        return False
+    rest = re.split(r"[.!?]", after[rule.end() :], maxsplit=1)[0]
+    days = {d.lower()[:3] for d in re.findall(rf"\b{_DAY}", clause.core, re.I)}
+    return bool(days) and bool(days & {d.lower()[:3] for d in re.findall(rf"\b{_DAY}", rest, re.I)})
+
+
+def _begins_only(core: str, mentions: list[DateMention]) -> bool:
+    """Whether the clause's one day is when something lasting begins ("school starts tomorrow",
+    "grandpa goes into hospital on friday"): a fact valid for that day alone would end too soon."""
+    if len(mentions) != 1 or mentions[0].first_day != mentions[0].last_day:
+        return False
+    before = core[: mentions[0].start]
+    return bool(_STARTS.search(before) or _BEGINS.search(before))
 
 
 def _the_day(core: str, mentions: list[DateMention]) -> DateMention | None:
