@@ -580,3 +580,10 @@ def test_a_word_said_twice_in_one_clause_is_not_twice_its_substance() -> None:
         known_names=("Marisol", "Rafa", "Abuela"),
     )
     assert check_support(other, [SpokenTurn("user", turn, ("Luis",), True)], date(2026, 5, 20)).problems
+
+
+def test_a_rule_drawn_from_an_occasion_is_the_familys_rule_not_a_habit_made_up() -> None:
+    turn = "losa reacted to feke at a wedding last year so no octopus for her either"
+    assert verdict("No octopus for Losa.", turn) == []
+    # Without the family's rule, the occasion is still only an occasion.
+    assert any("occasion" in p for p in verdict("Ana eats pizza.", "ana had pizza last friday"))

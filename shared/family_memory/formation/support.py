@@ -433,6 +433,13 @@ _PAST_VERB = re.compile(
 )
 
 
+#: A rule the family draws from an occasion: "she reacted to feke at a wedding last year so no
+#: octopus for her either" makes the rule, not the summary.
+_RULE_FROM_IT = re.compile(
+    r"\b(?:so|which is why|that's why|that’s why)\s+(?:no|never|don't|dont|do not|always|avoid|keep)\b", re.I
+)
+
+
 @dataclass(frozen=True)
 class SpokenTurn:
     """A cited turn as the check reads it: who spoke (a member's names for a user turn) and the words."""
@@ -1195,7 +1202,12 @@ def _speech_problems(claim: Claim, primary: str) -> list[str]:
             problems.append("the turn speaks of a possibility; the summary states it as fact")
         if _REPORTED.search(sentence):
             problems.append("the turn reports what someone else said or allowed")
-        if _EPISODE.search(sentence) and _PAST_VERB.search(sentence) and _generalises(claim.summary):
+        if (
+            _EPISODE.search(sentence)
+            and _PAST_VERB.search(sentence)
+            and _generalises(claim.summary)
+            and not _RULE_FROM_IT.search(sentence)
+        ):
             problems.append("the turn tells of one occasion; the summary makes it a habit")
     summary_tokens = _tokens(claim.summary)
     for took_back, instead in _retracted(primary):
