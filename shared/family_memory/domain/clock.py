@@ -41,10 +41,11 @@ UtcDatetime = Annotated[datetime, AfterValidator(to_utc_second)]
 
 
 def zone(name: str) -> ZoneInfo:
-    """An IANA time zone, or a clear error."""
+    """An IANA time zone, or a clear error. (A name too long for a file, or one naming a
+    folder of the zone data, makes ``ZoneInfo`` raise ``OSError``: not a server error.)"""
     try:
         return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError) as exc:
+    except (ZoneInfoNotFoundError, ValueError, OSError) as exc:
         raise InvalidInputError(
             f"{name[:60]!r} is not an IANA time zone name (for example America/Los_Angeles)"
         ) from exc
