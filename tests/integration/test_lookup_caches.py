@@ -227,3 +227,33 @@ def test_a_kept_line_follows_the_row_the_day_and_the_zone(runtime: Runtime) -> N
     set_zone(runtime, "Pacific/Kiritimati")  # UTC+14: 2026-12-02 there, and the memory was said on the 29th
     lookup.time_zone = lambda _family: "Pacific/Kiritimati"
     assert "said 2026-11-29" in line() and edited.id == pizza.id
+
+
+def test_kept_keyword_hits_never_outlive_a_write(tmp_path: Path) -> None:
+    """The embedded index keeps a snapshot's keyword hits by the words, the filter and k (the day
+    question asks the same words on every lookup): a write, by this process or another, is
+    searched at once (kept across snapshots, the new and the edited memories would be missed)."""
+    embedder = hashed()
+    index = EmbeddedIndex(tmp_path / "index", embedder.dimension, model_id=embedder.model_id)
+
+    def docs(*ms: Memory) -> list[IndexDocument]:
+        return [document_from_memory(FAMILY, m, embedder.model_id, embedder.embed_one(embedding_text(m))) for m in ms]
+
+    piano = memory(summary="Leo has piano every Tuesday.", about="Leo's piano")
+    swim = memory(summary="Maya swims on Saturdays.", about="Maya's swimming")
+    index.upsert(FAMILY, docs(piano, swim))
+    days, current = "tuesday tuesdays saturday saturdays", SearchFilter.current(TODAY)
+
+    def found(searcher: EmbeddedIndex = index) -> set[str]:
+        return {h.memory_id for h in searcher.keyword(FAMILY, days, current, 10)}
+
+    assert found() == found() == {piano.id, swim.id}
+    chess = memory(summary="Noor has chess club on Tuesdays.", about="Noor's chess")
+    index.upsert(FAMILY, docs(chess))
+    assert found() == {piano.id, swim.id, chess.id}
+    moved = piano.model_copy(update={"summary": "Leo has piano every Monday.", "revision": 2})
+    other = EmbeddedIndex(tmp_path / "index", embedder.dimension, model_id=embedder.model_id)  # another process
+    other.upsert(FAMILY, docs(moved))
+    assert found() == {swim.id, chess.id} == found(other)
+    index.delete(FAMILY, [swim.id])
+    assert found() == {chess.id}

@@ -325,10 +325,12 @@ def must_know(
     a constraint concerns the people it applies to."""
     tasks = _tasks_of(message)
     named = people_named(message, names) | (speaker if _FIRST_PERSON.search(message) else frozenset())
-    everyone = not named or bool(_EVERYONE.search(message))
-    eaters = people_named(message, names, _WHOSE_FOOD)
+    says_everyone = bool(_EVERYONE.search(message))
+    everyone = not named or says_everyone
+    # Whose food it is matters only for a meal.
+    eaters = people_named(message, names, _WHOSE_FOOD) if "food" in tasks else set()
     shared_meal = "food" in tasks and not (eaters and eaters >= named)
-    if shared_meal and named and not _EVERYONE.search(message):
+    if shared_meal and named and not says_everyone:
         # Who plans a meal for the people it names eats it too ("plan the food for kabir's
         # party, dadaji and mummy ji will be there"); "all of us" already ranks everyone alike.
         named |= speaker
