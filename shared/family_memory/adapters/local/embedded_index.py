@@ -19,11 +19,7 @@
 * Meaning: an exact scan. A family's vectors are one float32 matrix in
   memory, filtered by the same rules as the words, and the top k taken with
   ``argpartition``. A family holds thousands of memories, not billions; exact
-  search needs no tuning and never misses. The scan runs on one BLAS thread
-  (``one_blas_thread``): a matrix-vector product this size is memory-bound, and
-  numpy's bundled OpenBLAS splitting it over both cores of a machine whose other
-  core is busy made its p95 13 ms instead of 0.35 ms at 5,000 memories (the same
-  scores, bit for bit; docs/benchmarks.md).
+  search needs no tuning and never misses.
 
 SQLite FTS5 was the first engine here; with ORDER BY bm25 over every match and
 a join for the filters it needed 3.4 ms per query at 5,000 memories and 34 ms
@@ -37,14 +33,11 @@ carries the family id, which reads check.
 
 from __future__ import annotations
 
-import ctypes
 import dataclasses
 import functools
-import glob
 import json
 import logging
 import math
-import os
 import sqlite3
 import threading
 from collections import OrderedDict
@@ -103,35 +96,6 @@ log = logging.getLogger(__name__)
 def edit_budget(word: str) -> int:
     """OpenSearch's ``fuzziness: AUTO``: 0 edits up to 2 letters, 1 up to 5, then 2."""
     return 0 if len(word) <= 2 else 1 if len(word) <= 5 else 2
-
-
-#: The setters of numpy's bundled OpenBLAS (its wheels rename the symbols), newest naming first.
-_BLAS_THREAD_SETTERS = ("scipy_openblas_set_num_threads64_", "openblas_set_num_threads64_", "openblas_set_num_threads")
-
-
-@functools.cache
-def one_blas_thread() -> bool:
-    """Make numpy's bundled OpenBLAS use one thread, once per process, unless
-    ``OPENBLAS_NUM_THREADS`` says otherwise; True when it was set. A thread count
-    changes no result (each row's dot product is the same kernel either way), only
-    how the rows are shared out. Another BLAS (Accelerate, MKL, a system OpenBLAS)
-    is left as it is."""
-    import numpy as np
-
-    if os.environ.get("OPENBLAS_NUM_THREADS"):
-        return False
-    libs = os.path.join(os.path.dirname(np.__file__), os.pardir, "numpy.libs")
-    for path in sorted(glob.glob(os.path.join(libs, "*openblas*"))):
-        try:
-            library = ctypes.CDLL(path)  # already loaded by numpy: the same library, not a second copy
-        except OSError:
-            continue
-        for name in _BLAS_THREAD_SETTERS:
-            setter = getattr(library, name, None)
-            if setter is not None:
-                setter(1)
-                return True
-    return False
 
 
 @functools.cache
@@ -436,7 +400,6 @@ class _Snapshot:
             cached = self.scored.get(key)
         if cached is not None:
             return cached
-        one_blas_thread()
         scores = self.columns.matrix[: self.count] @ np.asarray(vector, dtype=np.float32)
         scores.flags.writeable = False
         with self.scored_lock:
