@@ -29,8 +29,9 @@ from family_memory.domain.tokens import count_tokens
 from family_memory.ports.catalog import CatalogRow
 from family_memory.retrieval.documents import IndexDocument, document_from_memory
 from family_memory.retrieval.lookup import LOOKUP_CLOSE, LOOKUP_NOTE, LOOKUP_OPEN, WITHHELD_NOTE, line_for
+from family_memory.retrieval.must_know import must_know, names_of
 from family_memory.retrieval.search_index import SearchFilter
-from retrieval_helpers import change, fact, hashed, local_runtime, remember, retrieval_of
+from retrieval_helpers import change, fact, hashed, local_runtime, remember, retrieval_of, set_zone
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 TODAY = date(2026, 11, 30)
@@ -185,3 +186,74 @@ def test_a_block_counts_as_its_frame_and_its_lines(summaries: list[str], withhel
     block = "\n".join([LOOKUP_OPEN, note, *lines, LOOKUP_CLOSE])
     frame = count_tokens(f"{LOOKUP_OPEN}\n{note}\n{LOOKUP_CLOSE}")
     assert count_tokens(block) == frame + sum(count_tokens(line) + 1 for line in lines)
+
+
+def test_a_rules_edited_people_and_type_are_read_afresh_by_must_know() -> None:
+    """must_know keeps what it reads off a row by the row object: an edit is a new row, read anew
+    (kept by the memory's id instead, the edited rule would keep its old people and type)."""
+    leo, maya = new_ulid(), new_ulid()
+    names = names_of([(leo, ["Leo"]), (maya, ["Maya"])])
+    seat = row("Maya rides in the booster seat in the car.", type=MemoryType.CONSTRAINT, applies_to=[maya])
+    drive = "can you drive Leo to practice?"
+    assert must_know(drive, [(seat, 0)], names) == []
+    assert must_know(drive, [(seat, 0)], names) == []  # asked again: the kept reading answers
+    for_leo = seat.model_copy(update={"applies_to": [leo]})
+    assert [m.row for m in must_know(drive, [(for_leo, 0)], names)] == [for_leo]
+    assert must_know(drive, [(for_leo.model_copy(update={"type": MemoryType.PREFERENCE}), 0)], names) == []
+    soft, hard = for_leo, for_leo.model_copy(update={"id": new_ulid(), "about": "Leo's seat"})
+    assert [m.row for m in must_know(drive, [(soft, 0), (hard, 1)], names)] == [soft, hard]
+    hard = hard.model_copy(update={"strength": Strength.HARD})
+    assert [m.row for m in must_know(drive, [(soft, 0), (hard, 1)], names)] == [hard, soft]
+
+
+def test_a_kept_line_follows_the_row_the_day_and_the_zone(runtime: Runtime) -> None:
+    """The lookup keeps each rendered line by the row object, the day and the zone: an edit, the
+    next day or another zone renders it anew (kept by the memory's id, each would show the old line)."""
+    pizza = fact("Friday is pizza night at home.", "Pizza night", formed=NOW - timedelta(days=2))
+    remember(runtime, pizza)
+    lookup = retrieval_of(runtime).lookup
+
+    def line() -> str:
+        (item,) = [i for i in lookup.lookup(FAMILY, "pizza night").items if i.row.id == pizza.id]
+        assert item.line == line_for(item.row, item.ref, item.age, lookup.time_zone(FAMILY))
+        return item.line
+
+    assert "remembered 2 days ago, said 2026-11-28" in line() and line() == line()
+    edited = change(runtime, pizza, summary="Saturday is pizza night at home.", sensitivity=Sensitivity.HEALTH)
+    assert "Saturday is pizza night" in line() and "[sensitive: health" in line()
+    assert isinstance(lookup.clock, FixedClock)
+    lookup.clock.advance(timedelta(days=1))
+    assert "remembered 3 days ago" in line()
+    set_zone(runtime, "Pacific/Kiritimati")  # UTC+14: 2026-12-02 there, and the memory was said on the 29th
+    lookup.time_zone = lambda _family: "Pacific/Kiritimati"
+    assert "said 2026-11-29" in line() and edited.id == pizza.id
+
+
+def test_kept_keyword_hits_never_outlive_a_write(tmp_path: Path) -> None:
+    """The embedded index keeps a snapshot's keyword hits by the words, the filter and k (the day
+    question asks the same words on every lookup): a write, by this process or another, is
+    searched at once (kept across snapshots, the new and the edited memories would be missed)."""
+    embedder = hashed()
+    index = EmbeddedIndex(tmp_path / "index", embedder.dimension, model_id=embedder.model_id)
+
+    def docs(*ms: Memory) -> list[IndexDocument]:
+        return [document_from_memory(FAMILY, m, embedder.model_id, embedder.embed_one(embedding_text(m))) for m in ms]
+
+    piano = memory(summary="Leo has piano every Tuesday.", about="Leo's piano")
+    swim = memory(summary="Maya swims on Saturdays.", about="Maya's swimming")
+    index.upsert(FAMILY, docs(piano, swim))
+    days, current = "tuesday tuesdays saturday saturdays", SearchFilter.current(TODAY)
+
+    def found(searcher: EmbeddedIndex = index) -> set[str]:
+        return {h.memory_id for h in searcher.keyword(FAMILY, days, current, 10)}
+
+    assert found() == found() == {piano.id, swim.id}
+    chess = memory(summary="Noor has chess club on Tuesdays.", about="Noor's chess")
+    index.upsert(FAMILY, docs(chess))
+    assert found() == {piano.id, swim.id, chess.id}
+    moved = piano.model_copy(update={"summary": "Leo has piano every Monday.", "revision": 2})
+    other = EmbeddedIndex(tmp_path / "index", embedder.dimension, model_id=embedder.model_id)  # another process
+    other.upsert(FAMILY, docs(moved))
+    assert found() == {swim.id, chess.id} == found(other)
+    index.delete(FAMILY, [swim.id])
+    assert found() == {chess.id}

@@ -93,6 +93,7 @@ BRIEF_MODEL = "shared/family_memory/brief/model.py"
 SENSITIVITY = "shared/family_memory/formation/sensitivity.py"
 BOOTSTRAP = "shared/family_memory/app/bootstrap.py"
 LOOKUP = "shared/family_memory/retrieval/lookup.py"
+MUST_KNOW = "shared/family_memory/retrieval/must_know.py"
 TOOLS = "shared/family_memory/retrieval/tools.py"
 API_SESSIONS = "shared/family_memory/app/routes/sessions.py"
 API_AGENT = "shared/family_memory/app/routes/agent.py"
@@ -1243,6 +1244,29 @@ MUTATIONS: list[Mutation] = [
         [
             (CAT_SQL, "        self._read.rows = None\n        try:\n", "        try:\n", "SQLiteCatalog._transaction"),
             (CAT_SQL, "        finally:\n            self._read.rows = None\n", "        finally:\n            pass\n"),
+        ],
+        ["tests/integration/test_lookup_caches.py"],
+    ),
+    m(
+        "9.must-know-keeps-a-rule-by-its-id",
+        "9: what must_know reads off a rule is kept by the row object, so an edited rule is read afresh",
+        [
+            (MUST_KNOW, "kept = _ROW_FACTS.get(id(row))", "kept = _ROW_FACTS.get(hash(row.id))"),
+            (MUST_KNOW, "if kept is not None and kept[0] is row:", "if kept is not None:"),
+            (MUST_KNOW, "_ROW_FACTS[id(row)] = (row, facts)", "_ROW_FACTS[hash(row.id)] = (row, facts)"),
+        ],
+        ["tests/integration/test_lookup_caches.py"],
+    ),
+    m(
+        "9.lookup-keeps-a-line-by-its-id",
+        "9: a rendered lookup line is kept by the row object, so an edited memory is rendered afresh",
+        [
+            (
+                LOOKUP,
+                "key = (id(row), family_id, today, zone, rule)",
+                "key = (hash(row.id), family_id, today, zone, rule)",
+            ),
+            (LOOKUP, "if kept is not None and kept[0] is row:", "if kept is not None:"),
         ],
         ["tests/integration/test_lookup_caches.py"],
     ),

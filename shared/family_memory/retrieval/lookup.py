@@ -98,6 +98,8 @@ SCHEDULE_QUERY = " ".join([*WEEKDAYS, *(d + "s" for d in WEEKDAYS), "weekdays", 
 MAX_ITEMS_LIMIT = 20
 MAX_TOKENS_LIMIT = 2000
 MAX_QUERY_CHARS = 2000
+#: Rendered lines a lookup keeps (``TurnLookup._line``).
+LINES_KEPT = 8192
 
 LOOKUP_OPEN = '<memory_lookup kind="candidates">'
 LOOKUP_NOTE = (
@@ -280,6 +282,9 @@ class TurnLookup:
         #: family id -> every name the family uses for its people, to entity ids (must-know rules).
         self.names = names
         self._executor = executor or ThreadPoolExecutor(max_workers=2, thread_name_prefix="lookup")
+        #: (row object's id, family, day, zone, rule?) -> (the row, its ref, age, line, tokens): ``_line``.
+        self._lines: dict[tuple[int, str, date, str, bool], tuple[CatalogRow, tuple[str, str, str, int]]] = {}
+        self._lines_lock = threading.Lock()
 
     # --- the pieces ---------------------------------------------------------------
 
@@ -477,16 +482,31 @@ class TurnLookup:
         for row, via in rows:
             if len(items) >= max_items:
                 break
-            ref = str(MemoryRef(family_id, row.id))
-            said = local_date(row.formed_at, zone)
-            age = days_in_words((today - said).days)
-            line = line_for(row, ref, age, zone, rule=via == "rule", said=said)
-            cost = count_tokens(line) + 1
+            ref, age, line, cost = self._line(family_id, row, today, zone, via == "rule")
             if used + cost > max_tokens:
                 continue  # a shorter one further down may still fit
             used += cost
             items.append(LookupItem(row, ref, age, line, via))
         return items, used
+
+    def _line(self, family_id: str, row: CatalogRow, today: date, zone: str, rule: bool) -> tuple[str, str, str, int]:
+        """A row's reference, age, line and the tokens the line takes with its newline, kept by the
+        row object itself (held with the entry, so its id is not reused while the entry lives), the
+        day and the zone: a row is frozen and a write is a new row, so no line outlives its data."""
+        key = (id(row), family_id, today, zone, rule)
+        kept = self._lines.get(key)
+        if kept is not None and kept[0] is row:
+            return kept[1]
+        ref = str(MemoryRef(family_id, row.id))
+        said = local_date(row.formed_at, zone)
+        age = days_in_words((today - said).days)
+        line = line_for(row, ref, age, zone, rule=rule, said=said)
+        made = (ref, age, line, count_tokens(line) + 1)
+        with self._lines_lock:
+            if len(self._lines) >= LINES_KEPT:
+                del self._lines[next(iter(self._lines))]  # the oldest kept (a dict keeps insertion order)
+            self._lines[key] = (row, made)
+        return made
 
     def schedule_for(
         self, family_id: str, message: str, surface: Surface, place: dict[str, int] | None = None

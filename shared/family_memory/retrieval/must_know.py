@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import functools
 import re
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -324,75 +325,127 @@ def must_know(
     a constraint concerns the people it applies to."""
     tasks = _tasks_of(message)
     named = people_named(message, names) | (speaker if _FIRST_PERSON.search(message) else frozenset())
-    everyone = not named or bool(_EVERYONE.search(message))
-    eaters = people_named(message, names, _WHOSE_FOOD)
+    says_everyone = bool(_EVERYONE.search(message))
+    everyone = not named or says_everyone
+    # Whose food it is matters only for a meal.
+    eaters = people_named(message, names, _WHOSE_FOOD) if "food" in tasks else set()
     shared_meal = "food" in tasks and not (eaters and eaters >= named)
-    if shared_meal and named and not _EVERYONE.search(message):
+    if shared_meal and named and not says_everyone:
         # Who plans a meal for the people it names eats it too ("plan the food for kabir's
         # party, dadaji and mummy ji will be there"); "all of us" already ranks everyone alike.
         named |= speaker
     name_words = {w for name in names for w in _words_of(name)}
     message_words = set(content_tokens(message)) - name_words  # a name alone ties nothing to a rule
+    food = "food" in tasks
     found: list[MustKnow] = []
     for row, place in rows:
-        if row.type not in POOL_TYPES and row.type not in FACT_TYPES:
+        facts = _facts_of(row)
+        if facts is None:
             continue
-        for_named = bool(set(row.applies_to) & named)
-        household = not row.applies_to or row.type is MemoryType.DIRECTIVE
-        reading = _read_rule(row.about, row.summary, row.when_to_use)
+        reading = facts.reading
+        # What no message can make this row bear on is passed over before the message's part is read.
+        if facts.fact and not (reading.allows or reading.medicine or reading.caregiver):
+            continue
+        if facts.preference and not (food and reading.refuses):
+            continue
+        for_named = bool(facts.applies & named)
         topics = reading.topics
         # A meal is shared: whoever eats it, every food rule of the household bears on it, unless
         # the message says whose food it is ("Noor's lunch").
-        involved = for_named or household or everyone or (shared_meal and "food" in topics)
-        if row.type in FACT_TYPES:
+        involved = for_named or facts.household or everyone or (shared_meal and "food" in topics)
+        if facts.fact:
             # A fact that lifts or narrows a food rule ("Kamsi is no longer lactose intolerant", "Rosalie
             # can have egg baked into muffins") bears on a meal as the rule it changes would.
-            if "food" in tasks and "food" in topics and involved and reading.allows:
+            if food and "food" in topics and involved and reading.allows:
                 found.append(MustKnow(row, "food allowance", (0 if for_named else 1, 0, 1, 1, place)))
             elif (
                 # What someone takes bears on a question about medicines; the allergy kit on a meal.
-                involved and reading.medicine and ("medical" in tasks or ("food" in tasks and reading.allergy_kit))
+                involved and reading.medicine and ("medical" in tasks or (food and reading.allergy_kit))
             ):
                 found.append(MustKnow(row, "medicine", (0 if for_named else 1, 1, 1, 2, place)))
             elif "care" in tasks and involved and reading.caregiver:
                 # Who may look after them is what the task asks: with the rules it governs, soft.
                 found.append(MustKnow(row, "caregiver", (0 if for_named else 1, 0, 1, 1, place)))
             continue
-        shared = sorted((message_words & reading.words) - _WEAK)
-        why = ""
         governed = {task for task in tasks if _TASK_TOPICS[task] & topics}
-        if row.type is MemoryType.PREFERENCE:
+        if facts.preference:
             # A preference is no rule: only what someone will not eat, for a meal, after the rules.
-            if "food" in governed and involved and reading.refuses:
+            if "food" in governed and involved:
                 found.append(MustKnow(row, "food preference", (0 if for_named else 1, 1, 1, 2, place)))
             continue
+        why = ""
         if involved and governed:
             task = sorted(governed)[0]
             why = f"{task} rule" + (" for someone the message names" if for_named else "")
-        elif shared and (for_named or household or not named):
+        elif (for_named or facts.household or not named) and (
+            shared := sorted((message_words & reading.words) - _WEAK)
+        ):
             why = f"shares {', '.join(shared[:3])!r}"
         if not why:
             continue
         # The people the message names first; then the rules the task governs (not those that only
         # share a word), hard before soft, a constraint (an allergy) before a house rule.
-        rank = (
-            0 if for_named else 1,
-            0 if governed and involved else 1,
-            0 if row.strength is Strength.HARD else 1,
-            0 if row.type is MemoryType.CONSTRAINT else 1,
-            place,
-        )
+        rank = (0 if for_named else 1, 0 if governed and involved else 1, facts.soft, facts.house_rule, place)
         found.append(MustKnow(row, why, rank))
     # Two rules of one slot (the same about, type and people: "Viliami's peanut allergy" said twice)
     # are one rule to the task: the more pressing is shown, the other is a read_memory away.
     chosen: list[MustKnow] = []
     slots: set[tuple[str, str, tuple[str, ...]]] = set()
     for m in sorted(found, key=lambda m: m.rank):
-        slot = (_folded(m.row.about), m.row.type.value, tuple(sorted(m.row.applies_to)))
+        facts = _facts_of(m.row)
+        slot = facts.slot if facts is not None else ("", "", ())  # found holds rows it read facts of
         if slot not in slots:
             slots.add(slot)
             chosen.append(m)
     return chosen
+
+
+@dataclass(frozen=True, slots=True)
+class _RowFacts:
+    """What ``must_know`` reads off one row that no message changes."""
+
+    reading: _Reading
+    applies: frozenset[str]
+    #: A household rule (it applies to no one in particular) or a directive: it concerns everyone.
+    household: bool
+    fact: bool  # a fact or relationship (``FACT_TYPES``), read by the facts pass
+    preference: bool
+    soft: int  # 0 for a hard rule
+    house_rule: int  # 0 for a constraint
+    #: Rules of one slot are one rule to the task: the about in comparison form, the type, the people.
+    slot: tuple[str, str, tuple[str, ...]]
+
+
+#: ``_RowFacts`` by the row object itself, kept with the row (so its id is not reused while the
+#: entry lives). A row is frozen; a write is a new row (the catalog parses the new text into a new
+#: object), so an entry can never describe data other than its own row's.
+_ROW_FACTS: dict[int, tuple[CatalogRow, _RowFacts]] = {}
+_ROW_FACTS_KEPT = 16384
+_ROW_FACTS_LOCK = threading.Lock()
+
+
+def _facts_of(row: CatalogRow) -> _RowFacts | None:
+    """The row's ``_RowFacts``; None for a type ``must_know`` never shows."""
+    kept = _ROW_FACTS.get(id(row))
+    if kept is not None and kept[0] is row:
+        return kept[1]
+    if row.type not in POOL_TYPES and row.type not in FACT_TYPES:
+        return None
+    facts = _RowFacts(
+        reading=_read_rule(row.about, row.summary, row.when_to_use),
+        applies=frozenset(row.applies_to),
+        household=not row.applies_to or row.type is MemoryType.DIRECTIVE,
+        fact=row.type in FACT_TYPES,
+        preference=row.type is MemoryType.PREFERENCE,
+        soft=0 if row.strength is Strength.HARD else 1,
+        house_rule=0 if row.type is MemoryType.CONSTRAINT else 1,
+        slot=(_folded(row.about), row.type.value, tuple(sorted(row.applies_to))),
+    )
+    with _ROW_FACTS_LOCK:
+        if len(_ROW_FACTS) >= _ROW_FACTS_KEPT:
+            del _ROW_FACTS[next(iter(_ROW_FACTS))]  # the oldest kept (a dict keeps insertion order)
+        _ROW_FACTS[id(row)] = (row, facts)
+    return facts
 
 
 #: Words too common to tie a message to a rule on their own.

@@ -63,36 +63,50 @@ def asked_weekday(message: str, today: date) -> int | None:
     return None
 
 
-#: A day question reads the same standing arrangements on every lookup: remembered by the text
-#: and the day (a pure function of both, so an edited summary is read afresh).
-@functools.lru_cache(maxsize=16384)
 def covers(summary: str, weekday: int) -> bool:
     """Whether ``summary`` states something that recurs on ``weekday``: "every Tuesday",
     "Tuesdays and Thursdays", "Monday to Thursday", "weekdays". A one-off ("on Tuesday, March
     3") does not; nor does a day the plan moved away from ("moved from Thursdays to Fridays"
     covers Friday, not Thursday)."""
+    return weekday in days_covered(summary)
+
+
+#: What every day's reading needs: a weekday's form, or a word for weekdays or weekends ("daily").
+#: Text with none of them covers no day (every pattern below needs one of them, matched the same way).
+_MAY_NAME_A_DAY = re.compile(r"mon|tue|wed|thu|fri|sat|sun|weekday|weekend|school days|every day|daily|each day", re.I)
+
+
+#: A day question reads the same standing arrangements on every lookup, and ``recurs`` asks about
+#: all seven days: the days are read once per text (a pure function of it, so an edited summary is
+#: read afresh and nothing stale is returned).
+@functools.lru_cache(maxsize=16384)
+def days_covered(summary: str) -> frozenset[int]:
+    """The weekdays (Monday 0) on which ``summary`` states something recurs (``covers``)."""
     folded = normalise_for_match(summary).replace("’", "'")
+    if not _MAY_NAME_A_DAY.search(folded):
+        return frozenset()
     folded = re.sub(rf"\b(?:from|instead of|no longer on|not on)\s+({_DAY})\b", " ", folded)
+    days: set[int] = set()
     for m in _RANGE.finditer(folded):
         first, last = WEEKDAY_FORMS[m.group(1).lower()], WEEKDAY_FORMS[m.group(2).lower()]
         span = range(first, last + 1) if first <= last else [*range(first, 7), *range(0, last + 1)]
-        if weekday in span and (_RECURS.search(folded) or _plural(m.group(1)) or not _dated(folded)):
-            return True
+        if _RECURS.search(folded) or _plural(m.group(1)) or not _dated(folded):
+            days.update(span)
     for m in _RECURRING_DAY.finditer(folded):
         word = (m.group("on") or m.group("many")).lower()
         day = WEEKDAY_FORMS.get(word, WEEKDAY_FORMS.get(word.removesuffix("s")))
         recurring = m.group("many") or m.group("part") or _plural(word) or re.match(r"(?:every|each)\b", m.group(0))
-        if day == weekday and recurring:
-            return True
+        if day is not None and recurring:
+            days.add(day)
     for m in _DAY_LIST.finditer(folded):
-        days = [WEEKDAY_FORMS[w.lower()] for w in re.findall(rf"\b(?:{_DAY})\b", m.group("list"))]
-        if weekday in days and (
-            m.group("every") or not _dated(folded) or any(_plural(w) for w in m.group("list").split())
-        ):
-            return True
-    if weekday < 5 and _WEEKDAYS_WORD.search(folded):
-        return True
-    return weekday >= 5 and bool(_WEEKENDS_WORD.search(folded))
+        listed = [WEEKDAY_FORMS[w.lower()] for w in re.findall(rf"\b(?:{_DAY})\b", m.group("list"))]
+        if m.group("every") or not _dated(folded) or any(_plural(w) for w in m.group("list").split()):
+            days.update(listed)
+    if _WEEKDAYS_WORD.search(folded):
+        days.update(range(5))
+    if _WEEKENDS_WORD.search(folded):
+        days.update((5, 6))
+    return frozenset(days)
 
 
 #: Days said together: "every Tuesday and Thursday", "mon, wed and fri", "Tuesdays & Thursdays".
@@ -145,4 +159,4 @@ def arrangement_words(summary: str) -> frozenset[str]:
 
 def recurs(summary: str) -> bool:
     """Whether an arrangement recurs on some weekday (not a one-off on a date)."""
-    return any(covers(summary, weekday) for weekday in range(7))
+    return bool(days_covered(summary))

@@ -135,6 +135,8 @@ _DEAD_LENGTH = -1000
 _EXPANSIONS_CACHED = 4096
 #: Query vectors whose scores a snapshot keeps (a lookup's passes, and a few lookups at once).
 _SCORED_KEPT = 4
+#: Keyword searches whose hits a snapshot keeps (the day question's pass, a few messages).
+_KEYWORD_HITS_KEPT = 16
 
 
 class _Vocabulary:
@@ -360,6 +362,10 @@ class _Snapshot:
     scored_lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
     #: stem -> (positions, its BM25 part in each), as the keyword search first needed it.
     bm25: dict[str, tuple[Any, Any]] = dataclasses.field(default_factory=dict)
+    #: (text, filter, k) -> the keyword hits: a day question's pass asks the same words on every
+    #: lookup. A snapshot's rows never change, and a write makes a new snapshot with none kept.
+    keyword_hits: OrderedDict[tuple[str, SearchFilter, int], list[Hit]] = dataclasses.field(default_factory=OrderedDict)
+    keyword_lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
 
     @property
     def ids(self) -> list[str]:
@@ -889,8 +895,6 @@ class EmbeddedIndex(MemoryIndex):
         return _hits(snapshot, scores, _best(scores, np.flatnonzero(mask), k))
 
     def keyword(self, family_id: str, text: str, search_filter: SearchFilter, k: int) -> list[Hit]:
-        import numpy as np
-
         check_k(k)
         db = self._db(family_id, create=False)
         if db is None:
@@ -898,6 +902,21 @@ class EmbeddedIndex(MemoryIndex):
         snapshot = self._snapshot(family_id, db)
         if snapshot.live == 0:
             return []
+        key = (text, search_filter, k)
+        with snapshot.keyword_lock:
+            kept = snapshot.keyword_hits.get(key)
+        if kept is not None:
+            return list(kept)
+        hits = self._keyword(snapshot, text, search_filter, k)
+        with snapshot.keyword_lock:
+            snapshot.keyword_hits[key] = hits
+            if len(snapshot.keyword_hits) > _KEYWORD_HITS_KEPT:
+                snapshot.keyword_hits.popitem(last=False)
+        return list(hits)
+
+    def _keyword(self, snapshot: _Snapshot, text: str, search_filter: SearchFilter, k: int) -> list[Hit]:
+        import numpy as np
+
         scores = np.zeros(snapshot.count, dtype=np.float32)
         matched = False
         for term in {stem(word) for word in self._query_words(text, snapshot)}:

@@ -167,7 +167,7 @@ class SQLiteCatalog(SQLiteBacked, Catalog):
         ``data_version`` says no other connection has committed since it was read (and this
         thread's own writes forget what it read), so every write is seen by the next read."""
         check_family_id(family_id)
-        wanted = {check_memory_id(i) for i in memory_ids}
+        wanted = list(memory_ids)
         db = self._db()
         # The version is read before the rows, so a row read is never older than its version.
         version = db.execute("PRAGMA data_version").fetchone()[0]
@@ -176,12 +176,13 @@ class SQLiteCatalog(SQLiteBacked, Catalog):
             families = self._read.rows = {}
             self._read.version, self._read.count = version, 0
         read = families.setdefault(family_id, {})
-        ids = sorted(wanted.difference(read))
+        # An id this thread has read is one it validated then (``read`` holds validated ids only).
+        ids = sorted({check_memory_id(i) for i in wanted if type(i) is not str or i not in read})
         if ids:
             found = self._select_rows(db, family_id, ids)
             read.update((memory_id, found.get(memory_id)) for memory_id in ids)
             self._read.count += len(ids)
-        return {i: row for i in sorted(wanted) if (row := read[i]) is not None}
+        return {i: row for i in sorted(set(wanted)) if (row := read[i]) is not None}
 
     def _select_rows(self, db: sqlite3.Connection, family_id: str, ids: list[str]) -> dict[str, CatalogRow]:
         found: dict[str, CatalogRow] = {}
