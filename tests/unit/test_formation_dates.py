@@ -265,3 +265,13 @@ def test_a_holiday_is_read_only_when_asked_and_never_as_a_habit() -> None:
     assert holiday("easters are always busy", march) == []
     # "Good Friday" is the holiday, not the next Friday.
     assert [m.text for m in find_dates("good friday", march)] == []
+
+
+@pytest.mark.parametrize("typed", ["frıday", "FRİDAY", "Frıday"])
+def test_a_weekday_typed_with_a_lookalike_letter_is_that_weekday_not_a_crash(typed: str) -> None:
+    # Under re.I the weekday patterns match "frıday" (a Turkish keyboard's dotless i); the name
+    # must then be found, not raise (it failed the whole extraction of the session).
+    monday = date(2026, 6, 1)
+    assert [m.first_day for m in find_dates(f"on {typed}", monday)] == [date(2026, 6, 5)]
+    assert [m.first_day for m in find_dates(f"next {typed}", monday)] == [date(2026, 6, 12)]
+    assert [m.first_day for m in find_dates(f"last {typed}", monday)] == [date(2026, 5, 29)]

@@ -59,3 +59,10 @@ def test_a_standing_arrangement_covers_its_days(summary: str, weekday: int) -> N
 )
 def test_a_one_off_or_another_day_does_not(summary: str, weekday: int) -> None:
     assert not covers(summary, weekday)
+
+
+def test_a_weekday_with_a_lookalike_letter_is_read_not_a_crash() -> None:
+    # "frıday" (dotless i) matches the day patterns under re.I; the range and the list read it.
+    assert covers("Swim club runs monday to frıday at 6 am.", 4)
+    assert covers("Piano every Frıday at 4.", 4)
+    assert asked_weekday("what's on frıday?", date(2026, 6, 1)) == 4

@@ -53,6 +53,22 @@ WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", 
 WEEKDAY_FORMS: dict[str, int] = {
     form: n for n, day in enumerate(WEEKDAYS) for form in (day, day + "s", day[:3], day[:3] + "s")
 } | {"tues": 1, "weds": 2, "thur": 3, "thurs": 3}
+#: Letters a case-blind pattern reads as ASCII ones: under ``re.I`` "frıday" (dotless i), "FRİDAY"
+#: and "ſunday" match the weekday patterns, so the name is folded so before it is looked up.
+_LOOKALIKES = str.maketrans({"ı": "i", "İ": "i", "ſ": "s", "K": "k", "\u0307": None})
+
+
+def fold_lookalikes(word: str) -> str:
+    """``word`` lower-cased with the letters ``re.I`` takes for ASCII ones made ASCII ("frıday")."""
+    return word.translate(_LOOKALIKES).lower()
+
+
+def weekday_number(word: str) -> int:
+    """Monday 0 for any form of a weekday a case-blind pattern matched ("Tues", "FRIDAYS",
+    "frıday"); KeyError for a word that is none."""
+    return WEEKDAY_FORMS[fold_lookalikes(word)]
+
+
 MONTHS = {
     "jan": 1,
     "feb": 2,
@@ -235,7 +251,7 @@ def _resolve(kind: str, match: re.Match[str], today: date, past: bool) -> tuple[
     if kind in _SHIFTS:
         return _one_day(today + timedelta(days=_SHIFTS[kind]))
     if kind == "last_weekday":
-        target = WEEKDAYS.index(match.group(1).lower())
+        target = weekday_number(match.group(1))
         return _one_day(today - timedelta(days=(weekday - target) % 7 or 7))
     if kind == "last_weekend":
         saturday = today - timedelta(days=(weekday - 5) % 7 or 7)
@@ -260,11 +276,11 @@ def _resolve(kind: str, match: re.Match[str], today: date, past: bool) -> tuple[
             return _one_day(_in_year(today, _month(match.group(2)), number, past))
         return _one_day(_day_of_month(today, number, past, _named_weekday(match.group(0))))
     if kind in ("next_weekday", "weekday_next_week"):
-        target = WEEKDAYS.index(match.group(1).lower())
+        target = weekday_number(match.group(1))
         next_monday = today + timedelta(days=7 - weekday)
         return _one_day(next_monday + timedelta(days=target))
     if kind == "weekday":
-        target = WEEKDAYS.index(match.group(1).lower())
+        target = weekday_number(match.group(1))
         # Ahead (today included) for a plan; behind (today included) for something that happened.
         shift = -((weekday - target) % 7) if past else (target - weekday) % 7
         return _one_day(today + timedelta(days=shift))
@@ -369,7 +385,7 @@ def _in_year(today: date, month: int, number: int, past: bool) -> date | None:
 def _named_weekday(text: str) -> int | None:
     """The weekday a date phrase also names ("tuesday the 3rd", "the 28th, it's a saturday")."""
     found = re.search(_WEEKDAY, text, re.I)
-    return WEEKDAYS.index(found.group(1).lower()) if found else None
+    return weekday_number(found.group(1)) if found else None
 
 
 def _day_of_month(today: date, number: int, past: bool, weekday: int | None = None) -> date | None:

@@ -42,7 +42,7 @@ from datetime import date
 from difflib import SequenceMatcher
 
 from family_memory.domain.text import normalise_for_match
-from family_memory.formation.dates import WEEKDAY_FORMS, WEEKDAYS, find_dates, past_tense
+from family_memory.formation.dates import WEEKDAY_FORMS, find_dates, past_tense, weekday_number
 from family_memory.formation.relations import RELATION_WORDS
 from family_memory.formation.text_similarity import STOPWORDS
 
@@ -744,7 +744,7 @@ def _contextual_days(text: str, day: date) -> set[date]:
     days: set[date] = set()
     for sentence in re.split(r"(?<=[.!?])\s+|\n+", text):
         numbers = {int(m.group(1)) for m in _BARE_NTH.finditer(sentence)}
-        weekdays = {WEEKDAYS.index(m.group(1).lower()) for m in _THE_WEEKDAY.finditer(sentence)}
+        weekdays = {weekday_number(m.group(1)) for m in _THE_WEEKDAY.finditer(sentence)}
         if not numbers and not weekdays:
             continue
         past = past_tense(sentence)

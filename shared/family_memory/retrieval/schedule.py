@@ -17,7 +17,7 @@ import re
 from datetime import date, timedelta
 
 from family_memory.domain.text import normalise_for_match
-from family_memory.formation.dates import WEEKDAY_FORMS
+from family_memory.formation.dates import WEEKDAY_FORMS, fold_lookalikes, weekday_number
 from family_memory.formation.text_similarity import content_tokens
 
 _DAY = "|".join(sorted(WEEKDAY_FORMS, key=len, reverse=True))
@@ -50,12 +50,12 @@ def asked_weekday(message: str, today: date) -> int | None:
     """The weekday (Monday 0) a message asks about, or None: a weekday it names ("on tues"),
     or today / tonight / tomorrow in the family's calendar; only when the message asks what the
     day holds ("what's on", "who's getting", "is there")."""
-    folded = normalise_for_match(message).replace("’", "'")
+    folded = fold_lookalikes(normalise_for_match(message).replace("’", "'"))
     if not _ASKS_ABOUT_A_DAY.search(folded):
         return None
     named = re.search(rf"\b({_DAY})\b", folded)
     if named:
-        return WEEKDAY_FORMS[named.group(1).lower()]
+        return weekday_number(named.group(1))
     relative = _RELATIVE_DAY.search(folded)
     if relative:
         ahead = 0 if relative.group(1).lower() in ("today", "tonight") else 1
@@ -82,24 +82,24 @@ _MAY_NAME_A_DAY = re.compile(r"mon|tue|wed|thu|fri|sat|sun|weekday|weekend|schoo
 @functools.lru_cache(maxsize=16384)
 def days_covered(summary: str) -> frozenset[int]:
     """The weekdays (Monday 0) on which ``summary`` states something recurs (``covers``)."""
-    folded = normalise_for_match(summary).replace("’", "'")
+    folded = fold_lookalikes(normalise_for_match(summary).replace("’", "'"))
     if not _MAY_NAME_A_DAY.search(folded):
         return frozenset()
     folded = re.sub(rf"\b(?:from|instead of|no longer on|not on)\s+({_DAY})\b", " ", folded)
     days: set[int] = set()
     for m in _RANGE.finditer(folded):
-        first, last = WEEKDAY_FORMS[m.group(1).lower()], WEEKDAY_FORMS[m.group(2).lower()]
+        first, last = weekday_number(m.group(1)), weekday_number(m.group(2))
         span = range(first, last + 1) if first <= last else [*range(first, 7), *range(0, last + 1)]
         if _RECURS.search(folded) or _plural(m.group(1)) or not _dated(folded):
             days.update(span)
     for m in _RECURRING_DAY.finditer(folded):
-        word = (m.group("on") or m.group("many")).lower()
+        word = fold_lookalikes(m.group("on") or m.group("many"))
         day = WEEKDAY_FORMS.get(word, WEEKDAY_FORMS.get(word.removesuffix("s")))
         recurring = m.group("many") or m.group("part") or _plural(word) or re.match(r"(?:every|each)\b", m.group(0))
         if day is not None and recurring:
             days.add(day)
     for m in _DAY_LIST.finditer(folded):
-        listed = [WEEKDAY_FORMS[w.lower()] for w in re.findall(rf"\b(?:{_DAY})\b", m.group("list"))]
+        listed = [weekday_number(w) for w in re.findall(rf"\b(?:{_DAY})\b", m.group("list"))]
         if m.group("every") or not _dated(folded) or any(_plural(w) for w in m.group("list").split()):
             days.update(listed)
     if _WEEKDAYS_WORD.search(folded):
