@@ -275,3 +275,5 @@ def test_a_weekday_typed_with_a_lookalike_letter_is_that_weekday_not_a_crash(typ
     assert [m.first_day for m in find_dates(f"on {typed}", monday)] == [date(2026, 6, 5)]
     assert [m.first_day for m in find_dates(f"next {typed}", monday)] == [date(2026, 6, 12)]
     assert [m.first_day for m in find_dates(f"last {typed}", monday)] == [date(2026, 5, 29)]
+    # and a month so typed ("ſept", a long s) is its month.
+    assert [m.first_day for m in find_dates("ſept 3rd", monday)] == [date(2026, 9, 3)]

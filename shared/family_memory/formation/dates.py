@@ -237,7 +237,7 @@ def _one_day(day: date | None) -> tuple[date, date] | None:
 
 def _month(name: str) -> int:
     """The number of a month written in full or short ("December", "dec", "Sept")."""
-    return MONTHS[name.lower()[:3]]
+    return MONTHS[fold_lookalikes(name)[:3]]
 
 
 def _resolve(kind: str, match: re.Match[str], today: date, past: bool) -> tuple[date, date] | None:
