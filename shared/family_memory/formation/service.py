@@ -15,10 +15,17 @@ from typing import Any
 
 from family_memory.domain.clock import Clock
 from family_memory.domain.entity import Entity
-from family_memory.domain.errors import AlreadyExistsError, ConflictError, InvalidInputError, StaleRevisionError
+from family_memory.domain.errors import (
+    AlreadyExistsError,
+    ConflictError,
+    InvalidInputError,
+    NotFoundError,
+    StaleRevisionError,
+)
 from family_memory.domain.family import FamilySettings
-from family_memory.domain.layout import candidates_path, session_path
-from family_memory.domain.okf import parse_json, serialise_json
+from family_memory.domain.layout import MEMORIES, candidates_path, memory_id_from_path, session_path
+from family_memory.domain.memory import Status
+from family_memory.domain.okf import parse_json, parse_memory, serialise_json
 from family_memory.domain.transcript import Transcript, check_not_ahead, parse_transcript
 from family_memory.families import load_family, mark_children
 from family_memory.forgotten import ClaimMeaning, SuppressionRules
@@ -90,11 +97,13 @@ def build_document(
     clock: Clock,
     kept_out: KeptOut | None = None,
     entities: Sequence[Entity] = (),
+    on_file: Sequence[str] = (),
 ) -> CandidatesDocument:
     """Run ``extractor`` on the transcript and validate every proposal. The summary is
     derived from the accepted claims that are not sensitive and not ``kept_out``.
     ``entities`` are the family's entities on file (a child among them makes a claim
-    about them ``minors``).
+    about them ``minors``); ``on_file`` the summaries of its current memories
+    (``claims_on_file``), which the support check reads as what the family said before.
 
     Relative dates are resolved in the family's time zone: when the transcript names
     another, the family's is used (so the dates a claim is given and the day it
@@ -107,7 +116,7 @@ def build_document(
         )
         transcript = transcript.model_copy(update={"time_zone": family.time_zone})
     extraction = extractor.extract(transcript, family)
-    entries = validate_proposals(transcript, family, extraction.candidates, limits, entities)
+    entries = validate_proposals(transcript, family, extraction.candidates, limits, entities, on_file)
     accepted = [e.candidate for e in entries if e.accepted and e.candidate is not None]
     problems += extraction.problems
     summary = derive_summary(transcript, family, accepted, kept_out or (lambda _: False))
@@ -142,6 +151,24 @@ def summary_filter(store: Store, family: FamilySettings, directory: EntityDirect
     return kept_out
 
 
+def claims_on_file(store: Store, family_id: str) -> list[str]:
+    """The summaries of the family's current memories (active or dormant; never a forgotten,
+    superseded or expired one), in file order: one read per memory file, as the entities
+    are read. A file that does not parse is skipped here: reading it is not this step's job
+    (``bundle check`` and the indexer report it)."""
+    out: list[str] = []
+    for path in store.list(family_id, MEMORIES):
+        if memory_id_from_path(path) is None:
+            continue
+        try:
+            memory = parse_memory(store.read(family_id, path).data, path)
+        except (InvalidInputError, NotFoundError):
+            continue
+        if memory.status in (Status.ACTIVE, Status.DORMANT):
+            out.append(memory.summary)
+    return out
+
+
 def _document_for(
     deps: FormationDeps, transcript: Transcript, raw: bytes, family: FamilySettings, extractor: Extractor
 ) -> CandidatesDocument:
@@ -151,7 +178,8 @@ def _document_for(
     directory = EntityDirectory.load(deps.store, family.family_id, family, deps.clock.now())
     kept_out = summary_filter(deps.store, family, directory)
     entities = list(directory.entities.values())
-    document = build_document(transcript, raw, family, extractor, deps.limits, deps.clock, kept_out, entities)
+    on_file = claims_on_file(deps.store, family.family_id)
+    document = build_document(transcript, raw, family, extractor, deps.limits, deps.clock, kept_out, entities, on_file)
     learned = children_learned([c for _, c in document.accepted()], transcript, directory)
     if learned:
         mark_children(deps.store, family.family_id, learned)

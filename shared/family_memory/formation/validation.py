@@ -160,12 +160,18 @@ class _Check:
     """The per-candidate rules, against one transcript."""
 
     def __init__(
-        self, transcript: Transcript, family: FamilySettings, limits: Limits, entities: Sequence[Entity] = ()
+        self,
+        transcript: Transcript,
+        family: FamilySettings,
+        limits: Limits,
+        entities: Sequence[Entity] = (),
+        on_file: Sequence[str] = (),
     ) -> None:
         self.transcript = transcript
         self.family = family
         self.limits = limits
         self.entities = list(entities)
+        self.on_file = list(on_file)
         self.session_day = turn_day(transcript.started_at, transcript.time_zone)
         self.members = {m.id for m in family.members} | {
             t.member_id for t in transcript.turns if t.role is Role.USER and t.member_id
@@ -312,8 +318,10 @@ class _Check:
         # What the family said before the cited turns: where a place or a shop was named first.
         family_text = "\n".join(
             [t.text for t in self.transcript.turns if t.role is Role.USER and t.n < earliest - CONTEXT_TURNS]
-            # ... or in an earlier conversation: the places, groups and organisations on file by name.
+            # ... or in an earlier conversation: the places, groups and organisations on file by name,
             + [n for e in self.entities if e.type.value not in ("person", "pet") for n in (e.name, *e.aliases)]
+            # and what the family's current memories say ("Mummy ji keeps Jain rules", "choir is at 7 pm").
+            + self.on_file
         )
         verdict = check_support(
             claim, turns, said_on, context=context, session_text=self._session_text, family_text=family_text
@@ -508,11 +516,14 @@ def validate_proposals(
     proposals: Sequence[Any],
     limits: Limits,
     entities: Sequence[Entity] = (),
+    on_file: Sequence[str] = (),
 ) -> list[CandidateEntry]:
     """A verdict for every proposal, in the order proposed. Rejected entries keep
     the proposal as proposed; accepted ones carry the candidate as it goes on.
-    ``entities`` are the family's entities on file (for the children it told us of)."""
-    check = _Check(transcript, family, limits, entities)
+    ``entities`` are the family's entities on file (for the children it told us of);
+    ``on_file`` the summaries of its current memories, where a name or a time a summary
+    takes from an earlier conversation was said (the support check's ``family_text``)."""
+    check = _Check(transcript, family, limits, entities, on_file)
     entries: dict[int, CandidateEntry] = {}
     passed: list[tuple[int, Candidate, list[str], Any]] = []
     for index, raw in enumerate(proposals, start=1):
