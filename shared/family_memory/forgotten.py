@@ -26,9 +26,11 @@ module instead:
   the rule's fingerprints in words (containment or text similarity >= 0.7,
   with no word swapped for another), or in meaning (``ClaimMeaning``: the
   embedder's cosine similarity, the best pair of the candidate's summary and
-  quotes against the forgotten summary, body and quotes, at or above the
-  threshold calibrated for that embedder on
-  ``eval/calibration/restatement.yaml``). "Has keyboard lessons every
+  quotes against the forgotten summary, body and quotes, whole or clause by
+  clause, at or above the threshold calibrated for that embedder on
+  ``eval/calibration/restatement.yaml``; ``claim_terms`` sets the bar by the
+  claim's key terms: lower when every key term of a forgotten text recurs, none
+  when the candidate adds a second value to a slot that holds many). "Has keyboard lessons every
   Thursday" after "takes piano on Thursdays" is kept out, so is "the dose went
   up"; the same claim about someone else, or a different claim about the same
   person that is not close in meaning ("Leo's bedtime is 8"), is learned. The
@@ -67,6 +69,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 
 from family_memory.brief.weights import MemoryFacts
+from family_memory.claim_terms import TermSignal, claim_parts, term_signal
 from family_memory.domain.entity import Entity
 from family_memory.domain.layout import SUPPRESSIONS, memory_path
 from family_memory.domain.memory import Memory, Status
@@ -94,11 +97,18 @@ APPLIES_TO = "applies_to"
 #: on eval/calibration/restatement.yaml (evaluation/calibration.py). A model without a
 #: calibrated threshold matches by words only.
 MEANING_THRESHOLDS: dict[str, float] = {"local/all-MiniLM-L6-v2-int8": 0.75}
+#: How much lower the bar is when every key term of a forgotten text recurs in the candidate
+#: (``claim_terms.TermSignal.KEPT``), calibrated with the threshold.
+KEPT_TERMS_EASE = 0.05
 
 
 class ClaimMeaning:
     """Restatement by meaning: the embedder's vectors of the candidate's words against the
-    forgotten words (``embed`` maps texts to unit vectors, cached by the caller)."""
+    forgotten words (``embed`` maps texts to unit vectors, cached by the caller), whole texts
+    and their clauses (``claim_parts``), the best pair at or above a bar set by the key terms
+    (``term_signal``): ``threshold``, lower by ``KEPT_TERMS_EASE`` when the forgotten key
+    terms recur; a second value in a slot that holds many (``SECOND_VALUE``) is never the
+    same claim."""
 
     def __init__(self, embed: Callable[[Sequence[str]], Sequence[Sequence[float]]], threshold: float) -> None:
         self.embed = embed
@@ -112,15 +122,28 @@ class ClaimMeaning:
         threshold = MEANING_THRESHOLDS.get(model_id)
         return None if threshold is None else cls(embed, threshold)
 
-    def close(self, rule_id: str, forgotten: Sequence[str], texts: Sequence[str]) -> bool:
+    def bar(self, forgotten: Sequence[str], texts: Sequence[str], names: Sequence[str] = ()) -> float | None:
+        """The cosine a candidate's ``texts`` must reach against ``forgotten``; None: no bar
+        makes it the same claim."""
+        signal = term_signal(forgotten, texts, names)
+        if signal is TermSignal.SECOND_VALUE:
+            return None
+        if signal is TermSignal.KEPT:
+            return self.threshold - KEPT_TERMS_EASE
+        return self.threshold
+
+    def close(self, rule_id: str, forgotten: Sequence[str], texts: Sequence[str], names: Sequence[str] = ()) -> bool:
         if not forgotten or not texts:
             return False
+        bar = self.bar(forgotten, texts, names)
+        if bar is None:
+            return False
         if rule_id not in self._forgotten:
-            self._forgotten[rule_id] = self.embed(list(forgotten))
+            self._forgotten[rule_id] = self.embed(claim_parts(forgotten))
         theirs = self._forgotten[rule_id]
-        ours = self.embed(list(texts))
+        ours = self.embed(claim_parts(texts))
         best = max(sum(a * b for a, b in zip(x, y, strict=True)) for x in ours for y in theirs)
-        return best >= self.threshold
+        return best >= bar
 
 
 #: A memory rule marked so holds only the forgotten claims' words, never their subject (``about``).
@@ -178,7 +201,8 @@ class SuppressionRules:
             if restates(candidate, rule.fingerprints):
                 return True
             texts = [candidate.summary, *(e.quote for e in candidate.evidence)]
-            return self.meaning is not None and self.meaning.close(rule.id, rule.fingerprints, texts)
+            names = [*candidate.applies_to, *([candidate.about_member] if candidate.about_member else [])]
+            return self.meaning is not None and self.meaning.close(rule.id, rule.fingerprints, texts, names)
         return resembles(candidate, rule.fingerprints)
 
 

@@ -593,7 +593,7 @@ MUTATIONS: list[Mutation] = [
         [
             (
                 FORGET_RULES,
-                "return self.meaning is not None and self.meaning.close(rule.id, rule.fingerprints, texts)",
+                "return self.meaning is not None and self.meaning.close(rule.id, rule.fingerprints, texts, names)",
                 "return False",
             )
         ],

@@ -4,16 +4,20 @@ and how they were reached are in docs/evaluation.md."""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
+from family_memory.claim_terms import TermSignal, claim_parts, key_terms, term_signal
 from family_memory.domain.ids import new_ulid
 from family_memory.domain.suppression import Suppression, SuppressionScope
 from family_memory.evaluation.calibration import restatement_rates, support_rates
 from family_memory.forgotten import (
     APPLIES_TO,
     CLAIMS_ONLY,
+    KEPT_TERMS_EASE,
     MEANING_THRESHOLDS,
     ClaimMeaning,
     SuppressionRules,
@@ -26,8 +30,9 @@ SETS = Path(__file__).parents[2] / "eval" / "calibration"
 #: >= 97% and <= 2%.
 SUPPORTED_ACCEPTED_AT_LEAST = 0.89
 UNSUPPORTED_ACCEPTED_AT_MOST = 0.055
-RESTATED_KEPT_OUT_AT_LEAST = 0.87
-NEW_CLAIMS_KEPT_OUT_AT_MOST = 0.11
+#: Forget rules with the offline MiniLM, measured 92.2% (119/129) and 7.6% (10/131) on 260 pairs.
+RESTATED_KEPT_OUT_AT_LEAST = 0.92
+NEW_CLAIMS_KEPT_OUT_AT_MOST = 0.077
 
 
 def test_the_support_check_holds_its_measured_error_rates() -> None:
@@ -128,3 +133,83 @@ def test_the_offline_embedders_threshold_is_under_its_real_model_id() -> None:
     from family_memory.adapters.local.minilm_embedder import MiniLMEmbedder
 
     assert MiniLMEmbedder.model_id in MEANING_THRESHOLDS
+
+
+# --- the key terms that set the bar (claim_terms) ---------------------------------------------
+
+OMAR = new_ulid()
+
+
+def _omars(summary: str) -> Candidate:
+    return _candidate(summary).model_copy(update={"applies_to": ["Omar"]})
+
+
+def _at_cosine(forgotten: str, later: dict[str, float]) -> ClaimMeaning:
+    """An embedder stand-in: the forgotten text's comparison form on one axis, each later text at
+    its given cosine to it, every other text on an axis of its own."""
+    axes: dict[str, int] = {fingerprints([forgotten])[0]: 0}
+
+    def embed(texts: Sequence[str]) -> list[list[float]]:
+        out = []
+        for text in texts:
+            vector = [0.0] * 256
+            if text in later:
+                vector[0], vector[1] = later[text], math.sqrt(1 - later[text] ** 2)
+            else:
+                vector[axes.setdefault(text, len(axes) + 1)] = 1.0
+            out.append(vector)
+        return out
+
+    return ClaimMeaning(embed, 0.75)
+
+
+def _kept_out(forgotten: str, later: str, cosine: float) -> bool:
+    rules = SuppressionRules([_rule(forgotten, [OMAR])], _at_cosine(forgotten, {later: cosine}))
+    return rules.match(_omars(later), [OMAR]) is not None
+
+
+def test_key_terms_leave_out_names_people_days_times_and_generic_words() -> None:
+    assert key_terms("Omar's mum takes him to judo on Tuesdays at 5 pm.", ["Omar"]) == ["judo"]
+    assert key_terms("Omar is allergic to kiwi.", ["Omar"]) == ["allergic", "kiwi"]
+
+
+def test_a_restatement_that_still_names_the_forgotten_thing_needs_less_closeness() -> None:
+    forgotten = "Omar does judo on Tuesdays."
+    cosine = 0.75 - KEPT_TERMS_EASE / 2
+    assert term_signal(fingerprints([forgotten]), ["Omar has quit judo."], ["Omar"]) is TermSignal.KEPT
+    assert _kept_out(forgotten, "Omar has quit judo.", cosine)
+    # as close, but judo is not named: a different claim, learned
+    assert not _kept_out(forgotten, "Omar has a new PE teacher on Tuesdays.", cosine)
+
+
+def test_a_second_value_in_a_slot_that_holds_many_is_learned() -> None:
+    forgotten = "Omar is allergic to kiwi."
+    assert term_signal(fingerprints([forgotten]), ["Omar is allergic to latex."], ["Omar"]) is TermSignal.SECOND_VALUE
+    assert not _kept_out(forgotten, "Omar is allergic to latex.", 0.9)
+    assert _kept_out(forgotten, "Omar has grown out of his kiwi allergy.", 0.8)  # the same allergy, updated
+    assert _kept_out(forgotten, "Omar is alergic to kiwis.", 0.8)  # a typo keeps the value
+
+
+def test_a_fear_and_a_like_hold_many_values_a_best_friend_one() -> None:
+    assert not _kept_out("Omar is scared of wasps.", "Omar is frightened of the hoover.", 0.85)
+    assert not _kept_out("Omar loves mango.", "Omar loves plantain.", 0.85)
+    assert _kept_out("Omar's best friend is Sami.", "Omar's best friend is Yusuf now.", 0.85)
+
+
+def test_relationship_talk_names_the_same_thing() -> None:
+    forgotten = "Omar is seeing Hana."
+    assert term_signal(fingerprints([forgotten]), ["Omar and Hana are dating."], ["Omar", "Hana"]) is TermSignal.KEPT
+    assert _kept_out(forgotten, "Omar and Hana are dating.", 0.72)
+
+
+def test_a_clause_that_restates_the_forgotten_claim_counts() -> None:
+    forgotten = "Omar does judo on Tuesdays."
+    clause = "Omar still does judo every Tuesday"
+    later = f"{clause}; the new dojo is on Mill Road."
+    assert clause in claim_parts([later])
+    meaning = _at_cosine(forgotten, {clause: 0.8, later: 0.5})
+    assert SuppressionRules([_rule(forgotten, [OMAR])], meaning).match(_omars(later), [OMAR]) is not None
+
+
+def test_a_numbers_comma_does_not_split_a_clause() -> None:
+    assert all("$9,500 on the car loan" in part for part in claim_parts(["The family owes $9,500 on the car loan."]))
