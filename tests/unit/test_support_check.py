@@ -587,3 +587,15 @@ def test_a_rule_drawn_from_an_occasion_is_the_familys_rule_not_a_habit_made_up()
     assert verdict("No octopus for Losa.", turn) == []
     # Without the family's rule, the occasion is still only an occasion.
     assert any("occasion" in p for p in verdict("Ana eats pizza.", "ana had pizza last friday"))
+
+
+def test_a_yes_after_a_word_of_thanks_takes_up_what_the_assistant_said() -> None:
+    said = SpokenTurn("assistant", "The field trip to OMSI is on Thursday March 12, and the fee is due March 9.")
+    reply = "good catch lol. ok yes kai's going on the trip on the 12th"
+    claim = Claim(summary="Kai is going on the field trip to OMSI on March 12, 2026.", quotes=(reply,), names=("Kai",))
+    turns = [said, SpokenTurn("user", reply, ("Emi",), quoted=True)]
+    assert check_support(claim, turns, date(2026, 3, 4)).problems == []
+    # Without the yes, the assistant's words are not the family's.
+    bare = "kai's going on the trip on the 12th"
+    unsaid = Claim(summary="Kai is going on the field trip to OMSI on March 12, 2026.", quotes=(bare,), names=("Kai",))
+    assert check_support(unsaid, [said, SpokenTurn("user", bare, ("Emi",), quoted=True)], date(2026, 3, 4)).problems

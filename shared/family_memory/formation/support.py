@@ -402,8 +402,10 @@ _SUMMARY_HEDGE = re.compile(
     r"not (?:yet )?decided|undecided|possibly|could)\b",
     re.I,
 )
+#: A turn that takes up what was said before: it opens with "yes", "ok", ... or a sentence of it
+#: does after a word of thanks or a laugh ("good catch lol. ok yes kai's going on the trip").
 _AFFIRM = re.compile(
-    r"^\W*(?:yes|yeah|yep|yup|sure|ok|okay|perfect|great|sounds good|lovely|definitely|absolutely|"
+    r"(?:^|[.!?]\s+)\W*(?:yes|yeah|yep|yup|sure|ok|okay|perfect|great|sounds good|lovely|definitely|absolutely|"
     r"omg yes|please|pls|do it|go ahead|let'?s|the (?:earlier|later|first|second|other) one|that one|"
     r"that works|works for me|deal)\b",
     re.I,
