@@ -600,3 +600,95 @@ def test_a_days_routine_given_as_the_reason_for_a_rule_is_the_rules() -> None:
     said = "my mum Rosa is staying with us. her sabbath is Saturday, so no outings for her on saturdays"
     found = summaries(lucia(said))
     assert "Rosa's sabbath is Saturday." in found and "No outings for Rosa on saturdays." in found
+
+
+# --- whose activity: the owner from the turn, or not formed ---------------------------
+
+
+@pytest.mark.parametrize(
+    ("turns", "said"),
+    [
+        (
+            [lucia("Maya didn't pass on the 9th, she's gutted. the retest is booked for the 18th of december")],
+            "Maya's retest is booked for the 18th of december (Friday 2026-12-18).",
+        ),
+        ([lucia("Maya loves the pool. lessons are every tuesday at 4")], "Maya's lessons are every tuesday at 4."),
+        (
+            [("user", "maya", "exams are the 7th to the 11th. maths is on the 9th")],
+            "Maya's exams are the 7th to the 11th (Monday 2026-12-07 to Friday 2026-12-11).",
+        ),
+        (
+            [("user", "marco", "one for me: annual health check is december 9 at 8")],
+            "Marco's annual health check is december 9 (Wednesday 2026-12-09) at 8.",
+        ),
+    ],
+)
+def test_an_activity_said_with_no_owner_is_the_one_the_turn_is_about(
+    turns: list[tuple[str, str, str]], said: str
+) -> None:
+    # The one person the turn named before it, a child's own, or the one the heading names.
+    assert said in summaries(*turns)
+
+
+def test_an_activity_two_people_could_own_is_not_formed() -> None:
+    assert summaries(lucia("Marco and Maya love the rink. practice is every sunday at 9")) == []
+
+
+def test_an_activity_an_adult_names_no_owner_for_stays_as_said() -> None:
+    assert summaries(lucia("swim club is every saturday at 10")) == ["Swim club is every saturday at 10."]
+    said = ("user", "marco", "choir practice is thursdays 7pm, I'm in the choir")
+    assert summaries(said) == ["Choir practice is thursdays 7pm, Marco is in the choir."]
+
+
+def test_a_school_subject_and_a_day_is_not_formed() -> None:
+    # "maths is on the 9th": an exam, a class, homework? Said in another clause.
+    found = summaries(("user", "maya", "exams are the 7th to the 11th. maths is on the 9th"))
+    assert not [s for s in found if s.lower().startswith(("maths", "maya's maths"))]
+
+
+# --- a kin word and a name are one person ---------------------------------------------
+
+
+def test_a_kin_word_and_a_name_are_one_antecedent() -> None:
+    said = "the kids are with their grandpa Joe every other weekend, he picks them up friday at 5"
+    assert summaries(lucia(said)) == [
+        "The kids are with their grandpa Joe every other weekend, Joe picks them up friday at 5."
+    ]
+
+
+def test_two_people_are_still_no_antecedent() -> None:
+    said = "the kids are with grandpa and Joe every other weekend, he picks them up friday at 5"
+    assert summaries(lucia(said)) == ["The kids are with grandpa and Joe every other weekend."]
+
+
+# --- what a rule or a schedule already holds -------------------------------------------
+
+
+def test_a_days_routine_is_the_rules_when_the_rule_comes_sentences_later() -> None:
+    said = "Saturdays are for family. We do brunch at 11. so never book anything for us on a saturday"
+    assert summaries(lucia(said)) == ["Never book anything for us on a saturday."]
+    said = "Saturdays are for family. so never book anything for us on a sunday"
+    assert "Saturdays are for family." in summaries(lucia(said))
+
+
+def test_being_away_on_the_schedules_days_is_the_schedules() -> None:
+    said = ("user", "marco", "band practice is tuesdays 8pm, I'm the drummer, so Tuesday nights I'm busy")
+    assert summaries(said) == ["Band practice is tuesdays 8pm, Marco is the drummer."]
+    said = ("user", "marco", "I work monday to thursday, fridays off, so friday is my gym day")
+    assert "Friday is Marco's gym day." in summaries(said)
+
+
+def test_a_count_no_schedule_has_is_a_figure_of_speech() -> None:
+    assert summaries(("user", "maya", "I'm practising the song 50 times a day lol")) == []
+    assert summaries(lucia("Maya has swim 3 times a week")) == ["Maya has swim 3 times a week."]
+
+
+# --- sensitivity from the reason a rule rests on ---------------------------------------
+
+
+def test_a_rule_said_with_so_is_as_sensitive_as_its_reason() -> None:
+    said = "my dad's knee is bad after the surgery. so don't put him down for the school run"
+    [rule] = extract(lucia(said))
+    assert rule["summary"] == "Do not put Lucía's dad down for the school run." and rule["sensitivity"] == "health"
+    [rule] = extract(lucia("Marco finishes work at 6. so don't book anything for him before 7"))
+    assert rule["sensitivity"] == "normal"

@@ -16,7 +16,7 @@ from family_memory.formation.document import ExtractorInfo, ExtractorKind
 from family_memory.formation.extraction import Extraction, Extractor, RetryPolicy
 from family_memory.formation.offline import health, rules, timing
 from family_memory.formation.offline.people import NAME, NOT_NAMES, OPAQUE, REL, People, Subject
-from family_memory.formation.offline.text import Clause, clauses, first_found, object_of, sentence_case
+from family_memory.formation.offline.text import Clause, clauses, first_found, last_sentence, object_of, sentence_case
 from family_memory.formation.relations import CHILD_RELATIONS, PETS
 
 OFFLINE_NAME = "offline-rules"
@@ -145,7 +145,7 @@ _HEALTH_TOPIC = re.compile(
     r"\b(?:dialysis|physio\w*|therap\w+|hospital|clinic|operation|surgery|hearing\s+test|health\s+visitor|"
     r"speech\s+and\s+language|cardiologist|gp|paediatrician|pediatrician|allerg\w+|grapefruit|medication|meds|"
     r"pills?|insulin|inhaler|puffer|epipen|diet|diabet\w*|coeliac|celiac|lactose|gluten|vegan|vegetarian|"
-    r"appt\s+with\s+dr|dr\.?\s+\w+|cataracts?|eyesight|glaucoma)\b",
+    r"appt\s+with\s+dr|dr\.?\s+\w+|cataracts?|eyesight|glaucoma|health\s+check\w*|check-?up\s+with\s+dr)\b",
     re.I,
 )
 _MONEY_TOPIC = re.compile(
@@ -166,6 +166,15 @@ _TOPICS = (
     (_MONEY_TOPIC, Sensitivity.FINANCES),
     (_CHILD_TOPIC, Sensitivity.MINORS),
 )
+
+
+def reason_before(clause: Clause) -> str:
+    """What a claim said with "so" rests on: the words before it in its sentence, or the sentence
+    before it ("his eyes are not good after the cataract. so don't put him down for any pickup")."""
+    before = clause.turn.text[: clause.start]
+    if not (re.match(r"(?i:so)\b", clause.quote) or re.search(r"\bso\s+$", before, re.I)):
+        return ""
+    return last_sentence(before)
 
 
 def topic_sensitivity(text: str) -> Sensitivity:
@@ -215,7 +224,9 @@ class Run:
         if fields.get("sensitivity", Sensitivity.NORMAL) is Sensitivity.NORMAL:
             # Validation raises a tag too, and never lowers one; these are the words that make a
             # claim sensitive however it is phrased (a dialysis schedule, a pay day, a school run).
-            fields["sensitivity"] = topic_sensitivity(f"{fields.get('summary', '')} {clause.quote}")
+            # A claim said with "so" is as sensitive as the reason it rests on (an eyesight, a diagnosis).
+            said = f"{fields.get('summary', '')} {clause.quote} {reason_before(clause)}"
+            fields["sensitivity"] = topic_sensitivity(said)
         candidate = Candidate(**fields)
         key = (candidate.type.value, normalise_for_match(candidate.summary))
         if key not in self._seen:

@@ -357,11 +357,17 @@ class People:
             known = self.named(name, initial=False) if name else None
             found.append((m.start(), known or self.relation(speaker or "", m.group("rel"), name, m.group("det"))))
             taken.append(m.span())
-        for m in _WORD.finditer(text):
+        words = list(_WORD.finditer(text))
+        for i, m in enumerate(words):
             if any(a <= m.start() < b for a, b in taken):
                 continue
             initial = m.start() == 0 or bool(re.search(r"[.!?]\s*$", text[: m.start()]))
             word = self.named(m.group(0), initial=initial, lower_loose=True)
+            if (appositive := self._kin_and_name(word, text, m, words[i + 1 : i + 2])) is not None:
+                # "their dad sven", "her nan Joan": one person, called by kin word and name.
+                found.append((m.start(), appositive))
+                taken.append((m.start(), words[i + 1].end()))
+                continue
             if word is not None and not word.sure and _PLACE_BEFORE.search(text[: m.start()]):
                 continue  # "at the rec center on Alder", "at Niagara Heart": a place, not a person
             if word is not None and not word.sure and word.display not in self._single:
@@ -369,6 +375,21 @@ class People:
             if word is not None and not (speaker and word.applies_to == (speaker,)):
                 found.append((m.start(), word))
         return sorted(found, key=lambda pair: pair[0])
+
+    def _kin_and_name(
+        self, kin: Subject | None, text: str, word: re.Match[str], after: list[re.Match[str]]
+    ) -> Subject | None:
+        """The person a kin word and the name right after it stand for ("their dad sven"): the
+        name, as sure as the family's own "my dad Stan", with the kin word's gender."""
+        if kin is None or kin.kind != "relation" or not after or text[word.end() : after[0].start()].strip():
+            return None
+        name = after[0].group(0)
+        person = self.named(name, initial=False, lower_loose=True)
+        if person is None or person.kind not in ("person", "member") or self.kin(name) is not None:
+            return None
+        if person.kind == "member":
+            return person
+        return Subject("person", person.display, person.applies_to, person.hint, None, kin.gender, sure=True)
 
     def _antecedents(self, text: str, speaker: str | None, gender: str) -> list[Subject]:
         """Who in ``text`` a later "she" (or "he") can mean: the people named before the text's
@@ -393,6 +414,11 @@ class People:
         # After the text's own "she", only someone who opens a clause ("... and sofi is allergic")
         # can be a new antecedent; "never in luis's truck" leaves the "she" where it was.
         return [s for at, s in found if at < first or _CLAUSE_OPENING.search(text[:at])]
+
+    def named_before(self, turn: Turn, before: int) -> list[Subject]:
+        """The people (not pets, not the speaker) the turn names before ``before``, once each."""
+        found = [s for s in self.mentions(turn.text[:before], turn.member_id) if s.kind != "pet"]
+        return list({s.key: s for s in found}.values())
 
     def resolve(self, pronoun: str, turn: Turn, before: int, exclude: frozenset[str] = frozenset()) -> Subject | None:
         """The one person ``pronoun`` (he, she, his, her, him) can mean at ``before`` in ``turn``:

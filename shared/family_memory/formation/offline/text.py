@@ -272,6 +272,11 @@ def correct(text: str, today: date) -> str | None:
     return None if _MARKER.search(text) else text
 
 
+def last_sentence(text: str) -> str:
+    """The last sentence ``text`` holds, as written (all of it when it holds one)."""
+    return re.split(r"(?<=[.!?])\s+", text.strip())[-1]
+
+
 def sentence_case(text: str) -> str:
     """One sentence: spaces tidied, a capital first letter, a full stop at the end."""
     text = " ".join(text.split()).strip(" .,;:")

@@ -31,7 +31,7 @@ from family_memory.domain.memory import Authority, Durability, MemoryType
 from family_memory.formation.candidate import EntityHint
 from family_memory.formation.dates import MONTHS, DateMention, find_dates
 from family_memory.formation.offline.people import OPAQUE, PRONOUNS, Subject
-from family_memory.formation.offline.text import name_first_person, sentence_case, short
+from family_memory.formation.offline.text import last_sentence, name_first_person, sentence_case, short
 
 if TYPE_CHECKING:
     from family_memory.formation.offline.extractor import Run
@@ -45,7 +45,8 @@ _RECURRING = re.compile(
     rf"|\b{_DAY}s\b|\b(?:week|school)(?:days|nights)\b|\bweekends\b|\bschool\s+(?:nights|days|mornings)\b"
     rf"|\b(?:{_DAY}|weekday|weekend)\s+(?:mornings|afternoons|evenings|nights)\b"
     rf"|\b(?:daily|nightly|weekly|fortnightly|monthly|yearly|annually)\b"
-    rf"|\b(?:once|twice|\d+\s+times|two\s+times|three\s+times)\s+(?:a|per)\s+(?:day|week|month|year)\b"
+    # A count a schedule can have ("3 times a week"); "100 times a day" is a figure of speech.
+    rf"|\b(?:once|twice|(?<![\d.])(?:[1-9]|1[0-2])\s+times|two\s+times|three\s+times)\s+(?:a|per)\s+(?:day|week|month|year)\b"
     rf"|\bon\s+a\s+{_DAY}\b|\b(?:{_DAY}|{_SHORT_DAY})\s*(?:-|to|till|til|thru|through)\s*(?:{_DAY}|{_SHORT_DAY})\b"
     rf"|\bof\s+(?:every|each|the)\s+month\b|(?<!\bin\s)\b(?:a|per)\s+(?:month|week)\b"
     # A list of weekdays is a week's schedule: "mon wed fri", "tuesday and thursday".
@@ -133,8 +134,11 @@ _UNCHANGED = re.compile(
     re.I,
 )
 #: A rule that follows, with what came before as its reason: ", so never plan anything before 1".
+#: ... or in a later sentence of the turn ("Sundays are for church and family. Service is at 10.
+#: so never book anything for us on a sunday").
 _REASON_FOR_RULE = re.compile(
-    r"^\s*,?\s+so\s+(?:(?:please|pls|plz)\s+)?(?:never|don['’]?t|dont|do\s+not|no|always|nothing)\b", re.I
+    r"(?:^\s*,?\s+|[.!?,]\s*)so\s+(?:(?:please|pls|plz)\s+)?(?:never|don['’]?t|dont|do\s+not|no|always|nothing)\b",
+    re.I,
 )
 #: A wish with a repeat word ("I want something different from rice every day"): no schedule.
 _WISH = re.compile(
@@ -252,10 +256,18 @@ def dated(run: Run, clause: Clause) -> bool:
     if who is None:
         return True
     subject, text, others = who
-    if subject is None and (not thing_subject(core) or _reason_for_rule(clause)):
+    if subject is None and (not thing_subject(core) or _reason_for_rule(clause) or _SUBJECT_ONLY.match(core)):
+        return True
+    if _consequence_of_schedule(clause):
         return True
     speaker = clause.turn.member_id or ""
-    text = name_first_person(text, run.people.speaker_name(speaker))[0]
+    text, first_person = name_first_person(text, run.people.speaker_name(speaker))
+    if subject is None and not first_person and not others and _ACTIVITY.match(core):
+        owner = _owner(run, clause)
+        if owner is None:
+            return True  # "the retest is booked" after naming two people: whose is not said
+        if owner.kind != "household":
+            subject, text = owner, f"{owner.display}'s {_THE.sub('', text)}"
     spans = [m for m in mentions if m.first_day != m.last_day and not _starts(core, m)]
     money = _MONEY.search(core) and any(_day_of_month_only(m) for m in mentions)
     if money:
@@ -289,6 +301,62 @@ _MONTH_NAME = re.compile(
     r"nov(?:ember)?|dec(?:ember)?)\b",
     re.I,
 )
+
+
+#: Something one person has, named with no owner ("training is mon wed fri", "the retest is
+#: booked for the 25th", "finals are starting"): whose it is comes from the turn.
+_OWNED = (
+    "training",
+    "practice",
+    "lessons?",
+    "class(?:es)?",
+    "club",
+    "tuition",
+    "re-?test",
+    "test",
+    "exams?",
+    "finals",
+    "check-?up",
+    r"health\s+check",
+    "recital",
+    "debate",
+)
+_ACTIVITY = re.compile(
+    rf"^(?:the\s+)?(?:[\w'’-]+\s+){{0,2}}?(?:{'|'.join(_OWNED)})"
+    r"(?=\s+(?:is|are|will|starts?|starting|begins?|finish\w*|ends?|runs?)\b|['’]s\b)",
+    re.I,
+)
+#: A school subject and a day ("maths is on the 25th"): what happens then (an exam, a class) is
+#: said elsewhere.
+_SCHOOL_SUBJECTS = "maths? science english physics chemistry biology history geography".split()  # noqa: SIM905
+_SUBJECT_ONLY = re.compile(rf"^(?:the\s+)?(?:{'|'.join(_SCHOOL_SUBJECTS)})(?:\s+(?:is|are)|['’]s)\s", re.I)
+_THE = re.compile(r"^the\s+", re.I)
+#: A heading that says whom the rest is for ("one for me:", "one for Kai:").
+_FOR_WHOM = re.compile(r"^(?:one|another|this one|next one)\s+for\s+(?P<who>[\w'’-]+)\s*:", re.I)
+
+
+def _owner(run: Run, clause: Clause) -> Subject | None:
+    """Whose the clause's activity is: the one the heading names ("one for me:"), else the one
+    person the turn named before it ("Ciarán didn't pass ... the retest is booked"), else a child
+    speaking of her own ("finals are starting"); the household when nobody is named and an
+    adult speaks (the thing stays the subject, as said); None when two people could be meant."""
+    speaker = clause.turn.member_id or ""
+    if heading := _FOR_WHOM.match(clause.quote):
+        who = heading.group("who").lower()
+        if who == "me":
+            return run.people.speaker(speaker)
+        if who == "us":
+            return Subject("household", "The family", ())
+        named = run.people.named(heading.group("who"), initial=False, lower_loose=True)
+        return named if named is not None and named.sure else None
+    before = run.people.named_before(clause.turn, clause.start)
+    if len(before) == 1:
+        return before[0] if before[0].sure else None
+    if before:
+        return None
+    if run.people.is_child(speaker):
+        return run.people.speaker(speaker)
+    return Subject("household", "The family", ())
 
 
 def _month_said_before(run: Run, clause: Clause, when: DateMention) -> bool:
@@ -392,12 +460,30 @@ def _reason_for_rule(clause: Clause) -> bool:
     ("sunday mornings are church, so never plan anything before 1 on sundays"): the rule holds it."""
     at = clause.turn.text.find(clause.quote, clause.start)
     after = clause.turn.text[at + len(clause.quote) :] if at >= 0 else ""
-    rule = _REASON_FOR_RULE.match(after)
+    rule = _REASON_FOR_RULE.search(after)
     if rule is None:
         return False
     rest = re.split(r"[.!?]", after[rule.end() :], maxsplit=1)[0]
     days = {d.lower()[:3] for d in re.findall(rf"\b{_DAY}", clause.core, re.I)}
     return bool(days) and bool(days & {d.lower()[:3] for d in re.findall(rf"\b{_DAY}", rest, re.I)})
+
+
+#: Being away or busy, said of a day ("Thursday evenings I'm out").
+_AWAY = re.compile(r"\b(?:out|busy|away|not\s+(?:around|free|home|available|in)|unavailable|tied\s+up)\b", re.I)
+
+
+def _consequence_of_schedule(clause: Clause) -> bool:
+    """Whether the clause, after "so", only says someone is away on the days of the schedule said
+    just before ("choir practice is thursdays 7pm, I'm in the choir, so Thursday evenings I'm
+    out"): the schedule is the fact, and when it moves the consequence must not stay behind.
+    What the free day is for is a fact of its own ("Fridays off, so Friday is my errand day")."""
+    before = clause.turn.text[: clause.start]
+    if not _AWAY.search(clause.core) or not re.search(r"\bso\s+$", before, re.I):
+        return False
+    earlier = last_sentence(before)
+    days = {d.lower()[:3] for d in re.findall(rf"\b{_DAY}", clause.core, re.I)}
+    said = {d.lower()[:3] for d in re.findall(rf"\b{_DAY}", earlier, re.I)}
+    return bool(days) and days <= said and is_recurring(earlier)
 
 
 def _begins_only(core: str, mentions: list[DateMention]) -> bool:
