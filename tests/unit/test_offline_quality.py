@@ -692,3 +692,10 @@ def test_a_rule_said_with_so_is_as_sensitive_as_its_reason() -> None:
     assert rule["summary"] == "Do not put Lucía's dad down for the school run." and rule["sensitivity"] == "health"
     [rule] = extract(lucia("Marco finishes work at 6. so don't book anything for him before 7"))
     assert rule["sensitivity"] == "normal"
+
+
+def test_a_month_typed_with_a_lookalike_letter_ends_a_schedule_not_the_extraction() -> None:
+    # Under re.I "ſeptember" (a long s) matches the month; its name must then be found.
+    [found] = extract(lucia("maya has swimming every tuesday until ſeptember"))  # said 2026-11-27
+    [plain] = extract(lucia("maya has swimming every tuesday until september"))
+    assert found["valid_until"] == plain["valid_until"] == "2027-10-01"

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from family_memory.domain.memory import Authority, Durability, MemoryType
 from family_memory.formation.candidate import EntityHint
-from family_memory.formation.dates import MONTHS, DateMention, find_dates
+from family_memory.formation.dates import MONTHS, DateMention, find_dates, fold_lookalikes
 from family_memory.formation.offline.people import OPAQUE, PRONOUNS, Subject
 from family_memory.formation.offline.text import last_sentence, name_first_person, sentence_case, short
 
@@ -541,7 +541,7 @@ def _until_month(text: str, today: date) -> date | None:
     match = _UNTIL_MONTH.search(text)
     if match is None:
         return None
-    month = MONTHS[match.group("m").lower()[:3]]
+    month = MONTHS[fold_lookalikes(match.group("m"))[:3]]
     year = today.year if month >= today.month else today.year + 1
     return date(year + 1, 1, 1) if month == 12 else date(year, month + 1, 1)
 
