@@ -599,3 +599,12 @@ def test_a_yes_after_a_word_of_thanks_takes_up_what_the_assistant_said() -> None
     bare = "kai's going on the trip on the 12th"
     unsaid = Claim(summary="Kai is going on the field trip to OMSI on March 12, 2026.", quotes=(bare,), names=("Kai",))
     assert check_support(unsaid, [said, SpokenTurn("user", bare, ("Emi",), quoted=True)], date(2026, 3, 4)).problems
+
+
+def test_a_venue_the_turns_do_not_name_is_an_invented_detail() -> None:
+    turn = "grandad's 70th is on the 3rd of aug, whole family's going"
+    invented = verdict("Grandad's 70th is at a hotel on August 3, and the whole family is going.", turn)
+    assert any("hotel" in p for p in invented), invented
+    assert verdict("Grandad's 70th is on August 3, and the whole family is going.", turn) == []
+    # The kind of a place the family names is no invention: "Greenes restaurant" for "greenes".
+    assert verdict("Siobhan loves Greenes restaurant.", "siobhan loves greenes, book it for her bday") == []

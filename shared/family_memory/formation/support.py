@@ -339,6 +339,25 @@ VALUES = frozenset(
     amoxicillin insulin antibiotics brakes tyres tires engine battery clutch gearbox""".split()  # noqa: SIM905
 )
 
+#: Kinds of venue: where something happens is a value of the claim ("at a hotel" is not in
+#: "mam's 80th is on the 3rd"), unless the turns name a place without its kind ("the thai place").
+VENUES = frozenset(
+    """hotel motel inn hostel restaurant cafe café pub bar diner bistro beach cinema theatre theater museum
+    zoo aquarium gym pool arena hall venue campsite""".split()  # noqa: SIM905
+)
+_GENERIC_PLACE = re.compile(r"(?:place|spot|joint|venue)", re.I)
+
+
+def _kind_of_a_named_place(word: str, summary: str, pool: Sequence[str]) -> bool:
+    """Whether the venue ``word`` follows, in the summary, a name the turns hold: "Greenes
+    restaurant" from "she loves greenes" names the kind of a place the family named."""
+    for m in re.finditer(rf"\b([A-Z][\w'’.-]*)\s+{re.escape(word)}\b", summary, re.I):
+        name = next(iter(_tokens(m.group(1))), "")
+        if m.group(1)[:1].isupper() and name and _held(name, pool):
+            return True
+    return False
+
+
 _NUMBER_WORDS = {
     "zero": 0,
     "one": 1,
@@ -964,7 +983,16 @@ def check_support(
         and not (w in ("every", "each") and (_RECURRING.search(source_text) or _SCHEDULE_WORD.search(source_text)))
         and not (w == "each" and _MONTH_DAY_SAID.search(source_text) and _EACH_MONTH.search(claim.summary))
     ]
-    values = [w for w in new if w in VALUES]
+    values = [
+        w
+        for w in new
+        if w in VALUES
+        or (
+            w in VENUES
+            and not _GENERIC_PLACE.search(source_text)
+            and not _kind_of_a_named_place(w, claim.summary, [*pool, *family_pool])
+        )
+    ]
     said_by_family = " ".join(t.text for t in sources if t.role == "user")
     dropped = [
         w
