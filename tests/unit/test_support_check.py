@@ -608,3 +608,16 @@ def test_a_venue_the_turns_do_not_name_is_an_invented_detail() -> None:
     assert verdict("Grandad's 70th is on August 3, and the whole family is going.", turn) == []
     # The kind of a place the family names is no invention: "Greenes restaurant" for "greenes".
     assert verdict("Siobhan loves Greenes restaurant.", "siobhan loves greenes, book it for her bday") == []
+
+
+def test_a_quote_about_her_does_not_support_a_summary_about_him() -> None:
+    turn = "she has to take it before PE, two puffs"
+    problems = verdict("Dayo has to use his eczema cream before PE.", turn)
+    assert any("'she'" in p for p in problems), problems
+    # The one the turn calls "her" may be the summary's subject.
+    from family_memory.formation.support import _other_gender
+
+    assert (
+        _other_gender("Maya goes to ballet on Saturdays with her dad.", "he takes her to ballet on saturdays") is None
+    )
+    assert _other_gender("Dayo has to use his eczema cream before PE.", turn) is not None

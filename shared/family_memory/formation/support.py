@@ -1016,7 +1016,11 @@ def check_support(
     moved = _value_moved(cut, primary, name_words)  # the quoted turns: a lender may give another thing its day
     if moved:
         problems.append(moved)
-    bound = _misbound(claim, quoted, claim.summary, lenders) or _roles_swapped(claim, quoted)
+    bound = (
+        _misbound(claim, quoted, claim.summary, lenders)
+        or _roles_swapped(claim, quoted)
+        or _other_gender(claim.summary, primary)
+    )
     if bound:
         problems.append(bound)
     return result
@@ -1717,6 +1721,30 @@ def _misbound(
         in_summary = set(_raw_words(summary))
         if theirs and not _compatible(ours, theirs) and not theirs <= in_summary:
             return f"the turn says that of {' and '.join(sorted(theirs))}, not {' and '.join(sorted(ours))}"
+    return None
+
+
+_SHE = frozenset({"she", "she's", "shes", "her", "hers", "herself"})
+_HE = frozenset({"he", "he's", "hes", "his", "him", "himself"})
+
+
+def _other_gender(summary: str, quoted: str) -> str | None:
+    """The quote opens on "she" and the summary's subject is "his" throughout, or the other way
+    round: "she has to take it before PE" (Tolu, her inhaler) is not "Dayo has to use his eczema
+    cream before PE". Only a summary that names its subject and then refers to them by one
+    gender, against a quote whose first word is the other one and which names no one by the
+    summary's."""
+    said = _tokens(quoted)
+    first = next(iter(said), "")
+    theirs = _SHE if first in _SHE else _HE if first in _HE else None
+    if theirs is None or (set(said) & ((_SHE | _HE) - theirs)):
+        return None  # "he takes her to ballet": the summary's subject may be the one the turn calls "her"
+    words = _tokens(summary)
+    if not words or words[0] in _SHE | _HE or words[0] in STOPWORDS or not summary[:1].isupper():
+        return None
+    ours = {w for w in words if w in _SHE | _HE}
+    if ours and not ours & theirs:
+        return f"the turn says that of '{first}', and the summary's subject is '{sorted(ours)[0]}'"
     return None
 
 
