@@ -325,6 +325,9 @@ def test_a_question_about_medicines_brings_what_the_person_takes_and_a_meal_the_
     assert picnic.index(SESAME.id) < picnic.index(epipen.id)  # the rule first, then the kit
     # Neither is a rule of a task that is not about food or medicines.
     assert not {metformin.id, epipen.id} & set(rules(runtime, "book noor a chess lesson"))
+    # Packing for a journey: what the traveller takes goes in the bag; a packed lunch is food only.
+    assert metformin.id in rules(runtime, "what should I pack for dad for the train to leeds?")
+    assert metformin.id not in rules(runtime, "what can I put in dad's packed lunch for work?")
 
 
 def test_asking_who_can_look_after_a_child_brings_who_looks_after_them(runtime: Runtime) -> None:

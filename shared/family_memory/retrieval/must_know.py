@@ -100,7 +100,11 @@ _TASKS: dict[str, re.Pattern[str]] = {
         r"what (?:does|do|did|is|has) [\w'-]+(?: [\w'-]+)? (?:take|taking|taken)\b(?! (?:to|along|with us))|"
         r"(?:take|taking|taken) (?:[\w'-]+ )?(?:tonight|"
         r"this morning|in the morning|at night|with (?:breakfast|dinner|food))|"
-        r"urgent care|surgery|operation|pain|painkillers?|ibuprofen|paracetamol|tylenol|advil)\b",
+        r"urgent care|surgery|operation|pain|painkillers?|ibuprofen|paracetamol|tylenol|advil|"
+        # Packing for a journey: what the travellers take goes in the bag ("what should I pack for
+        # mummy ji and papa for the train"); not a packed lunch.
+        r"pack(?:ing)?\b[^.?!]{0,60}?\b(?:train|flight|plane|trip|journey|holiday|travel|travelling|traveling|"
+        r"overnight|sleepover|weekend away))\b",
         re.I,
     ),
 }
