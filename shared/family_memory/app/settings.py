@@ -24,11 +24,13 @@ from pydantic_settings.sources.utils import parse_env_vars
 
 from family_memory.domain.errors import ConfigurationError
 from family_memory.lifecycle.rules import DEFAULT_DECAY_AFTER_DAYS, DEFAULT_PROMOTE_AFTER
-from family_memory.retrieval.lookup import (
+from family_memory.retrieval.caps import (
     DEFAULT_MAX_ITEMS,
     DEFAULT_MAX_TOKENS,
     DEFAULT_RULE_ITEMS,
     DEFAULT_RULE_TOKENS,
+    MAX_ITEMS_LIMIT,
+    MAX_TOKENS_LIMIT,
 )
 
 #: The environment ``load_settings`` was given instead of ``os.environ`` (tests, ``sam local``'s env.json).
@@ -79,11 +81,19 @@ class Settings(BaseSettings):
     opensearch_index: str = Field(
         default="family-memories", pattern=r"^[a-z][a-z0-9_-]{0,254}$", validation_alias="OPENSEARCH_INDEX"
     )
-    # The lookup's caps: defaults are retrieval.lookup's own (one place to change them).
-    lookup_max_items: int = Field(default=DEFAULT_MAX_ITEMS, ge=0, le=20, validation_alias="LOOKUP_MAX_ITEMS")
-    lookup_max_tokens: int = Field(default=DEFAULT_MAX_TOKENS, ge=0, le=2000, validation_alias="LOOKUP_MAX_TOKENS")
-    lookup_rule_items: int = Field(default=DEFAULT_RULE_ITEMS, ge=0, le=20, validation_alias="LOOKUP_RULE_ITEMS")
-    lookup_rule_tokens: int = Field(default=DEFAULT_RULE_TOKENS, ge=0, le=2000, validation_alias="LOOKUP_RULE_TOKENS")
+    # The lookup's caps: defaults and bounds are retrieval.caps' (one place to change them).
+    lookup_max_items: int = Field(
+        default=DEFAULT_MAX_ITEMS, ge=0, le=MAX_ITEMS_LIMIT, validation_alias="LOOKUP_MAX_ITEMS"
+    )
+    lookup_max_tokens: int = Field(
+        default=DEFAULT_MAX_TOKENS, ge=0, le=MAX_TOKENS_LIMIT, validation_alias="LOOKUP_MAX_TOKENS"
+    )
+    lookup_rule_items: int = Field(
+        default=DEFAULT_RULE_ITEMS, ge=0, le=MAX_ITEMS_LIMIT, validation_alias="LOOKUP_RULE_ITEMS"
+    )
+    lookup_rule_tokens: int = Field(
+        default=DEFAULT_RULE_TOKENS, ge=0, le=MAX_TOKENS_LIMIT, validation_alias="LOOKUP_RULE_TOKENS"
+    )
     # --- the lifecycle ---
     dream_queue_url: str | None = Field(
         default=None, validation_alias="DREAM_QUEUE_URL", description="aws: the SQS queue the fan-out fills"

@@ -351,9 +351,10 @@ _GENERIC_PLACE = re.compile(r"(?:place|spot|joint|venue)", re.I)
 def _kind_of_a_named_place(word: str, summary: str, pool: Sequence[str]) -> bool:
     """Whether the venue ``word`` follows, in the summary, a name the turns hold: "Greenes
     restaurant" from "she loves greenes" names the kind of a place the family named."""
-    for m in re.finditer(rf"\b([A-Z][\w'’.-]*)\s+{re.escape(word)}\b", summary, re.I):
+    # The name capitalised as written; the venue word in either case ("Greenes Restaurant").
+    for m in re.finditer(rf"\b([A-Z][\w'’.-]*)\s+(?i:{re.escape(word)})\b", summary):
         name = next(iter(_tokens(m.group(1))), "")
-        if m.group(1)[:1].isupper() and name and _held(name, pool):
+        if name and _held(name, pool):
             return True
     return False
 
@@ -811,11 +812,11 @@ def _quote_sentences(text: str, quotes: Sequence[str]) -> list[tuple[str, int]]:
     """(sentence, where the quote starts in it) for each sentence of ``text`` a quote falls in.
     A line of ``text`` (a turn) ends a sentence."""
     lines = [normalise_for_match(line) for line in text.splitlines()]
+    whole = " ".join(lines)  # a quote across a line break of one turn is read in the whole text
     out = []
     for quote in quotes:
         q = normalise_for_match(quote).strip(" .,!?")
-        # A quote across a line break of one turn is read in the whole text.
-        folded = next((line for line in lines if q and q[:60] in line), normalise_for_match(text))
+        folded = next((line for line in lines if q and q[:60] in line), whole)
         at = folded.find(q[:60]) if q else -1
         if at < 0:
             continue

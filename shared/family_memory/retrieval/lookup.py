@@ -65,6 +65,14 @@ from family_memory.domain.tokens import count_tokens
 from family_memory.formation.dates import WEEKDAYS
 from family_memory.ports.catalog import Catalog, CatalogRow
 from family_memory.retrieval.age import days_in_words
+from family_memory.retrieval.caps import (
+    DEFAULT_MAX_ITEMS,
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_RULE_ITEMS,
+    DEFAULT_RULE_TOKENS,
+    MAX_ITEMS_LIMIT,
+    MAX_TOKENS_LIMIT,
+)
 from family_memory.retrieval.embedding import Embedder, EmbeddingUnavailableError, Vector
 from family_memory.retrieval.must_know import (
     FACT_TASKS,
@@ -85,20 +93,9 @@ log = logging.getLogger(__name__)
 #: touches; "schedule": a standing arrangement on the day the message asks about.
 Via = Literal["semantic", "keyword", "both", "rule", "schedule"]
 
-DEFAULT_MAX_ITEMS = 5
-#: The token budgets hold their item caps (docs/retrieval.md): the candidates' at the harness's
-#: median line (about 79 tokens, a quarter of it the reference), so 350 let in four, never five;
-#: the rules' at their 90th percentile (76 tokens; median 62), since the lookups that need all
-#: eight are meals whose rules are the long health ones: at 500 a household's eighth food rule
-#: ("Dadaji must not have jaggery either") was cut.
-DEFAULT_MAX_TOKENS = 450
-DEFAULT_RULE_ITEMS = 8
-DEFAULT_RULE_TOKENS = 600
 DEFAULT_SCHEDULE_ITEMS = 4
 #: The keyword pass for standing arrangements: any weekday's name, any form.
 SCHEDULE_QUERY = " ".join([*WEEKDAYS, *(d + "s" for d in WEEKDAYS), "weekdays", "weekends"])
-MAX_ITEMS_LIMIT = 20
-MAX_TOKENS_LIMIT = 2000
 MAX_QUERY_CHARS = 2000
 #: Rendered lines a lookup keeps (``TurnLookup._line``).
 LINES_KEPT = 8192

@@ -39,7 +39,8 @@ from family_memory.domain.transcript import Transcript
 from family_memory.formation.document import OutcomeKind
 from family_memory.formation.extraction import MAX_SUPPLIED_CANDIDATES
 from family_memory.ports.catalog import CatalogRow
-from family_memory.retrieval.lookup import MAX_ITEMS_LIMIT, MAX_TOKENS_LIMIT, Via
+from family_memory.retrieval.caps import MAX_ITEMS_LIMIT, MAX_TOKENS_LIMIT
+from family_memory.retrieval.lookup import Via
 from family_memory.retrieval.tools import TOOL_SPECS
 
 
