@@ -472,6 +472,8 @@ def _dated(ctx: Context) -> None:
         views = ctx.matching(fact)
         ok = any(v.memory.valid_until == fact.valid_until and v.memory.status is expected[fact.final] for v in views)
         ctx.out.add("dated", int(ok), 1)
+        if ctx.in_scope(fact):
+            ctx.out.add("dated_in_scope", int(ok), 1)
         if not ok:
             got = ", ".join(f"{v.memory.valid_until} {v.memory.status.value}" for v in views) or "no memory"
             ctx.out.misses.append(f"dated {fact.id}: labelled {fact.valid_until} {fact.final.value}, got {got}")
@@ -520,6 +522,7 @@ ROWS: tuple[Row, ...] = (
     Row("task_queries", "task-shaped queries carrying every needed fact", Target(">=", 0.95)),
     Row("superseded_in_lookup", "superseded values in a task query's lookup", Target("==", 0), "count"),
     Row("dated", "dated facts with the right valid_until and end state", Target("==", 1.0)),
+    Row("dated_in_scope", "  ... within the offline extractor's scope", Target("==", 1.0)),
     Row("brief_tokens", "brief tokens, largest family", Target("<=", 2000), "max"),
     Row("brief_unstable", "families whose brief changed bytes on a recompile", Target("==", 0), "count"),
     Row("tag_precision_health", "sensitivity tagger precision: health", Target(">=", 0.95)),
