@@ -615,7 +615,7 @@ def test_a_days_routine_given_as_the_reason_for_a_rule_is_the_rules() -> None:
         ([lucia("Maya loves the pool. lessons are every tuesday at 4")], "Maya's lessons are every tuesday at 4."),
         (
             [("user", "maya", "exams are the 7th to the 11th. maths is on the 9th")],
-            "Maya's exams are the 7th to the 11th (Monday 2026-12-07 to Friday 2026-12-11).",
+            "Maya's exams are the 7th to the 11th (from Monday 2026-12-07 to Friday 2026-12-11).",
         ),
         (
             [("user", "marco", "one for me: annual health check is december 9 at 8")],

@@ -21,7 +21,8 @@ memory's ``valid_until`` is the day *after* the last day it is about:
 - the abbreviations people type: "tmrw", "tmr", "2moro", "tonite", "2nite".
   A month name needs a day after it that is a day, not a count: "May 3" is a
   date, "may 3 times a week" is not (nor "March 5 miles"); the lower-case
-  "may" counts only as "on may 3" or "may 3rd", since it is usually the verb.
+  "may" counts only as "on may 3", "may 3rd" or "may 3 at 4:40" (a day with its time),
+  since it is usually the verb.
 - an ISO date (2026-12-05) as written.
 - a holiday by name, where the caller asks (``holidays=True``): Christmas (Eve, Day),
   Boxing Day, New Year's Eve and Day, Halloween, Valentine's Day, Bonfire Night, and the
@@ -197,7 +198,8 @@ _PATTERNS = _table(
     ("day_month_year", rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH},? ((?:19|20)\d{{2}})\b"),
     (
         "month_day",
-        rf"\b(?P<on>(?:on|is|['’]s|till|until|from|by) )?{_MONTH}\.? (\d{{1,2}})(?P<nth>st|nd|rd|th)?\b{_COUNT}",
+        rf"\b(?P<on>(?:on|is|['’]s|till|until|from|by) )?{_MONTH}\.? (\d{{1,2}})(?P<nth>st|nd|rd|th)?\b{_COUNT}"
+        r"(?:(?=(?P<at>\s+at\s+\d)))?",
     ),
 )
 
@@ -301,7 +303,7 @@ def _resolve(kind: str, match: re.Match[str], today: date, past: bool) -> tuple[
             return None
     if kind == "month_day":
         name = match.group(2)
-        if name == "may" and not (match.group("on") or match.group("nth")):
+        if name == "may" and not (match.group("on") or match.group("nth") or match.group("at")):
             return None  # "I may 3 times a week ...": the verb, not the month
         return _one_day(_in_year(today, _month(name), int(match.group(3)), past))
     if kind == "day_next_month":

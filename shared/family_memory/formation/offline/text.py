@@ -3,8 +3,9 @@
 - Sentences end at ".", "!" or "?" followed by a space, but not after a title or
   an abbreviation ("Dr. Osei", "St. Mary's", "e.g."), an initial ("J. K.") or
   inside a number ("5.30"): a claim is never cut there.
-- Clauses break at ", and" / ", but" / ", so", ";", " - ", and at "and he's" /
-  "and she" (a second subject), never inside a self-correction.
+- Clauses break at ", and" / ", but" / ", so", ";", " - ", at "and he's" /
+  "and she" (a second subject), after "btw," when a new subject follows, and before
+  ", can you ..." (a request after the statement), never inside a self-correction.
 - A self-correction ("Friday, sorry, Saturday"; "at 10:40, no sorry, 11:40";
   "the 9th. Sorry, the 10th") keeps only the value given instead: the clause's
   words with the retracted value replaced by the new one. When the value taken
@@ -35,6 +36,9 @@ _SENTENCE_END = re.compile(r"[.!?]+(?=\s)|\n+")
 _CLAUSE_BREAK = re.compile(
     r",\s+(?:and|but|so)\s+|;\s+|\s+[-–—]\s+|\s+so\s+(?=(?:no|we|i|she|he|they|it|there)\b)"
     r"|\s+and\s+(?=(?:he|she|they|we)(?:['’](?:s|re|ll|ve|d)\b|\s))"
+    # A request after the statement ("the dresses have to be picked up saturday, can u remind mom")
+    # and a statement after "btw," ("the fitting went great btw, the dress needs hemming").
+    r"|,\s+(?=(?:can|could|would|will)\s+(?:you|u|ya)\b)|(?<=\bbtw),\s+(?=(?:the|my|our|i|we|he|she)\s)"
     r"|\s+but\s+(?=(?:i|i['’]m|im|we|we['’]re|he|he['’]s|she|she['’]s|they|my|our)\s)"
     r"|\s+but\s+(?=(?:at|on|in)\s+(?:home|school|work|weekends)\s+(?:we|i)\s)"
     # "NOT the mushroom ones i hate mushrooms": a new first-person statement of a like or dislike.

@@ -24,12 +24,12 @@ says when something starts ("she'll be in from the 10th") are left alone.
 from __future__ import annotations
 
 import re
-from datetime import date
+from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any
 
 from family_memory.domain.memory import Authority, Durability, MemoryType
 from family_memory.formation.candidate import EntityHint
-from family_memory.formation.dates import MONTHS, DateMention, find_dates, fold_lookalikes
+from family_memory.formation.dates import MONTHS, DateMention, find_dates, fold_lookalikes, weekday_number
 from family_memory.formation.offline.people import OPAQUE, PRONOUNS, Subject
 from family_memory.formation.offline.text import last_sentence, name_first_person, sentence_case, short
 
@@ -55,6 +55,39 @@ _RECURRING = re.compile(
 )
 #: "next week" as the occasion ("emil is at oma's monday to friday next week"), not as a start.
 _WEEK_OCCASION = re.compile(r"(?<!from\s)(?<!starting\s)(?<!as of\s)\b(?:this|next|that)\s+(?:week|weekend)\b", re.I)
+#: "this week" / "next week" said with the weekdays it is about ("this week i'm on nights wed and
+#: thu", "next week, emil is at oma's monday to friday"): the days of that week.
+_WEEK_NAMED = re.compile(r"(?<!from\s)(?<!starting\s)(?<!as of\s)\b(?P<which>this|next)\s+week\b(?!end)", re.I)
+_DAY_RUN = re.compile(
+    rf"\b(?:{_DAY}|{_SHORT_DAY})\b(?:\s*(?:,|and|&|/|-|to|till|thru|through)?\s*\b(?:{_DAY}|{_SHORT_DAY})\b)*", re.I
+)
+_DAY_WORD = re.compile(rf"\b(?:{_DAY}|{_SHORT_DAY})\b", re.I)
+
+
+def week_span(text: str, today: date) -> DateMention | None:
+    """The days a clause names within "this week" or "next week" ("this week i'm on nights wed and
+    thu", "on nights this week, monday to saturday"): from the first weekday named to the last.
+    "next week" is next calendar week (weeks start on Monday; said on a Sunday, the week that starts
+    tomorrow); "this week" is the week holding today, and said on a Sunday the one that starts
+    tomorrow (the week the speaker has ahead). A weekday of this week already behind today, one
+    run of days that is not the only one, or a day before its predecessor: None."""
+    week = _WEEK_NAMED.search(text)
+    if week is None:
+        return None
+    runs = [m for m in _DAY_RUN.finditer(text) if not (m.end() <= week.end() and m.start() >= week.start())]
+    if len(runs) != 1:
+        return None
+    run = runs[0]
+    days = [weekday_number(w) for w in _DAY_WORD.findall(run.group(0))]
+    weekday = today.weekday()
+    coming = week.group("which").lower() == "next" or weekday == 6
+    monday = today + timedelta(days=7 - weekday) if coming else today - timedelta(days=weekday)
+    resolved = [monday + timedelta(days=d) for d in days]
+    if resolved[0] < today or resolved != sorted(resolved):
+        return None
+    return DateMention(run.start(), run.end(), run.group(0), resolved[0], resolved[-1])
+
+
 _BIRTHDAY = re.compile(
     r"\b(?:birthday|bday|b-day|b'day)\b(?!\s+(?:party|dinner|lunch|cake|present|gift|celebration|plans?|trip|"
     r"outing|sleepover|bbq|picnic))",
@@ -209,7 +242,8 @@ def _annotate(text: str, mentions: list[DateMention], *, iso: bool) -> str:
         out.append(text[cursor : m.end])
         if iso:
             named_day = f"{m.first_day:%A}".lower() in m.text.lower() and m.first_day == m.last_day
-            out.append(f" ({m.first_day.isoformat() if named_day else m.describe()})")
+            described = m.first_day.isoformat() if named_day else m.describe()
+            out.append(f" ({'from ' if m.first_day != m.last_day else ''}{described})")
         elif re.search(r"(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)", m.text):
             pass  # "april 22": already the day, and no year to add
         elif m.first_day == m.last_day:
@@ -238,6 +272,12 @@ def dated(run: Run, clause: Clause) -> bool:
     core = clause.core
     mentions = find_dates(core, clause.today)
     recurring = is_recurring(core)
+    if (week := week_span(core, clause.today)) is not None:
+        # One stretch of days, not "next week" and each weekday apart ("... monday to friday").
+        mentions = [
+            m for m in mentions if m.text.lower() != "next week" and not (m.start < week.end and week.start < m.end)
+        ]
+        mentions = sorted([*mentions, week], key=lambda m: m.start)
     if not mentions and not recurring:
         return False
     if _LIST.match(core) or _UNCHANGED.search(core) or _WEEKDAY_HABIT.search(core):
@@ -404,6 +444,14 @@ def _plural_thing(text: str) -> bool:
     )
 
 
+#: What may come before a clause's "I" or "we": the week it is about, or the occasion it is for.
+_LEAD = re.compile(
+    r"^(?:(?:this|next)\s+week|for\s+(?!(?:now|today|tonight|once|a\s|the\s+(?:moment|time)))[\w'’-]+)\s*,?\s+"
+    r"(?=(?:i|we)(?:['’]|\s))",
+    re.I,
+)
+
+
 def _who(run: Run, clause: Clause) -> tuple[Subject | None, str, list[Subject]] | None:
     """The clause's subject, its words with every person named ("his echo" -> "Stan's echo",
     "with him" -> "with Sven"), and the other people it names; None when a pronoun points
@@ -420,13 +468,27 @@ def _who(run: Run, clause: Clause) -> tuple[Subject | None, str, list[Subject]] 
         parsed = run.people.subject(core, clause.turn, clause.start)
         if parsed is not None:
             subject = parsed[0]
+    if subject is None and (lead := _LEAD.match(core)):
+        # "this week i'm on nights", "for eid we're going to khadija's": the subject after the lead.
+        parsed = run.people.subject(core[lead.end() :], clause.turn, clause.start + lead.end())
+        if parsed is not None and parsed[0].kind in ("speaker", "member", "household"):
+            subject = parsed[0]
+            if lead.group(0).lower().startswith(("this", "next")):
+                # "this week i'm on nights" is said "Linh is on nights ... this week": no summary
+                # opens with "This".
+                week = lead.group(0).strip(" ,")
+                core = f"{core[lead.end() :]} {week}"
     if subject is None:
         # In a clause about something the extractor cannot name ("hoa's moving into her own
         # flat"), a "her" is that something's: not formed.
         if re.search(r"\b(?:he|she|him|her|his|hers|they|them|their)\b", core, re.I):
             return None
         return None, core, []
-    named = run.people.name_pronouns(core, clause.turn, clause.start, subject)
+    named = (
+        None
+        if _aside_with_its_own_object(run, clause, subject)
+        else run.people.name_pronouns(core, clause.turn, clause.start, subject)
+    )
     if named is None:
         # "i have nachhilfe every wednesday at 4 with frau keller, she's nice": the claim without
         # the aside whose pronoun points nowhere certain.
@@ -440,6 +502,20 @@ def _who(run: Run, clause: Clause) -> tuple[Subject | None, str, list[Subject]] 
             return None
     text, others = named
     return subject, text, [o for o in others if o.key != subject.key]
+
+
+def _aside_with_its_own_object(run: Run, clause: Clause, subject: Subject) -> bool:
+    """Whether the words after the clause's first comma are a statement of their own about someone
+    else that takes a him or her ("maddie has the dentist the 24th at 3:30, I'll take her after
+    school", "nadia lands may 8, karim's picking her up"): that object is the first part's subject,
+    which the rule for objects ("luis takes her": never the clause's own subject) cannot tell, so
+    the claim is the first part alone."""
+    main, comma, aside = clause.core.partition(", ")
+    if not comma or not re.search(r"\b(?:him|her)\b(?!\s+(?:own\s+)?[\w'’-]+\s+(?:is|are)\b)", aside, re.I):
+        return False
+    at = clause.start + len(main) + len(comma)
+    theirs = run.people.subject(aside, clause.turn, at)
+    return theirs is not None and theirs[0].key != subject.key
 
 
 def _members_in(run: Run, text: str, subject: Subject | None, others: list[Subject]) -> list[str]:
@@ -514,7 +590,11 @@ def _occasion(
 ) -> None:
     core = clause.core
     # The date phrase in the (possibly renamed) text: the same words, found again.
-    mentions = [m for m in find_dates(text, clause.today) if m.first_day == when.first_day and not m.past]
+    again = week_span(text, clause.today)
+    if again is not None and (again.first_day, again.last_day) == (when.first_day, when.last_day):
+        mentions = [again]  # "wed and thu" this week: the days, found again
+    else:
+        mentions = [m for m in find_dates(text, clause.today) if m.first_day == when.first_day and not m.past]
     stated = _annotate(text, mentions[:1], iso=True) if mentions else text
     phrase = core[when.start : when.end]
     about_match = re.match(rf"^(?P<x>.+?)\s+(?:is|are|will be|'s)\s+(?:on\s+)?{re.escape(phrase)}$", core, re.I)
