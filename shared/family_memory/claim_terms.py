@@ -17,6 +17,19 @@ to lean, so the cosine bar is set by what they show (``TermSignal``):
   intolerances, likes, dislikes, fears, friends; the calibration set's labelling rule) and
   the candidate names a value the forgotten texts do not, keeping none of theirs ("allergic
   to sesame" after "allergic to eggs"): a second value, never a restatement by meaning;
+- ``SAME_SCHEDULE``: a forgotten schedule said again: both name the same days of the week,
+  every key term of the forgotten text recurs, and the candidate adds none of its own, a
+  word for a kind of class counting as the class it names (``KINDS``: "a mat class on
+  Tuesday and Thursday mornings" after "pilates on Tuesdays and Thursdays at 7 am"; a
+  sibling is not its kind: "yoga" is not "pilates");
+- ``OTHER_ACTIVITY``: the candidate names a class or activity (``ACTIVITIES``) the forgotten
+  texts do not, and none of theirs is in the candidate ("yoga on Saturdays", "guitar on
+  Thursdays too" after pilates, piano): another activity, never a restatement by meaning;
+- ``RECURS``: a clause of the candidate says the forgotten thing happened again or still
+  holds ("again", "still", "once more", "as usual") and says nothing else: each of its key
+  terms is a word of the forgotten texts. A later episode of a forgotten condition ("Obinna
+  had an accident in the night again" after "Obinna still wets the bed some nights"), not
+  something else that happened again ("a nightmare again", "a sickle cell crisis again");
 - ``NONE`` otherwise.
 
 Clauses (``claim_parts``) are compared as well as whole texts: "Obinna had an accident in
@@ -64,8 +77,53 @@ MANY_VALUED: tuple[frozenset[str], ...] = tuple(
 )
 #: Family-talk words for the same thing that the support check's lexicon does not hold.
 SAME_THING: tuple[frozenset[str], ...] = tuple(
-    frozenset(group.split()) for group in ("seeing dating together couple boyfriend girlfriend relationship",)
+    frozenset(group.split())
+    for group in (
+        "seeing dating together couple boyfriend girlfriend relationship",
+        "wets wet wetting bedwetting accident accidents",
+        "football soccer footy",
+    )
 )
+#: Words for a kind of class or activity, and the named ones each may stand for ("my mat class"
+#: for pilates, "keyboard" for piano). One way only: two named ones under one kind ("yoga",
+#: "pilates") are not alike.
+KINDS: dict[str, frozenset[str]] = {
+    kind: frozenset(named.split())
+    for kind, named in (
+        ("mat", "pilates yoga barre"),
+        ("reformer", "pilates"),
+        ("keyboard", "piano"),
+        ("keys", "piano"),
+        ("instrument", "piano keyboard guitar violin viola cello drums flute clarinet trumpet saxophone"),
+        ("music", "piano keyboard guitar violin viola cello drums flute clarinet trumpet saxophone singing"),
+        ("dance", "ballet tap jazz salsa hiphop contemporary ballroom zumba"),
+        ("martial", "karate judo taekwondo kickboxing jujitsu aikido"),
+        ("dojo", "karate judo taekwondo aikido"),
+        ("workout", "pilates yoga barre spin spinning zumba crossfit aerobics bootcamp"),
+        ("fitness", "pilates yoga barre spin spinning zumba crossfit aerobics bootcamp"),
+        ("sport", "football soccer rugby netball basketball tennis cricket hockey swimming gymnastics"),
+        ("sports", "football soccer rugby netball basketball tennis cricket hockey swimming gymnastics"),
+    )
+}
+#: The named classes and activities (a new one in a candidate is another activity).
+ACTIVITIES = frozenset().union(*KINDS.values()) | frozenset({"chess", "choir", "swim", "swims", "scouts", "brownies"})
+#: Words saying a claim happened before and again, or still holds.
+RECURRENCE = frozenset({"again", "still"})
+_RECURRENCE_PHRASES = re.compile(r"\b(?:once more|as usual|as always|same as (?:always|before|usual))\b", re.I)
+#: Days of the week as a family writes them, to the day they name.
+WEEKDAYS: dict[str, str] = {
+    spelling: day
+    for day, spellings in (
+        ("monday", "monday mondays mon"),
+        ("tuesday", "tuesday tuesdays tue tues"),
+        ("wednesday", "wednesday wednesdays wed weds"),
+        ("thursday", "thursday thursdays thu thur thurs"),
+        ("friday", "friday fridays fri"),
+        ("saturday", "saturday saturdays sat"),
+        ("sunday", "sunday sundays sun"),
+    )
+    for spelling in spellings.split()
+}
 #: Words that make such a slot hold one value ("best friend", "favourite food").
 ONE_VALUE = frozenset({"best", "favourite", "favorite", "fave", "only"})
 _CLAUSE = re.compile(r"[;:!?]+|,(?!\d)|\.(?!\d)|\s[—–-]\s|\b(?:but|while|whereas|so|because|though|although)\b", re.I)
@@ -76,6 +134,9 @@ MIN_CLAUSE_WORDS = 3
 class TermSignal(StrEnum):
     KEPT = "kept"
     SECOND_VALUE = "second_value"
+    SAME_SCHEDULE = "same_schedule"
+    OTHER_ACTIVITY = "other_activity"
+    RECURS = "recurs"
     NONE = "none"
 
 
@@ -127,6 +188,8 @@ def alike(a: str, b: str) -> bool:
         return True
     if any(a in group and b in group for group in SAME_THING):
         return True
+    if b in KINDS.get(a, ()) or a in KINDS.get(b, ()):
+        return True
     return b in IMPLIED.get(a, ()) or a in IMPLIED.get(b, ())
 
 
@@ -153,6 +216,36 @@ def _slots(text: str) -> set[int]:
     return {n for n, group in enumerate(MANY_VALUED) if said & group}
 
 
+def weekdays(text: str) -> frozenset[str]:
+    """The days of the week ``text`` names."""
+    return frozenset(WEEKDAYS[w] for w in re.findall(r"[a-z]+", text.lower()) if w in WEEKDAYS)
+
+
+def _says_again(text: str) -> bool:
+    return bool(RECURRENCE & set(words(text)) or _RECURRENCE_PHRASES.search(text))
+
+
+def recurs(forgotten_words: Sequence[str], texts: Sequence[str], names: Iterable[str] = ()) -> bool:
+    """Whether a clause of ``texts`` says the forgotten thing happened again or still holds,
+    and nothing else: it has key terms, each a word of the forgotten texts."""
+    names = list(names)
+    for part in claim_parts(texts):
+        if not _says_again(part):
+            continue
+        terms = key_terms(part, names)
+        if terms and all(held(w, forgotten_words) for w in terms):
+            return True
+    return False
+
+
+def _other_activity(forgotten: Sequence[str], texts: Sequence[str], names: Sequence[str]) -> bool:
+    said = [w for text in texts for w in words(text)]
+    forgotten_words = [w for text in forgotten for w in words(text)]
+    theirs = [w for text in forgotten for w in key_terms(text, names) if w in ACTIVITIES]
+    ours = [w for w in key_terms(texts[0], names) if w in ACTIVITIES and not held(w, forgotten_words)]
+    return bool(ours and theirs) and not any(held(w, said) for w in theirs)
+
+
 def term_signal(forgotten: Sequence[str], texts: Sequence[str], names: Iterable[str] = ()) -> TermSignal:
     """What the key terms of ``texts`` (a candidate's summary first, then its quotes) show
     against the ``forgotten`` texts of a rule (module docstring); ``names``: the candidate's
@@ -169,6 +262,18 @@ def term_signal(forgotten: Sequence[str], texts: Sequence[str], names: Iterable[
     values = [w for terms in same_slot for w in terms if not _cue(w)]
     if [w for w in own if not _cue(w)] and values and not any(held(w, said) for w in values):
         return TermSignal.SECOND_VALUE
-    if any(terms and all(held(w, said) for w in terms) for terms in forgotten_terms):
+    if _other_activity(forgotten, texts, names):
+        return TermSignal.OTHER_ACTIVITY
+    kept = [
+        text
+        for text, terms in zip(forgotten, forgotten_terms, strict=True)
+        if terms and all(held(w, said) for w in terms)
+    ]
+    days = weekdays(texts[0])
+    if days and not own and any(weekdays(text) == days for text in kept):
+        return TermSignal.SAME_SCHEDULE
+    if kept:
         return TermSignal.KEPT
+    if recurs(forgotten_words, texts, names):
+        return TermSignal.RECURS
     return TermSignal.NONE

@@ -29,8 +29,12 @@ module instead:
   quotes against the forgotten summary, body and quotes, whole or clause by
   clause, at or above the threshold calibrated for that embedder on
   ``eval/calibration/restatement.yaml``; ``claim_terms`` sets the bar by the
-  claim's key terms: lower when every key term of a forgotten text recurs, none
-  when the candidate adds a second value to a slot that holds many). "Has keyboard lessons every
+  claim's key terms: lower when every key term of a forgotten text recurs, lower
+  still when a schedule is said again on the same days with nothing new ("a mat
+  class on Tuesday and Thursday mornings" after "pilates on Tuesdays and
+  Thursdays") or a clause says only that the forgotten thing happened again ("an
+  accident in the night again"), none when the candidate adds a second value to a
+  slot that holds many or names another activity ("yoga" after "pilates")). "Has keyboard lessons every
   Thursday" after "takes piano on Thursdays" is kept out, so is "the dose went
   up"; the same claim about someone else, or a different claim about the same
   person that is not close in meaning ("Leo's bedtime is 8"), is learned. The
@@ -100,6 +104,14 @@ MEANING_THRESHOLDS: dict[str, float] = {"local/all-MiniLM-L6-v2-int8": 0.75}
 #: How much lower the bar is when every key term of a forgotten text recurs in the candidate
 #: (``claim_terms.TermSignal.KEPT``), calibrated with the threshold.
 KEPT_TERMS_EASE = 0.05
+#: How much lower still when the candidate says a forgotten schedule again: the same days, the
+#: forgotten key terms kept (a kind of class for the class) and no key term of its own
+#: (``claim_terms.TermSignal.SAME_SCHEDULE``), calibrated with the threshold.
+SAME_SCHEDULE_EASE = 0.15
+#: How much lower when a clause of the candidate says only that the forgotten thing happened
+#: again (``claim_terms.TermSignal.RECURS``: "had an accident in the night again"), calibrated
+#: with the threshold.
+RECURRENCE_EASE = 0.1
 
 
 class ClaimMeaning:
@@ -126,8 +138,12 @@ class ClaimMeaning:
         """The cosine a candidate's ``texts`` must reach against ``forgotten``; None: no bar
         makes it the same claim."""
         signal = term_signal(forgotten, texts, names)
-        if signal is TermSignal.SECOND_VALUE:
+        if signal in (TermSignal.SECOND_VALUE, TermSignal.OTHER_ACTIVITY):
             return None
+        if signal is TermSignal.SAME_SCHEDULE:
+            return self.threshold - SAME_SCHEDULE_EASE
+        if signal is TermSignal.RECURS:
+            return self.threshold - RECURRENCE_EASE
         if signal is TermSignal.KEPT:
             return self.threshold - KEPT_TERMS_EASE
         return self.threshold

@@ -330,6 +330,30 @@ def test_a_question_about_medicines_brings_what_the_person_takes_and_a_meal_the_
     assert metformin.id not in rules(runtime, "what can I put in dad's packed lunch for work?")
 
 
+def test_a_shopping_list_is_a_medicines_task_only_when_it_names_a_medicine(runtime: Runtime) -> None:
+    # eval-okafor's query "make the shopping list for next week": it names no medicine, no refill.
+    meds = fact(
+        "Dad takes folic acid and Paludrine every morning with breakfast.",
+        "Dad's daily medicines",
+        applies_to=[DAD],
+        type=MemoryType.FACT,
+        sensitivity=Sensitivity.HEALTH,
+    )
+    school_run = fact(
+        "Dad takes Noor and Sami to school every morning.", "Dad's school run", applies_to=[DAD], type=MemoryType.FACT
+    )
+    runtime.writer.apply(change_set(add(meds), add(school_run)))
+    runtime.drain()
+    # Two medicines are what he takes; two children taken to school are not.
+    medicines = rules(runtime, "what does dad take in the morning?")
+    assert meds.id in medicines and school_run.id not in medicines
+    assert meds.id not in rules(runtime, "make the shopping list for next week")
+    assert meds.id not in rules(runtime, "what should we have for breakfast every morning next week?")
+    # Naming the medicine, or a refill, makes the list bear on what he takes.
+    assert meds.id in rules(runtime, "make the shopping list for next week, and add dad's folic acid")
+    assert meds.id in rules(runtime, "shopping list for the weekend, we need his refills too")
+
+
 def test_asking_who_can_look_after_a_child_brings_who_looks_after_them(runtime: Runtime) -> None:
     sitter = fact(
         "Chloe next door is the only babysitter the family uses.",

@@ -30,9 +30,11 @@ SETS = Path(__file__).parents[2] / "eval" / "calibration"
 #: >= 97% and <= 2%.
 SUPPORTED_ACCEPTED_AT_LEAST = 0.89
 UNSUPPORTED_ACCEPTED_AT_MOST = 0.041
-#: Forget rules with the offline MiniLM, measured 92.2% (119/129) and 7.6% (10/131) on 260 pairs.
+#: Forget rules with the offline MiniLM, measured 92.1% (128/139) and 6.3% (9/142) on 281 pairs
+#: (on the first 260: 92.2% and 7.6% before the kinds of class, other activities and later
+#: episodes were read, 93.0% and 6.1% after).
 RESTATED_KEPT_OUT_AT_LEAST = 0.92
-NEW_CLAIMS_KEPT_OUT_AT_MOST = 0.077
+NEW_CLAIMS_KEPT_OUT_AT_MOST = 0.064
 
 
 def test_the_support_check_holds_its_measured_error_rates() -> None:
@@ -213,3 +215,68 @@ def test_a_clause_that_restates_the_forgotten_claim_counts() -> None:
 
 def test_a_numbers_comma_does_not_split_a_clause() -> None:
     assert all("$9,500 on the car loan" in part for part in claim_parts(["The family owes $9,500 on the car loan."]))
+
+
+# --- a class named by its kind, and a later episode (eval-nakamura, eval-okafor) ---------------
+
+EMI = new_ulid()
+PILATES = "Emi does pilates on Tuesdays and Thursdays at 7 am."
+
+
+def _emis(summary: str) -> Candidate:
+    return _candidate(summary).model_copy(update={"applies_to": ["Emi"]})
+
+
+def _kept_out_for(person: str, forgotten: str, later: str, cosine: float) -> bool:
+    rules = SuppressionRules([_rule(forgotten, [person])], _at_cosine(forgotten, {later: cosine}))
+    return rules.match(_emis(later), [person]) is not None
+
+
+def test_a_forgotten_class_named_by_its_kind_on_the_same_days_stays_forgotten() -> None:
+    mat_class = "Emi has a mat class on Tuesday and Thursday mornings."
+    assert term_signal(fingerprints([PILATES]), [mat_class], ["Emi"]) is TermSignal.SAME_SCHEDULE
+    assert _kept_out_for(EMI, PILATES, mat_class, 0.62)  # the MiniLM's cosine for this pair
+    # on other days it is not the schedule again: the ordinary bar holds
+    elsewhere = "Emi has a mat class on Saturday mornings."
+    assert term_signal(fingerprints([PILATES]), [elsewhere], ["Emi"]) is TermSignal.KEPT
+    assert not _kept_out_for(EMI, PILATES, elsewhere, 0.62)
+
+
+def test_a_class_that_adds_words_of_its_own_is_not_the_forgotten_schedule() -> None:
+    spin = "Emi has a spin class on Tuesday and Thursday mornings."
+    assert term_signal(fingerprints([PILATES]), [spin], ["Emi"]) is TermSignal.OTHER_ACTIVITY
+    assert not _kept_out_for(EMI, PILATES, spin, 0.62)
+
+
+def test_another_named_activity_is_learned_however_close_the_embedder_puts_it() -> None:
+    yoga = "Emi does yoga on Saturdays at 9 am at the studio on Belmont."
+    assert term_signal(fingerprints([PILATES]), [yoga], ["Emi"]) is TermSignal.OTHER_ACTIVITY
+    assert not _kept_out_for(EMI, PILATES, yoga, 0.9)
+    # the kind of class is not another activity: "keyboard" is the piano lesson
+    assert term_signal(
+        fingerprints(["Leo takes piano on Thursdays."]), ["Leo has keyboard lessons every Thursday."]
+    ) is (TermSignal.SAME_SCHEDULE)
+
+
+OBINNA = new_ulid()
+BEDWETTING = (
+    "Obinna still wets the bed some nights, which the doctor says is common with sickle cell; there is a "
+    "mattress protector and Blessing changes the sheets."
+)
+
+
+def test_a_later_episode_of_a_forgotten_condition_stays_forgotten() -> None:
+    episode = "Obinna had an accident in the night again, I washed everything and put the protector back"
+    assert term_signal(fingerprints([BEDWETTING]), [episode], ["Obinna"]) is TermSignal.RECURS
+    assert _kept_out_for(OBINNA, BEDWETTING, episode, 0.71)  # the MiniLM's best clause pair
+    # the same words without "again" are held to the ordinary bar
+    assert not _kept_out_for(OBINNA, BEDWETTING, "Obinna had an accident in the night", 0.71)
+
+
+def test_something_else_that_happened_again_is_learned() -> None:
+    for later in (
+        "Obinna had a sickle cell crisis again and spent two nights in hospital",
+        "Obinna had a nightmare again and ended up in our bed",
+    ):
+        assert term_signal(fingerprints([BEDWETTING]), [later], ["Obinna"]) is not TermSignal.RECURS
+        assert not _kept_out_for(OBINNA, BEDWETTING, later, 0.74)

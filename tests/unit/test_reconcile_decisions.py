@@ -570,3 +570,41 @@ def test_values_compare_with_spelling_variants() -> None:
         summary="House rule - no phone or tablet for the children on school night except homework.",
     )
     assert compare_values(same, SCREENS) is Value.SAME
+
+
+# --- a standing rule applied to one occasion (eval-kowalski) ------------------------------------
+
+STAN = "01K6N1R0A0B0C0D0E0F0ENT0ST"
+SODIUM = thai(
+    type=MemoryType.CONSTRAINT,
+    strength=Strength.HARD,
+    authority=Authority.USER_EXPLICIT,
+    about="Stan's sodium limit",
+    summary="Stan is on a low-sodium diet; his doctor wants him under 2,000 mg of sodium a day.",
+    applies_to=[STAN],
+)
+
+
+def _stans(summary: str) -> Proposal:
+    return proposal(
+        type=MemoryType.CONSTRAINT,
+        about="Stan's sodium limit",
+        summary=summary,
+        authority=Authority.USER_EXPLICIT,
+        applies_to=(STAN,),
+        names=frozenset({"stan"}),
+    )
+
+
+def test_a_standing_rule_kept_at_one_occasion_reinforces_it() -> None:
+    fish_fry = _stans("Stan keeps to low salt at the fish fry, eating the fish and skipping the fries and rye bread.")
+    decision = decide(fish_fry, [known(SODIUM)])
+    assert decision.kind is DecisionKind.REINFORCE and decision.target == SODIUM
+
+
+def test_a_new_value_said_at_an_occasion_is_still_a_new_value() -> None:
+    # What is left without the occasion names a value the rule does not: not the rule again.
+    potassium = _stans("Stan must also keep off potassium at the fish fry, so no fries.")
+    assert decide(potassium, [known(SODIUM)]).kind is not DecisionKind.REINFORCE
+    eggs = allergy("eggs", about="Maya's allergy to peanuts", summary="Maya is allergic to eggs at the party.")
+    assert decide(eggs, [known(PEANUTS)]).kind is not DecisionKind.REINFORCE

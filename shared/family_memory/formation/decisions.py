@@ -250,15 +250,18 @@ _VALUE_WORDS = re.compile(
     r"crab|lobster|fish|eggs?|milk|dairy|lactose|cheese|gluten|wheat|soy|soya|sesame|kiwi|strawberr(?:y|ies)|"
     r"bananas?|tomato(?:es)?|chocolate|pork|beef|chicken|lamb|meat|red meat|sugar|caffeine|grapefruit|alcohol|"
     r"vegetarian|vegan|pescatarian|halal|kosher|jain|coeliac|celiac|diabet\w*|asthma|epilepsy|eczema|penicillin|"
-    r"ibuprofen|aspirin|insulin|monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekends?|weekdays?)s?\b",
+    r"ibuprofen|aspirin|insulin|salt|sodium|monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekends?|"
+    r"weekdays?)s?\b",
     re.I,
 )
+#: Value words two ways ("low salt" is "low sodium").
+_SAME_VALUE = {"salt": "sodium"}
 
 
 def value_words(text: str) -> set[str]:
     """The value words of a claim and its numbers ("peanuts", "thursday", "8pm")."""
     folded = text.lower()
-    words = {m.group(0).rstrip("s") for m in _VALUE_WORDS.finditer(folded)}
+    words = {_SAME_VALUE.get(v, v) for v in (m.group(0).rstrip("s") for m in _VALUE_WORDS.finditer(folded))}
     # A year says when, not what: "vegetarian since January 2026" has the value "vegetarian".
     return words | {n for n in _numbers(text) if not re.fullmatch(r"(?:19|20)\d\d", n)}
 
@@ -280,13 +283,30 @@ _AUDIENCE = re.compile(
 )
 
 
+#: One occasion a claim is said of, and what it means there, to the end of its sentence: "at the
+#: fish fry, eating the fish and skipping the fries" in "Stan keeps to low salt at the fish fry, ...".
+_OCCASION = re.compile(r"\s+\b(?:at|during)\s+(?:the|a|an|his|her|their|our|my|this|that)\s+[^.;]*", re.I)
+
+
+def occasion_free(text: str) -> str:
+    """``text`` without the occasions it is said of (``_OCCASION``)."""
+    return _OCCASION.sub("", text)
+
+
 def compare_values(proposal: Proposal, memory: Memory) -> Value:
     """How a claim of a memory's slot compares with it, by their value words and numbers
     ("can't have shrimp" has LESS than "allergic to shellfish, including shrimp"; "peanuts and
     eggs" MORE than "peanuts"; "peanuts" -> "eggs", "Thursday" -> "Friday", "at 8" -> "at 9" OTHER).
+    A standing claim applied to one occasion is compared without the occasion and what is done
+    at it, when what is left still names a value: "Stan keeps to low salt at the fish fry, eating
+    the fish and skipping the fries" has LESS than "Stan is on a low-sodium diet, under 2,000 mg a
+    day" (the fish is what he eats there, not a value of his diet).
     With no value words on either side, the words decide: the same words are SAME, fewer of
     them LESS, anything else OTHER."""
     ours, theirs = value_words(proposal.summary), value_words(memory.summary)
+    applied = value_words(occasion_free(proposal.summary))
+    if applied and applied <= theirs and not ours <= theirs:
+        ours = applied
     if ours or theirs:
         if ours == theirs:
             return Value.SAME

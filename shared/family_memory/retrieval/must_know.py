@@ -18,8 +18,9 @@ message:
 
 Facts join them for two kinds of task, read in a second filtered pass: a meal brings what lifts
 or narrows a food rule ("Kamsi can have ice cream now") and the allergy kit of the people at the
-table ("Do-hyun has an EpiPen"); a question about medicines ("what does dad take tonight")
-brings what the people it involves take ("Stan's metoprolol is now 50 mg at 8 am and 8 pm");
+table ("Do-hyun has an EpiPen"); a question about medicines ("what does dad take tonight"), or
+a task that names one ("add obinna's folic acid to the shopping list"; a shopping list "for next
+week" names none), brings what the people it involves take ("Stan's metoprolol is now 50 mg at 8 am and 8 pm");
 a question of childcare ("who can watch rosie?") brings who looks after the children ("Chloe
 next door is the only babysitter the family uses", a relationship).
 
@@ -187,7 +188,8 @@ _CAREGIVER = re.compile(
 _MEDICINE = re.compile(
     r"\b(?:\d+(?:\.\d+)? ?(?:mg|mcg|ml)|doses?|tablets?|pills?|puffs?|inhalers?|epipens?|epi-pens?|"
     r"auto-?injectors?|antihistamines?|insulin|medication|medicines?|meds|prescri\w+|"
-    r"takes (?!the\b|a\b|an\b|over\b|part\b|care\b|turns\b)[\w'-]+(?: [\w'-]+)? "
+    # Two medicines too: "takes folic acid and Paludrine every morning".
+    r"takes (?!the\b|a\b|an\b|over\b|part\b|care\b|turns\b)[\w'-]+(?: [\w'-]+)?(?: and [\w'-]+(?: [\w'-]+)?)? "
     r"(?:every|each|at|after|before|with|twice|once|daily|in the morning|at night|morning|night))\b",
     re.I,
 )
@@ -363,8 +365,11 @@ def must_know(
             if food and "food" in topics and involved and reading.allows:
                 found.append(MustKnow(row, "food allowance", (0 if for_named else 1, 0, 1, 1, place)))
             elif (
-                # What someone takes bears on a question about medicines; the allergy kit on a meal.
-                involved and reading.medicine and ("medical" in tasks or (food and reading.allergy_kit))
+                # What someone takes bears on a question about medicines, and on any task that names the
+                # medicine ("add obinna's folic acid to the shopping list"); the allergy kit on a meal.
+                involved
+                and reading.medicine
+                and ("medical" in tasks or (food and reading.allergy_kit) or _names_medicine(message_words, row))
             ):
                 found.append(MustKnow(row, "medicine", (0 if for_named else 1, 1, 1, 2, place)))
             elif "care" in tasks and involved and reading.caregiver:
@@ -450,6 +455,23 @@ def _facts_of(row: CatalogRow) -> _RowFacts | None:
             del _ROW_FACTS[next(iter(_ROW_FACTS))]  # the oldest kept (a dict keeps insertion order)
         _ROW_FACTS[id(row)] = (row, facts)
     return facts
+
+
+#: The words of a medicine fact that say when or how it is taken, not what it is: a shopping list
+#: "for next week" or a breakfast does not name Obinna's folic acid.
+_WHEN_TAKEN = frozenset(
+    content_tokens(
+        "takes take taking taken needs needed every each morning mornings night nights evening evenings bedtime "
+        "breakfast lunch dinner tea supper meal meals food daily twice once week weekly month monthly with after "
+        "before school water dose doses half"
+    )
+)
+
+
+def _names_medicine(message_words: set[str], row: CatalogRow) -> bool:
+    """Whether a message names what a medicine fact says someone takes: a word of substance of its
+    summary beyond when and how it is taken ("folic", "paludrine", "metoprolol")."""
+    return bool((message_words & _words_of(row.summary)) - _WEAK - _WHEN_TAKEN)
 
 
 #: Words too common to tie a message to a rule on their own.
