@@ -42,6 +42,7 @@ from datetime import date
 from difflib import SequenceMatcher
 
 from family_memory.domain.text import normalise_for_match
+from family_memory.formation import paraphrase
 from family_memory.formation.dates import WEEKDAY_FORMS, find_dates, past_tense, weekday_number
 from family_memory.formation.relations import RELATION_WORDS
 from family_memory.formation.text_similarity import STOPWORDS
@@ -448,7 +449,7 @@ _EPISODE = re.compile(
     re.I,
 )
 _PAST_VERB = re.compile(
-    r"\b(?:had|was|were|wasn't|weren't|went|did|didn't|made|loved|liked|hated|skipped|ate|saw|came|took|left|"
+    r"\b(?:had|was|were|wasn't|weren't|been|went|did|didn't|made|loved|liked|hated|skipped|ate|saw|came|took|left|"
     r"ran|won|lost|fell|broke|spent|wore|cried|threw|gave|turned|offered|reacted|happened|passed|failed|"
     r"(?<!'s )got)\b",
     re.I,
@@ -532,10 +533,12 @@ def _alike(a: str, b: str) -> bool:
     if len(sb) > 3 and sb[-1] == sb[-2] and sb[:-1] == sa:
         return True
     if sa in _CALENDAR or sb in _CALENDAR or a.rstrip("s") in _CALENDAR or b.rstrip("s") in _CALENDAR:
-        return False
+        return paraphrase.typo(a, b)  # "thrusdays", "febuary"; never another day or month
     if min(len(a), len(b)) >= 5 and a[:5] == b[:5]:
         return True
     if min(len(a), len(b)) >= 4 and SequenceMatcher(None, a, b).ratio() >= 0.8:
+        return True
+    if paraphrase.typo(a, b):
         return True
     return any((a in group and b in group) or (sa in group and sb in group) for group in SYNONYMS)
 
@@ -904,6 +907,7 @@ def check_support(
     writers = {n for t in turns for n in t.writer_names}
     pool = _tokens(source_text) + [w for n in writers for w in _tokens(n)]
     pool += [w for t in set(pool) for w in IMPLIED.get(t, ())]
+    pool += paraphrase.lent_words(source_text)  # "skint" -> "money tight", "won't" -> "refuses"
     if _AMOUNT_A_PERIOD.search(source_text):
         # "groceries are about £450 a month": what something costs a period is what is spent on it.
         pool += ["spend", "spends", "spending", "cost", "costs"]
@@ -930,7 +934,7 @@ def check_support(
             problems.append("the summary's date is not the date the turn's words mean")
 
     # Numbers and times (those of the absolute dates aside).
-    said_numbers = _numbers(source_text)
+    said_numbers = _numbers(source_text) | paraphrase.rate_numbers(source_text)
     if _SAME_AS_BEFORE.search(source_text):
         # "choir moved to wednesdays btw, same time": the time is the one the family gave before,
         # in what it said of the same thing ("choir practice is thursdays 7pm").
@@ -974,6 +978,8 @@ def check_support(
         and not (_capitalised(w, claim.summary) and w not in _CALENDAR and _held(w, family_pool))
         and not (w in PLACE_NOUNS and _names_a_held_place(w, claim.summary, pool))
         and not _said_of_the_same_thing(w, summary_tokens, lending, name_words, quoted_tokens)
+        and not _framing(w, pool, source_text)
+        and not (w in _NUMBER_WORDS and _number_supported(float(_NUMBER_WORDS[w]), said_numbers))
     ]
     proper = [w for w in new if _capitalised(w, claim.summary) and w not in name_words and w not in _CALENDAR]
     quantifiers = [
@@ -983,11 +989,13 @@ def check_support(
         and not _held(w, pool)
         and not (w in ("every", "each") and (_RECURRING.search(source_text) or _SCHEDULE_WORD.search(source_text)))
         and not (w == "each" and _MONTH_DAY_SAID.search(source_text) and _EACH_MONTH.search(claim.summary))
+        and not (w in paraphrase.HABITUAL and paraphrase.recurring(source_text))
     ]
     values = [
         w
         for w in new
         if w in VALUES
+        or w in paraphrase.VALUE_WORDS
         or (
             w in VENUES
             and not _GENERIC_PLACE.search(source_text)
@@ -995,6 +1003,8 @@ def check_support(
         )
     ]
     said_by_family = " ".join(t.text for t in sources if t.role == "user")
+    # A word a phrasing of the summary restates is said, not dropped; nor is a framing word.
+    restated = paraphrase.restated(said_by_family, summary_tokens, _alike)
     dropped = [
         w
         for w in dict.fromkeys(_content(_tokens(said_by_family)))
@@ -1003,6 +1013,8 @@ def check_support(
         and w not in FILLER
         and w not in name_words
         and not _held(w, summary_tokens)
+        and w not in restated
+        and w not in paraphrase.FRAMING
     ]
     if proper or values:
         problems.append(f"the turns do not name {', '.join([*proper, *values][:4])}")
@@ -1010,6 +1022,9 @@ def check_support(
         problems.append(f"the turns do not say {', '.join(quantifiers)}")
     elif len(new) > len(dropped):
         problems.append(f"the turns do not say: {', '.join(new[:6])}")
+    opposite = paraphrase.opposed(_tokens(cut), pool)
+    if opposite:
+        problems.append(f"the turns say {opposite[0]}, not {opposite[1]}")
     swap = _swapped(things, summary_tokens, name_words, lines, primary)
     if swap:
         problems.append(swap)
@@ -1141,6 +1156,32 @@ def _value_moved(summary: str, said: str, names: set[str]) -> str | None:
         if all(d and not d & ours_days for d in days):
             return f"the turn gives {word} another day"
     return None
+
+
+#: "the thai place": a kind of venue the summary gives a place the family named without its kind.
+_NAMED_PLACE = re.compile(r"\b(?:place|spot|joint)\b", re.I)
+
+
+def _framing(word: str, pool: Sequence[str], source_text: str) -> bool:
+    """A word of the summary that carries no checkable value, or restates the turns' words in
+    another form (``formation/paraphrase.py``): an adverb of degree or connection ("roughly",
+    "instead"), an inflected light verb ("staying", "kept"), a habitual adverb where the turns
+    state a recurrence ("usually" for "pretty much every week"), a compound of the turns'
+    words ("drop-off", "daytime"), a venue's kind for "the thai place"."""
+    if word in paraphrase.FRAMING or paraphrase.light(word, GENERIC):
+        return True
+    if word in paraphrase.HABITUAL and paraphrase.recurring(source_text):
+        return True
+    if word in VENUES and _NAMED_PLACE.search(source_text):
+        return True
+    if word in VALUES or word in paraphrase.VALUE_WORDS:
+        return False
+    said = set(pool)
+    return paraphrase.compound_parts(
+        word,
+        lambda part: part in said or any(_stem(other) == _stem(part) for other in said),
+        lambda part: part in GENERIC,
+    )
 
 
 def _said_of_the_same_thing(

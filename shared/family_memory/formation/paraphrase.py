@@ -1,0 +1,353 @@
+"""How family talk says a thing, for the support check (``formation/support.py``; issue 10 section 2).
+
+The support check refuses a summary that names a word of substance the cited turns do not
+hold. A faithful summary often uses a word the family did not: it writes "money is tight"
+for "we're skint", "refuses to fly" for "won't fly", "Wednesdays" for "wendesdays",
+"drop-off" for "drop off", "usually" for "pretty much every week". This module holds the
+general means by which such a word is read as said, in four kinds:
+
+- **Typos** (``typo``): one edit (a letter added, dropped, changed, or two letters swapped:
+  the Damerau-Levenshtein distance) in a word of six letters or more. Days and months are
+  compared this way too ("thrusdays", "febuary"), but two distinct calendar words never are
+  ("tuesdays" is not "thursdays").
+- **Phrasings** (``PHRASINGS``): a phrase of the turns and the words a summary may use for
+  it ("going up" -> "increases", "got into" -> "accepted", "doesn't drink" -> "alcohol").
+  Every entry is ordinary English of family talk, no name or value of any conversation: a
+  phrasing lends only words that restate it, never a value (a food, a person, a number).
+- **Framing words** (``FRAMING``, ``HABITUAL``, ``light``): words that carry no checkable
+  value. Adverbs of degree and connection ("roughly", "instead", "especially") are free; an
+  inflected light verb ("staying", "putting", "kept") is as free as its plain form; a
+  habitual adverb ("usually", "often") is free where the turns state a recurrence ("every
+  week", "most nights", "on fridays"), while "always", "every" and "never" stay strict.
+- **Compounds** (``compound_parts``): "drop-off", "daytime", "pickup" are read as their
+  parts, of which at least one must be held by the turns.
+
+The other side, kept as strict as before: value words (``VALUE_WORDS``: colours, medical
+specialties and therapies, household chores) a summary may name only if the turns do, and
+opposites (``OPPOSITES``): a summary word whose opposite the turns say, and which they do not
+say themselves, is a changed value ("drop-off" for "pick-up", "loves" for "not a fan of").
+
+Lexical and deterministic, like the check: no model call in Lambda.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from itertools import pairwise
+
+_CALENDAR = frozenset(
+    """monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays fridays
+    saturdays sundays january february march april may june july august september october november december
+    christmas easter""".split()  # noqa: SIM905
+)
+
+
+def damerau_levenshtein(a: str, b: str, limit: int = 2) -> int:
+    """The optimal-string-alignment distance of ``a`` and ``b`` (insertions, deletions,
+    substitutions and swaps of two neighbouring letters), capped at ``limit + 1``."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    previous2: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        current = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                current[j] = min(current[j], previous2[j - 2] + 1)
+        if min(current) > limit:
+            return limit + 1
+        previous2, previous = previous, current
+    return min(previous[-1], limit + 1)
+
+
+def typo(a: str, b: str) -> bool:
+    """One word typed two ways: one edit apart, both of six letters or more, the same first
+    letter, and not two different days or months ("thrusdays" is "thursdays", "febuary"
+    "february"; "tuesdays" is not "thursdays", "june" is not "july")."""
+    if a == b:
+        return True
+    if min(len(a), len(b)) < 6 or a[0] != b[0] or not (a.isalpha() and b.isalpha()):
+        return False
+    if a in _CALENDAR and b in _CALENDAR:
+        return False
+    return damerau_levenshtein(a, b, 1) <= 1
+
+
+# --- phrasings: a phrase of the turns -> words a summary may use for it ----------------------
+
+_NEGATED = r"(?:doesn'?t|don'?t|does not|do not|didn'?t|never|not|won'?t|can'?t|isn'?t)"
+
+#: (a phrase of the turns, the words a faithful summary may use for it). Ordinary English.
+PHRASINGS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
+    (re.compile(pattern, re.I), tuple(words.split()))
+    for pattern, words in (
+        # money
+        (r"\b(?:skint|broke|hard up|strapped|short of (?:money|cash)|tight on money)\b", "money tight short budget"),
+        (r"\bsav(?:e|es|ing|ed)(?: up)?\b|\bputting (?:money )?(?:by|aside)\b", "money aside put putting save savings"),
+        (r"\b(?:go(?:es|ing)?|went|gone|put|putting) up\b|\brais(?:e|es|ing|ed)\b", "increase increases rise"),
+        (r"\b(?:go(?:es|ing)?|went|gone|com(?:e|es|ing)|came) down\b", "decrease decreases decreased reduced fall"),
+        (
+            r"\bfrom (?:next |the |this )?"
+            r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun|\d)",
+            "starting beginning effective",
+        ),
+        # home, school and work
+        (r"\b(?:chef|cooks?|cooking)\b", "cooking cook cooks cooked"),
+        (r"\b(?:do(?:es)? the dishes|wash(?:es|ing)? up|washing-up)\b", "washes wash washing dishes"),
+        (r"\b(?:handyman|diy|fix(?:es|ed|ing)?|mend(?:s|ed|ing)?)\b", "repairs repair fixes fix"),
+        (r"\b(?:home from|off) (?:school|nursery|work|daycare)\b|\boff sick\b", "staying home absent"),
+        (r"\b(?:trip|going|go|fly(?:ing)?|flight|heading) (?:back )?home\b|\bback home\b", "back return"),
+        (
+            r"\b(?:got|get|gets|getting) (?:in|into|a place)\b|\bmade the (?:team|squad|choir|band)\b",
+            "accepted admitted selected place",
+        ),
+        (r"\b(?:work(?:s|ing)?|wfh) from home\b|\bwfh\b", "remotely remote home"),
+        (r"\b(?:primary|secondary|elementary|reception|academy|year \d{1,2}|grade \d{1,2})\b", "school"),
+        (r"\bchoir\b", "sing sings singing"),
+        (r"\b(?:by|next to|close to|beside) the\b", "near nearby next"),
+        (r"\bhalf the time\b|\ba lot\b", "often sometimes"),
+        (r"\b(?:gcses?|a-levels?|a levels?|sats|finals|mocks|o-levels?)\b", "exam exams test tests"),
+        (r"\b(?:asleep|in bed) by\b|\b(?:goes|go|going) to bed\b|\blights out\b", "bedtime"),
+        (r"\bup (?:at night|all night|most nights|every night|in the night)\b", "awake waking night"),
+        # travel
+        (r"\b(?:car ?sick|travel ?sick|sea ?sick)\b", "motion travel"),
+        (r"\bdriv(?:e|es|ing)\b", "journey journeys road car trip trips"),
+        (r"\bdrivable\b|\bdriving distance\b|\bby car\b", "car drive driving reachable distance"),
+        # health
+        (r"\bfound out\b|\bfind out\b", "diagnosed discovered learned learnt"),
+        (
+            r"\b(?:celiac|coeliac|diabet\w*|asthma\w*|epilep\w*|eczema|crohn'?s|arthritis|migraines?)\b",
+            "disease condition diagnosis",
+        ),
+        (r"\bdentist\b", "dental"),
+        (r"\b(?:doctor|gp)\b", "medical"),
+        (r"\bphysio\b", "physiotherapy physical therapy"),
+        (r"\btummy\b", "stomach belly"),
+        (r"\blads\b", "boys"),
+        (r"\b(?:he|he's|his|him)\b", "boy man male"),
+        (r"\b(?:she|she's|her|hers)\b", "girl woman female"),
+        (r"\blasses\b", "girls"),
+        (r"\bteething\b", "teeth"),
+        (r"\bexpecting\b", "pregnant baby due"),
+        (r"\bpassed away\b|\bpassed on\b", "died death"),
+        # wishes and refusals
+        (rf"\b{_NEGATED} drink(?:s|ing)?\b|\bteetotal\b|\btee-total\b", "alcohol alcoholic booze"),
+        (r"\b(?:won'?t|will not|refus(?:e|es|ed|ing))\b", "refuses refuse refused unwilling"),
+        (r"\bnot (?:a (?:big )?fan of|keen on|into)\b|\bcan'?t stand\b", "dislikes dislike hates hate"),
+        (r"\b(?:big fan of|mad about|obsessed with|(?:really|big|so) into)\b", "loves love likes enjoys fan"),
+        (r"\bonly (?:on|at|for|when|after|before|if|with)\b", "except unless apart"),
+        # how often, how much
+        (
+            r"\b(?:pretty much|nearly|almost) (?:every|each|always|daily|weekly)\b|"
+            r"\bmost (?:days|nights|weeks|weekends|mornings|evenings|afternoons|sundays|saturdays|fridays)\b|"
+            r"\btends? to\b|\bnormally\b|\bgenerally\b",
+            "usually often generally normally mostly regularly",
+        ),
+        (r"\bor so\b|\bish\b|-ish\b|\bgive or take\b|\broughly\b", "roughly approximately around about"),
+    )
+)
+
+
+def lent_words(text: str) -> list[str]:
+    """The words the phrasings of ``text`` lend a summary."""
+    out: list[str] = []
+    for pattern, words in PHRASINGS:
+        if pattern.search(text):
+            out.extend(words)
+    return out
+
+
+def restated(text: str, summary: Sequence[str], alike: Callable[[str, str], bool]) -> set[str]:
+    """The words of ``text`` a phrasing the summary uses restates ("skint" when the summary says
+    "money is tight"): said in other words, they are not left out, so they pay for no word the
+    summary adds ("money is tight, so no holidays abroad" for "we're broke, so no days out")."""
+    out: set[str] = set()
+    for pattern, words in PHRASINGS:
+        if any(alike(w, s) for w in words for s in summary):
+            for m in pattern.finditer(text):
+                out.update(re.findall(r"[^\W\d_]+(?:['’-][^\W\d_]+)*", m.group(0).lower().replace("’", "'")))
+    return out
+
+
+_EVERY_N_MONTHS = re.compile(r"\bevery (\d{1,2}|two|three|four|six) months\b", re.I)
+_TWO_OCCASIONS = re.compile(
+    r"\b(?:morning and (?:evening|night|bedtime)|(?:evening|night) and morning|am and pm|"
+    r"one (?:after|before|with|at) \w+ and one (?:after|before|with|at))\b",
+    re.I,
+)
+_SMALL = {"two": 2, "three": 3, "four": 4, "six": 6}
+
+
+def rate_numbers(text: str) -> set[float]:
+    """How many times a period the turns' words come to: "every 6 months" is twice a year (2),
+    "morning and evening" or "one after breakfast and one after dinner" twice a day (2)."""
+    out: set[float] = set()
+    for m in _EVERY_N_MONTHS.finditer(text):
+        n = _SMALL.get(m.group(1).lower()) or int(m.group(1))
+        if n and 12 % n == 0:
+            out.add(float(12 // n))
+    if _TWO_OCCASIONS.search(text):
+        out.add(2.0)
+    return out
+
+
+# --- framing words: no checkable value --------------------------------------------------
+
+#: Adverbs of degree, manner and connection: they say how a thing is put, not what it is.
+FRAMING = frozenset(
+    """roughly instead rather especially particularly mainly largely mostly typically simply actually
+    currently presently whenever meanwhile otherwise either totally completely absolutely super pretty
+    properly seriously""".split()  # noqa: SIM905
+)
+#: Habitual adverbs: free where the turns state a recurrence, never beyond ("always" stays strict).
+HABITUAL = frozenset("usually often normally generally regularly typically mostly".split())  # noqa: SIM905
+_RECURRENCE = re.compile(
+    r"\b(?:every|each|per|most|usually|normally|generally|often|regularly|daily|nightly|weekly|fortnightly|"
+    r"monthly|always|tends? to|a (?:day|night|week|fortnight|month|year)|mondays|tuesdays|wednesdays|thursdays|"
+    r"fridays|saturdays|sundays|weekends|weekdays|mornings|evenings|nights)\b",
+    re.I,
+)
+
+
+def recurring(text: str) -> bool:
+    """Whether ``text`` states something that recurs ("every week", "most nights", "on fridays")."""
+    return bool(_RECURRENCE.search(text))
+
+
+#: Irregular forms of the light verbs (the check's generic words are in their plain forms).
+IRREGULAR = {
+    "kept": "keep",
+    "went": "go",
+    "gone": "go",
+    "took": "take",
+    "taken": "take",
+    "made": "make",
+    "got": "get",
+    "gotten": "get",
+    "came": "come",
+    "held": "hold",
+    "brought": "bring",
+    "paid": "pay",
+    "gave": "give",
+    "given": "give",
+    "met": "meet",
+    "ate": "eat",
+    "eaten": "eat",
+    "wore": "wear",
+    "worn": "wear",
+    "sat": "sit",
+    "ran": "run",
+    "began": "begin",
+    "begun": "begin",
+    "did": "do",
+    "done": "do",
+    "put": "put",
+}
+#: Light verbs beside the check's generic words: they carry the sentence, not a value.
+LIGHT_VERBS = frozenset("put puts putting say says said".split())  # noqa: SIM905
+
+
+def _lemmas(word: str) -> list[str]:
+    """Plain forms ``word`` may be an inflection of ("staying" -> "stay", "putting" -> "put")."""
+    out = [IRREGULAR[word]] if word in IRREGULAR else []
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 2:
+            base = word[: -len(suffix)]
+            out += [base, base + "e"]
+            if len(base) > 2 and base[-1] == base[-2]:
+                out.append(base[:-1])  # "putting" -> "put"
+            if base.endswith("i"):
+                out.append(base[:-1] + "y")  # "carried" -> "carry"
+    return out
+
+
+def light(word: str, generic: Iterable[str] | frozenset[str]) -> bool:
+    """An inflected form of a generic word or a light verb ("staying", "coming", "kept")."""
+    plain = generic if isinstance(generic, frozenset) else frozenset(generic)
+    return any(base in plain or base in LIGHT_VERBS for base in _lemmas(word)) or word in LIGHT_VERBS
+
+
+# --- compounds ------------------------------------------------------------------------------
+
+
+#: Particles a compound may end in ("drop-off", "pickup", "wake-ups", "check-in").
+PARTICLES = frozenset("up ups off in out over back down on".split())  # noqa: SIM905
+
+
+def compound_parts(word: str, held: Callable[[str], bool], free: Callable[[str], bool]) -> bool:
+    """A compound whose parts the turns say: "drop-off" for "drop off", "daytime" for "during the
+    day", "pickup" for "pick up". ``held``: a part is a word of the turns (as written or
+    inflected, not a near spelling); ``free``: a generic word. Each part is held, free or a
+    particle, at least one of three letters or more is held, and a part of a joined compound
+    has three letters or more: "daytime" is not said by a turn of nights, nor "shellfish" by
+    one of fish."""
+    if "-" in word:
+        parts = [p for p in word.split("-") if p]
+        if len(parts) > 1 and all(held(p) or free(p) or p in PARTICLES or len(p) < 2 for p in parts):
+            return any(held(p) for p in parts if len(p) >= 3)
+        return False
+    if len(word) < 6 or not word.isalpha():
+        return False
+    for cut in range(3, len(word) - 1):
+        left, right = word[:cut], word[cut:]
+        if len(right) < 3 and right not in PARTICLES:
+            continue
+        if (
+            (held(left) or free(left))
+            and (held(right) or free(right) or right in PARTICLES)
+            and (held(left) or held(right))
+        ):
+            return True
+    return False
+
+
+# --- the strict side: values and opposites ----------------------------------------------------
+
+#: Values beside the check's ``VALUES``: a summary may name one only if the turns do.
+VALUE_WORDS = frozenset(
+    """red orange yellow green blue purple pink black white brown grey gray silver gold navy
+    physiotherapy physiotherapist cardiology cardiologist dermatology dermatologist neurology neurologist
+    orthopaedic orthopedic paediatrician pediatrician audiology audiologist optician optometrist psychiatrist
+    psychologist occupational speech orthodontist gynaecologist oncology oncologist allergist podiatrist
+    cooking baking cleaning laundry ironing hoovering vacuuming gardening repairs dishes
+    iron calcium zinc magnesium potassium folic vitamin vitamins b12 omega
+    piano violin viola cello guitar drums flute clarinet trumpet trombone saxophone harp ukulele recorder
+    girl girls boy boys""".split()  # noqa: SIM905
+)
+
+#: Pairs of opposite or alternative values: a summary that says one where the turns say the other.
+OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
+    (frozenset(a.split()), frozenset(b.split()))
+    for a, b in (
+        ("pickup pick-up pickups collection", "dropoff drop-off dropoffs"),
+        ("morning mornings", "evening evenings night nights afternoon afternoons"),
+        ("increase increases increased rise rises higher", "decrease decreases decreased reduced lower fall falls"),
+        ("earlier early", "later late"),
+        ("older eldest", "younger youngest"),
+        ("upstairs", "downstairs"),
+        ("inside indoors", "outside outdoors"),
+        ("love loves loved adore adores enjoy enjoys likes", "dislike dislikes hate hates"),
+        ("allowed permitted", "banned forbidden"),
+        ("lift lifts elevator elevators", "stairs staircase escalator escalators"),
+        ("bath baths", "shower showers"),
+    )
+)
+
+
+def opposed(summary: Sequence[str], pool: Sequence[str]) -> tuple[str, str] | None:
+    """(the turns' word, the summary's) where the summary says a value whose opposite the turns
+    say, and says neither the turns' value nor its own is in the turns."""
+    said = set(pool) | {a + b for a, b in pairwise(pool)}  # "pick up" is "pickup"
+    ours = set(summary) | {a + b for a, b in pairwise(summary)}
+    flat = {w.replace("-", "") for w in said}
+    for one, other in OPPOSITES:
+        for mine, theirs in ((one, other), (other, one)):
+            mine_flat = {w.replace("-", "") for w in mine}
+            theirs_flat = {w.replace("-", "") for w in theirs}
+            ours_flat = {w.replace("-", "") for w in ours}
+            if ours_flat & mine_flat and not flat & mine_flat and flat & theirs_flat and not ours_flat & theirs_flat:
+                return sorted(flat & theirs_flat)[0], sorted(ours_flat & mine_flat)[0]
+    return None
