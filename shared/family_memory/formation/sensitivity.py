@@ -64,10 +64,35 @@ _HEALTH = re.compile(
     r"migraine\w*|vaccin\w*|injur\w*|physio\w*|dialysis|chemo\w*|health visitor|blood tests?|"
     r"\d+(?:\.\d+)? ?mg)\b"
 )
+#: Medicines, supplements and specialists by name: what a person takes or sees for their health.
+_MEDICINE = re.compile(
+    r"\b(?:cardiolog\w*|haematolog\w*|hematolog\w*|neurolog\w*|dermatolog\w*|oncolog\w*|"
+    r"rheumatolog\w*|endocrinolog\w*|nephrolog\w*|urolog\w*|gastroenterolog\w*|audiolog\w*|optometrist|"
+    r"sickle cell|(?:his|her|their|sickle cell|pain) cris[ie]s|dietitian|dietician|folic acid|vitamins?|supplements?|painkillers?|paracetamol|ibuprofen|"
+    # The endings of common medicine names ("metoprolol", "atorvastatin"; "lisinopril" but never "april").
+    r"\w{2,}(?:olol|[io]pril|sartan|statin|formin|prazole|cillin|mycin|cycline|oxetine|xaban|gatran|dronate)|"
+    r"enalapril)\b"
+)
+#: A medicine by how it is taken: "takes folic acid and paludrine every morning with breakfast",
+#: "is on X twice a day". The thing taken opens with no article or pronoun ("takes the bus every
+#: morning", "takes her to school every morning" are not medicine), and the timing is a dose's.
+_DOSE = re.compile(
+    r"\b(?:takes?|taking|took|is on|are on)\s+(?!(?:the|a|an|his|her|their|my|our|your|him|them|us|me|it|"
+    r"some|any|turns|care|over|off|part|place|time|charge|lessons?|classes?)\b)[a-z][\w'-]*(?:\s+[\w'-]+){0,4}?"
+    r"\s+(?:every|each)\s+(?:morning|night|evening|day)\b.*?(?:\bwith\s+(?:breakfast|food|meals?|dinner|water|milk)\b)|"
+    r"\b(?:takes?|taking|took|is on|are on)\s+(?!(?:the|a|an|his|her|their|my|our|your|him|them|us|me|it|"
+    r"some|any|turns|care|over|off|part|place|time|charge|lessons?|classes?)\b)[a-z][\w'-]*(?:\s+[\w'-]+){0,4}?"
+    r"\s+(?:once|twice|three times|\d times) (?:a|per) day\b"
+)
 _FINANCES = re.compile(
     r"\b(bank\w*|salary|salaries|income|debts?|loans?|mortgage\w*|credit card\w*|budget\w*|tax|taxes|"
     r"invest\w*|savings|pension\w*|account number|payroll|paycheck|bills|insurance|social security|"
-    r"child benefit|my pay|get paid)\b"
+    r"child benefit|my pay|get paid|fees|school fees|instal?ments?|repayments?|refinanc\w*|valuer|valuation)\b|"
+    # An amount of money: a currency sign or word beside a number ("$3,100", "400,000 won", "₦650k", "£178").
+    r"[$£€₦¥₩]\s?\d|\b\d[\d,.]*\s?(?:k|m|million|thousand)?\s?(?:won|yen|naira|euros?|pounds|dollars|rupees|pesos|"
+    r"dinars?|dirhams?|rand|usd|gbp|eur|nzd|aud|cad|inr|krw)\b|"
+    # Paying someone by the week or month: "we pay ms. jung 400,000 a month".
+    r"\bpa(?:y|ys|id|ying)\s+(?:\w+\.?\s+){0,3}?\d[\d,.]*\s?(?:k|m)?\s+(?:a|per|each|every)\s+(?:week|month|year|hour)\b"
 )
 _MINORS = re.compile(
     r"\b(daughters?|sons?|kids?|child|children|baby|babies|toddlers?|teens?|teenagers?|grandchild\w*|"
@@ -196,7 +221,20 @@ def is_health(
     claim's own texts, which may call its subjects pets."""
     if pets_only(applies_to, entities, claim, family):
         return False
-    return bool(_HEALTH.search(_NOT_HEALTH.sub(" ", text)))
+    plain = without_other_care(text)
+    return bool(_HEALTH.search(plain)) or medicine(plain)
+
+
+def medicine(text: str) -> bool:
+    """Whether ``text`` (comparison form) names a medicine, a supplement or a specialist, or
+    tells how something is taken as a dose ("takes folic acid every morning with breakfast")."""
+    return bool(_MEDICINE.search(text) or _DOSE.search(text))
+
+
+def without_other_care(text: str) -> str:
+    """``text`` (comparison form) with the words that name a pet's care or a workplace blanked:
+    "IT for the hospital" is a job, "the animal hospital" a pet's."""
+    return _NOT_HEALTH.sub(" ", text)
 
 
 def is_finances(text: str) -> bool:

@@ -12,6 +12,7 @@ from family_memory.domain.text import normalise_for_match
 from family_memory.domain.transcript import Role, Transcript, Turn
 from family_memory.formation.candidate import Candidate, CitedTurns
 from family_memory.formation.dates import find_dates, turn_day
+from family_memory.formation import sensitivity
 from family_memory.formation.document import ExtractorInfo, ExtractorKind
 from family_memory.formation.extraction import Extraction, Extractor, RetryPolicy
 from family_memory.formation.offline import health, rules, timing
@@ -168,19 +169,67 @@ _TOPICS = (
 )
 
 
+#: A sentence that gives the reason for the one before it: "The cold triggers his crises.",
+#: "egg free bc of her allergy".
+_EXPLAINS = re.compile(
+    r"^(?:because|bc|cos|coz|cuz|since)\b|\b(?:triggers?|sets?\s+off|because\s+of|bc\s+of|due\s+to)\b", re.I
+)
+
+
+def _sentences_before(text: str) -> str:
+    """The last sentence of ``text``, with the one before it when the last is a fragment
+    ("Obinna has sickle cell. SS. So he has to drink a lot of water": "SS." alone says nothing)."""
+    text = re.sub(r"\bso\s*$", "", text.strip(), flags=re.I)
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s]
+    taken: list[str] = []
+    while sentences and sum(len(s.split()) for s in taken) < 3:
+        taken.insert(0, sentences.pop())
+    return " ".join(taken)
+
+
+def _sentence_start(clause: Clause) -> int:
+    """Where the clause's sentence starts in its turn."""
+    at = clause.turn.text.rfind(clause.sentence[:24], 0, clause.start + 1)
+    return at if at >= 0 else clause.start
+
+
 def reason_before(clause: Clause) -> str:
     """What a claim said with "so" rests on: the words before it in its sentence, or the sentence
-    before it ("his eyes are not good after the cataract. so don't put him down for any pickup")."""
-    before = clause.turn.text[: clause.start]
-    if not (re.match(r"(?i:so)\b", clause.quote) or re.search(r"\bso\s+$", before, re.I)):
-        return ""
-    return last_sentence(before)
+    before it ("his eyes are not good after the cataract. so don't put him down for any pickup").
+    Every clause of a sentence opened with "so" rests on it: "So he has to drink a lot of water,
+    and his water bottle must always go to school with him"."""
+    text = clause.turn.text
+    before = text[: clause.start]
+    if re.match(r"(?i:so)\b", clause.quote) or re.search(r"\bso\s+$", before, re.I):
+        return _sentences_before(before)
+    start = _sentence_start(clause)
+    if start < clause.start and re.match(r"\s*(?i:so)\b", text[start:]):
+        return _sentences_before(text[:start])
+    return ""
 
 
-def topic_sensitivity(text: str) -> Sensitivity:
+def reason_after(clause: Clause) -> str:
+    """The sentence right after the claim's when it gives the claim's reason: "Obinna's room, the
+    AC must stay at 26 or off at night. The cold triggers his crises."."""
+    text = clause.turn.text
+    end = _sentence_start(clause) + len(clause.sentence)
+    rest = text[end:].strip()
+    following = re.split(r"(?<=[.!?])\s+", rest, maxsplit=1)[0] if rest else ""
+    return following if _EXPLAINS.search(following) else ""
+
+
+def topic_sensitivity(text: str, *, pets: bool = False) -> Sensitivity:
     """The tag the words of a claim call for: health, then finances, then minors (that order of
-    precedence); normal when none."""
-    return first_found(text, _TOPICS, Sensitivity.NORMAL)
+    precedence); normal when none. Words that name a workplace ("IT for the hospital") or a pet's
+    care are set aside first, as validation does; ``pets``: the claim is about pets only, so
+    medicines and doses are theirs, not anyone's health."""
+    plain = sensitivity.without_other_care(normalise_for_match(text))
+    found = first_found(plain, _TOPICS, Sensitivity.NORMAL)
+    if found is not Sensitivity.HEALTH and not pets and sensitivity.medicine(plain):
+        return Sensitivity.HEALTH
+    if found in (Sensitivity.NORMAL, Sensitivity.MINORS) and sensitivity.is_finances(plain):
+        return Sensitivity.FINANCES
+    return found
 
 
 class OfflineExtractor(Extractor):
@@ -219,19 +268,31 @@ class Run:
             "entities": [subject.hint] if subject.hint else [],
         }
 
-    def propose(self, clause: Clause, **fields: Any) -> None:
+    def propose(self, clause: Clause, context: str = "", **fields: Any) -> None:
+        """Propose a candidate from ``clause``. ``context``: words the claim rests on beyond its
+        own (the house rules a routine is one of), read for its sensitivity only."""
         fields.setdefault("evidence", [CitedTurns(turns=[clause.turn.n], quote=clause.quote)])
         if fields.get("sensitivity", Sensitivity.NORMAL) is Sensitivity.NORMAL:
             # Validation raises a tag too, and never lowers one; these are the words that make a
             # claim sensitive however it is phrased (a dialysis schedule, a pay day, a school run).
-            # A claim said with "so" is as sensitive as the reason it rests on (an eyesight, a diagnosis).
-            said = f"{fields.get('summary', '')} {clause.quote} {reason_before(clause)}"
-            fields["sensitivity"] = topic_sensitivity(said)
+            # A claim is as sensitive as what it rests on: the reason it was said with "so" (an
+            # eyesight, a diagnosis), the sentence after it that gives its reason, and the earlier
+            # turn its "her" or "him" points to ("luis takes her mon and wed": to dialysis).
+            leans_on = " ".join(t.text for t in self.people.earlier_referents(clause.quote, clause.turn, clause.start))
+            said = " ".join(
+                (fields.get("summary", ""), clause.quote, reason_before(clause), reason_after(clause), leans_on, context)
+            )
+            fields["sensitivity"] = topic_sensitivity(said, pets=self._pets_only(fields.get("applies_to", [])))
         candidate = Candidate(**fields)
         key = (candidate.type.value, normalise_for_match(candidate.summary))
         if key not in self._seen:
             self._seen.add(key)
             self.candidates.append(candidate)
+
+    def _pets_only(self, applies_to: list[str]) -> bool:
+        """Whether every subject the claim applies to is a pet the conversation named as one."""
+        named = [self.people.named(name, initial=False) for name in applies_to]
+        return bool(named) and all(s is not None and s.kind == "pet" for s in named)
 
     def read_turn(self, turn: Turn) -> None:
         assert turn.member_id is not None  # user turns always name their member
