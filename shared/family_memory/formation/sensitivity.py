@@ -246,6 +246,21 @@ def child_words(text: str) -> bool:
     return bool(_MINORS.search(text))
 
 
+#: The speaker a body opens with ("Maisie said: ..."): who said the claim, not whom it is about.
+_SAID_BY = re.compile(r"^[^\W\d_][\w' -]{0,40}? said: ")
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|i'll|i'd|me|my|mine|we|we're|we've|we'll|our|ours|us)\b")
+
+
+def _without_speaker(text: str) -> str:
+    """``text`` without the speaker a body opens with when the words are not the speaker's own
+    ("Maisie said: finn is coming for abendbrot" is about Finn; "Niamh said: we have a blitz
+    saturday" is about Niamh too, and keeps her)."""
+    said = _SAID_BY.match(text)
+    if said is None or _FIRST_PERSON.search(text[said.end() :]):
+        return text
+    return text[said.end() :]
+
+
 def detect(
     texts: Iterable[str],
     family: FamilySettings,
@@ -261,7 +276,7 @@ def detect(
     texts = list(texts)
     subjects = list(applies_to)
     known = list(entities)
-    claim = " ".join(normalise_for_match(t) for t in texts[:CLAIM_TEXTS])
+    claim = " ".join(_without_speaker(normalise_for_match(t)) for t in texts[:CLAIM_TEXTS])
     evidence = " ".join(normalise_for_match(t) for t in texts[WHEN_TO_USE_AT + 1 :])
     text = f"{claim} {evidence}"
     if is_health(text, subjects, known, claim, family):
@@ -288,4 +303,19 @@ def about_a_child(
         return False
     if any(normalise_for_match(name) in children for name in applies_to):
         return True
-    return names_any(f"{claim} {evidence}", children)
+    if not names_any(f"{claim} {evidence}", children):
+        return False
+    # None of its subjects is a child: a child named only in an aside after the claim ("never
+    # plan anything where dad drives, including picking up maddie", "right after maddie's
+    # softball", "the phone buzzing wakes ida") is a detail of a claim about someone else.
+    return names_any(f"{main_clauses(claim)} {main_clauses(evidence)}", children)
+
+
+#: Where a claim's first clause ends and an aside begins: a comma, a semicolon, a dash.
+_ASIDE = re.compile(r"\s*(?:[,;]|\s[-–—])\s+")
+
+
+def main_clauses(text: str) -> str:
+    """The first clause of each sentence of ``text``: what the sentence claims, before its asides."""
+    sentences = re.split(r"(?<=[.!?])\s+", text)
+    return " ".join(_ASIDE.split(sentence, maxsplit=1)[0] for sentence in sentences)

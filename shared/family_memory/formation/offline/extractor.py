@@ -193,19 +193,38 @@ def _sentence_start(clause: Clause) -> int:
     return at if at >= 0 else clause.start
 
 
-def reason_before(clause: Clause) -> str:
+#: Words that only agree with what was said to the speaker: "Ah you're right.", "good catch".
+_AGREES = re.compile(
+    r"^(?:(?:ah+|oh+|ok(?:ay)?|yes|yeah|yep|right|true|hmm+)[,!.\s]*)*(?:(?:you['’]?re|ur|u r|that['’]?s)\s+"
+    r"(?:so\s+)?(?:right|correct)|good (?:catch|point)|fair (?:enough|point)|true)?"
+    r"(?:[.!,\s]*(?:lol|haha\w*|thanks|thank you|ty))*[.!\s]*$",
+    re.I,
+)
+
+
+def reason_before(clause: Clause, answered: str = "") -> str:
     """What a claim said with "so" rests on: the words before it in its sentence, or the sentence
     before it ("his eyes are not good after the cataract. so don't put him down for any pickup").
     Every clause of a sentence opened with "so" rests on it: "So he has to drink a lot of water,
-    and his water bottle must always go to school with him"."""
+    and his water bottle must always go to school with him". When those words only agree with
+    the turn the speaker answers (``answered``: "Ah you're right. So Bright Stars first half by
+    the 12th"), the claim rests on that turn."""
     text = clause.turn.text
     before = text[: clause.start]
     if re.match(r"(?i:so)\b", clause.quote) or re.search(r"\bso\s+$", before, re.I):
-        return _sentences_before(before)
-    start = _sentence_start(clause)
-    if start < clause.start and re.match(r"\s*(?i:so)\b", text[start:]):
-        return _sentences_before(text[:start])
-    return ""
+        reason = _sentences_before(before)
+    else:
+        start = _sentence_start(clause)
+        if not (start < clause.start and re.match(r"\s*(?i:so)\b", text[start:])):
+            return ""
+        reason = _sentences_before(text[:start])
+    return answered if _AGREES.fullmatch(reason) else reason
+
+
+#: Words that point back at things the turn answered named: "I'll grab the two that are ready".
+_BACK_REFERENCE = re.compile(
+    r"\bthe\s+(?:one|ones|two|three|four|both|rest)\s+(?:that|which|you)\b|\b(?:both|all)\s+of\s+those\b", re.I
+)
 
 
 def reason_after(clause: Clause) -> str:
@@ -277,10 +296,19 @@ class Run:
             # claim sensitive however it is phrased (a dialysis schedule, a pay day, a school run).
             # A claim is as sensitive as what it rests on: the reason it was said with "so" (an
             # eyesight, a diagnosis), the sentence after it that gives its reason, and the earlier
-            # turn its "her" or "him" points to ("luis takes her mon and wed": to dialysis).
+            # turn its "her" or "him" points to ("luis takes her mon and wed": to dialysis), and
+            # the turn it answers when it points back at what that turn named ("the two that are ready").
             leans_on = " ".join(t.text for t in self.people.earlier_referents(clause.quote, clause.turn, clause.start))
             said = " ".join(
-                (fields.get("summary", ""), clause.quote, reason_before(clause), reason_after(clause), leans_on, context)
+                (
+                    fields.get("summary", ""),
+                    clause.quote,
+                    reason_before(clause, self.answered(clause.turn)),
+                    reason_after(clause),
+                    self.answered(clause.turn) if _BACK_REFERENCE.search(clause.quote) else "",
+                    leans_on,
+                    context,
+                )
             )
             fields["sensitivity"] = topic_sensitivity(said, pets=self._pets_only(fields.get("applies_to", [])))
         candidate = Candidate(**fields)
@@ -288,6 +316,13 @@ class Run:
         if key not in self._seen:
             self._seen.add(key)
             self.candidates.append(candidate)
+
+    def answered(self, turn: Turn) -> str:
+        """The words of the turn right before ``turn`` (what the speaker answers), unless a tool's."""
+        turns = self.transcript.turns
+        index = next((i for i, t in enumerate(turns) if t.n == turn.n), 0)
+        previous = turns[index - 1] if index > 0 else None
+        return previous.text if previous is not None and previous.role is not Role.TOOL else ""
 
     def _pets_only(self, applies_to: list[str]) -> bool:
         """Whether every subject the claim applies to is a pet the conversation named as one."""
