@@ -221,6 +221,9 @@ def reason_before(clause: Clause, answered: str = "") -> str:
     return answered if _AGREES.fullmatch(reason) else reason
 
 
+#: A turn that goes on from the speaker's last one: "and the final rehearsals are ...".
+_CONTINUES_TURN = re.compile(r"^(?:and|also|plus)\b", re.I)
+_SPEAKER_WORDS = re.compile(r"\b(?:i|i['’]m|im|i['’]ve|i['’]ll|me|my|we|we['’]re|our|us)\b", re.I)
 #: Words that point back at things the turn answered named: "I'll grab the two that are ready".
 _BACK_REFERENCE = re.compile(
     r"\bthe\s+(?:one|ones|two|three|four|both|rest)\s+(?:that|which|you)\b|\b(?:both|all)\s+of\s+those\b", re.I
@@ -298,6 +301,7 @@ class Run:
             # eyesight, a diagnosis), the sentence after it that gives its reason, and the earlier
             # turn its "her" or "him" points to ("luis takes her mon and wed": to dialysis), and
             # the turn it answers when it points back at what that turn named ("the two that are ready").
+            # A claim that goes on from the speaker's last turn naming no one is about that turn's child.
             leans_on = " ".join(t.text for t in self.people.earlier_referents(clause.quote, clause.turn, clause.start))
             said = " ".join(
                 (
@@ -310,12 +314,34 @@ class Run:
                     context,
                 )
             )
-            fields["sensitivity"] = topic_sensitivity(said, pets=self._pets_only(fields.get("applies_to", [])))
+            applies_to = fields.get("applies_to", [])
+            tag = topic_sensitivity(said, pets=self._pets_only(applies_to))
+            if tag is Sensitivity.NORMAL and self.continues_about_a_child(clause, applies_to):
+                tag = Sensitivity.MINORS
+            fields["sensitivity"] = tag
         candidate = Candidate(**fields)
         key = (candidate.type.value, normalise_for_match(candidate.summary))
         if key not in self._seen:
             self._seen.add(key)
             self.candidates.append(candidate)
+
+    def continues_about_a_child(self, clause: Clause, applies_to: list[str]) -> bool:
+        """Whether the clause opens its turn with "and" or "also", names no one, and so goes on
+        about the child the speaker's previous turn was about ("valeria's fitting went great, the
+        dress needs hemming" then "and the final rehearsals at the salón are june 16 to 19")."""
+        if applies_to or clause.turn.text[: clause.start].strip() or not _CONTINUES_TURN.match(clause.quote):
+            return False
+        if _SPEAKER_WORDS.search(clause.sentence) or self.people.mentions(clause.sentence, clause.turn.member_id):
+            return False  # "and the dojang has an open class for parents, i'm going to try it": the speaker's
+        turns = self.transcript.turns
+        index = next((i for i, t in enumerate(turns) if t.n == clause.turn.n), 0)
+        previous = next((t for t in reversed(turns[max(0, index - 2) : index]) if t.role is Role.USER), None)
+        if previous is None or previous.member_id != clause.turn.member_id:
+            return False
+        about = self.people.mentions(previous.text, previous.member_id)
+        return bool(about) and all(
+            s.child or (s.kind == "member" and self.people.is_child(s.applies_to[0])) for s in about
+        )
 
     def answered(self, turn: Turn) -> str:
         """The words of the turn right before ``turn`` (what the speaker answers), unless a tool's."""
