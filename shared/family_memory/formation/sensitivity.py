@@ -68,7 +68,8 @@ _HEALTH = re.compile(
 _MEDICINE = re.compile(
     r"\b(?:cardiolog\w*|haematolog\w*|hematolog\w*|neurolog\w*|dermatolog\w*|oncolog\w*|"
     r"rheumatolog\w*|endocrinolog\w*|nephrolog\w*|urolog\w*|gastroenterolog\w*|audiolog\w*|optometrist|"
-    r"sickle cell|(?:his|her|their|sickle cell|pain) cris[ie]s|dietitian|dietician|folic acid|vitamins?|supplements?|painkillers?|paracetamol|ibuprofen|"
+    r"sickle cell|(?:his|her|their|sickle cell|pain) cris[ie]s|dietitian|dietician|folic acid|vitamins?|"
+    r"supplements?|painkillers?|paracetamol|ibuprofen|"
     # The endings of common medicine names ("metoprolol", "atorvastatin"; "lisinopril" but never "april").
     r"\w{2,}(?:olol|[io]pril|sartan|statin|formin|prazole|cillin|mycin|cycline|oxetine|xaban|gatran|dronate)|"
     r"enalapril)\b"

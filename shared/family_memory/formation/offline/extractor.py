@@ -10,14 +10,14 @@ from family_memory.domain.family import FamilySettings
 from family_memory.domain.memory import Authority, MemoryType, Sensitivity, Strength
 from family_memory.domain.text import normalise_for_match
 from family_memory.domain.transcript import Role, Transcript, Turn
+from family_memory.formation import sensitivity
 from family_memory.formation.candidate import Candidate, CitedTurns
 from family_memory.formation.dates import find_dates, turn_day
-from family_memory.formation import sensitivity
 from family_memory.formation.document import ExtractorInfo, ExtractorKind
 from family_memory.formation.extraction import Extraction, Extractor, RetryPolicy
 from family_memory.formation.offline import health, rules, timing
 from family_memory.formation.offline.people import NAME, NOT_NAMES, OPAQUE, REL, People, Subject
-from family_memory.formation.offline.text import Clause, clauses, first_found, last_sentence, object_of, sentence_case
+from family_memory.formation.offline.text import Clause, clauses, first_found, object_of, sentence_case
 from family_memory.formation.relations import CHILD_RELATIONS, PETS
 
 OFFLINE_NAME = "offline-rules"
