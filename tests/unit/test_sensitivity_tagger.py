@@ -35,6 +35,19 @@ LINES = [
     "Moose takes half a trazodone tablet before the vet.",
     "Amira wants a new pram with a carrycot for the baby.",
     "The halal butcher on Stratford Road is cheaper than the supermarket, it fits the grocery budget.",
+    # The word classes (eval-okafor, eval-kowalski, eval-park, eval-nguyen).
+    "He takes folic acid and paludrine every morning with breakfast. Blessing knows",
+    "He takes the bus every morning with his sister",
+    "Marco's cardiologist is Dr. Okafor at Niagara Heart Associates on Main Street, 4th floor.",
+    "we pay ms. jung 400,000 won a month for the pickups",
+    "ms. jung does the pickups mon to thu",
+    "the valuer is coming tuesday the 3rd, in the morning. someone has to be home",
+    "the plumber is coming tuesday the 3rd, in the morning",
+    # A child merely named (eval-kowalski, eval-mueller).
+    "so please don't ever plan anything where marco drives, including picking up maya",
+    "marco is picking up maya after swim every tuesday",
+    "finn is coming for abendbrot on saturday",
+    "we have a camogie blitz saturday in ballincollig at 10",
 ]
 TRANSCRIPT = transcript([("user", "lucia", line) for line in LINES])
 
@@ -152,3 +165,55 @@ def test_reconciliation_judges_the_same_way_once_people_are_resolved() -> None:
 def test_reconciliation_never_lowers_a_tag(found: str) -> None:
     tagged = claim(sensitivity=found, applies_to=EVERYONE)
     assert tag_minors(tagged, ["E-LUCIA", "E-MARCO", "E-MAYA", "E-LEO"], {"E-MAYA", "E-LEO"}).sensitivity.value == found
+
+
+def test_a_medicine_by_its_name_or_how_it_is_taken_is_health() -> None:
+    # eval-okafor: neither "folic acid" nor "paludrine" was a health word; a child's claim went to minors.
+    meds = {"about": "Marco's morning medicine", "quote": "He takes folic acid and paludrine every morning"}
+    summary = "Marco takes folic acid and paludrine every morning with breakfast."
+    assert tag(summary=summary, applies_to=["marco"], **meds) == "health"
+    paludrine = {"about": "Maya's morning tablets", "quote": "He takes folic acid and paludrine every morning"}
+    assert tag(summary="Maya takes paludrine every morning with breakfast.", applies_to=["maya"], **paludrine) == (
+        "health"
+    )
+    # Taking the bus (an article, the timing of a habit) is no dose.
+    bus = {"about": "Marco's commute", "quote": "He takes the bus every morning with his sister"}
+    assert tag(summary="Marco takes the bus every morning with his sister.", applies_to=["marco"], **bus) == "normal"
+    # eval-kowalski: the card's added "cardiologist" line was no health word and went into the brief.
+    heart = {"about": "Marco's cardiologist", "quote": "Marco's cardiologist is Dr. Okafor"}
+    assert tag(summary="Marco's cardiologist is Dr. Okafor.", applies_to=["marco"], **heart) == "health"
+
+
+def test_money_by_its_amount_is_finances() -> None:
+    # eval-park: an amount in won paid a month (it went to minors for "the pickups").
+    cost = {"about": "What Ms. Jung is paid", "quote": "we pay ms. jung 400,000 won a month for the pickups"}
+    assert tag(summary="We pay Ms. Jung 400,000 won a month for the pickups.", **cost) == "finances"
+    hours = {"about": "Ms. Jung's pickups", "quote": "ms. jung does the pickups mon to thu"}
+    assert tag(summary="Ms. Jung does the pickups Monday to Thursday.", **hours) == "normal"
+    # eval-nguyen: the valuer of a refinance; a plumber is no money.
+    valuer = {"about": "The valuation", "quote": "the valuer is coming tuesday the 3rd, in the morning"}
+    assert tag(summary="The valuer is coming on Tuesday the 3rd in the morning.", **valuer) == "finances"
+    plumber = {"about": "The plumber", "quote": "the plumber is coming tuesday the 3rd, in the morning"}
+    assert tag(summary="The plumber is coming on Tuesday the 3rd in the morning.", **plumber) == "normal"
+
+
+def test_a_child_named_in_an_aside_of_a_claim_about_someone_else_is_not_minors() -> None:
+    # eval-kowalski: Stan's driving rule names Maddie only in its "including ..." aside.
+    rule = {"type": "directive", "about": "Marco's driving", "quote": "plan anything where marco drives"}
+    summary = "Do not plan anything where Marco drives, including picking up Maya."
+    assert tag(summary=summary, applies_to=["marco"], **rule) == "normal"
+    # A child in the claim itself, or among its subjects, still makes it minors.
+    pickup = {"about": "Maya's Tuesday pickup", "quote": "marco is picking up maya after swim every tuesday"}
+    assert tag(summary="Marco picks up Maya after swim every Tuesday.", applies_to=["marco"], **pickup) == "minors"
+    assert tag(summary=summary, applies_to=["marco", "maya"], **rule) == "minors"
+
+
+def test_who_said_it_is_not_whom_it_is_about() -> None:
+    # eval-mueller: Maisie (a child) told it; the claim is about her friend Finn's visit.
+    finn = {"about": "Finn's visit", "quote": "finn is coming for abendbrot on saturday", "applies_to": ["Finn"]}
+    body = "Maya said: finn is coming for abendbrot on saturday."
+    assert tag(summary="Finn is coming for Abendbrot on Saturday.", body=body, **finn) == "normal"
+    # Her own words ("we have a blitz") are about her.
+    blitz = {"about": "The camogie blitz", "quote": "we have a camogie blitz saturday"}
+    body = "Maya said: we have a camogie blitz saturday in ballincollig at 10."
+    assert tag(summary="We have a camogie blitz on Saturday at 10.", body=body, **blitz) == "minors"

@@ -64,10 +64,36 @@ _HEALTH = re.compile(
     r"migraine\w*|vaccin\w*|injur\w*|physio\w*|dialysis|chemo\w*|health visitor|blood tests?|"
     r"\d+(?:\.\d+)? ?mg)\b"
 )
+#: Medicines, supplements and specialists by name: what a person takes or sees for their health.
+_MEDICINE = re.compile(
+    r"\b(?:cardiolog\w*|haematolog\w*|hematolog\w*|neurolog\w*|dermatolog\w*|oncolog\w*|"
+    r"rheumatolog\w*|endocrinolog\w*|nephrolog\w*|urolog\w*|gastroenterolog\w*|audiolog\w*|optometrist|"
+    r"sickle cell|(?:his|her|their|sickle cell|pain) cris[ie]s|dietitian|dietician|folic acid|vitamins?|"
+    r"supplements?|painkillers?|paracetamol|ibuprofen|"
+    # The endings of common medicine names ("metoprolol", "atorvastatin"; "lisinopril" but never "april").
+    r"\w{2,}(?:olol|[io]pril|sartan|statin|formin|prazole|cillin|mycin|cycline|oxetine|xaban|gatran|dronate)|"
+    r"enalapril)\b"
+)
+#: A medicine by how it is taken: "takes folic acid and paludrine every morning with breakfast",
+#: "is on X twice a day". The thing taken opens with no article or pronoun ("takes the bus every
+#: morning", "takes her to school every morning" are not medicine), and the timing is a dose's.
+_DOSE = re.compile(
+    r"\b(?:takes?|taking|took|is on|are on)\s+(?!(?:the|a|an|his|her|their|my|our|your|him|them|us|me|it|"
+    r"some|any|turns|care|over|off|part|place|time|charge|lessons?|classes?)\b)[a-z][\w'-]*(?:\s+[\w'-]+){0,4}?"
+    r"\s+(?:every|each)\s+(?:morning|night|evening|day)\b.*?(?:\bwith\s+(?:breakfast|food|meals?|dinner|water|milk)\b)|"
+    r"\b(?:takes?|taking|took|is on|are on)\s+(?!(?:the|a|an|his|her|their|my|our|your|him|them|us|me|it|"
+    r"some|any|turns|care|over|off|part|place|time|charge|lessons?|classes?)\b)[a-z][\w'-]*(?:\s+[\w'-]+){0,4}?"
+    r"\s+(?:once|twice|three times|\d times) (?:a|per) day\b"
+)
 _FINANCES = re.compile(
     r"\b(bank\w*|salary|salaries|income|debts?|loans?|mortgage\w*|credit card\w*|budget\w*|tax|taxes|"
     r"invest\w*|savings|pension\w*|account number|payroll|paycheck|bills|insurance|social security|"
-    r"child benefit|my pay|get paid)\b"
+    r"child benefit|my pay|get paid|fees|school fees|instal?ments?|repayments?|refinanc\w*|valuer|valuation)\b|"
+    # An amount of money: a currency sign or word beside a number ("$3,100", "400,000 won", "₦650k", "£178").
+    r"[$£€₦¥₩]\s?\d|\b\d[\d,.]*\s?(?:k|m|million|thousand)?\s?(?:won|yen|naira|euros?|pounds|dollars|rupees|pesos|"
+    r"dinars?|dirhams?|rand|usd|gbp|eur|nzd|aud|cad|inr|krw)\b|"
+    # Paying someone by the week or month: "we pay ms. jung 400,000 a month".
+    r"\bpa(?:y|ys|id|ying)\s+(?:\w+\.?\s+){0,3}?\d[\d,.]*\s?(?:k|m)?\s+(?:a|per|each|every)\s+(?:week|month|year|hour)\b"
 )
 _MINORS = re.compile(
     r"\b(daughters?|sons?|kids?|child|children|baby|babies|toddlers?|teens?|teenagers?|grandchild\w*|"
@@ -196,7 +222,20 @@ def is_health(
     claim's own texts, which may call its subjects pets."""
     if pets_only(applies_to, entities, claim, family):
         return False
-    return bool(_HEALTH.search(_NOT_HEALTH.sub(" ", text)))
+    plain = without_other_care(text)
+    return bool(_HEALTH.search(plain)) or medicine(plain)
+
+
+def medicine(text: str) -> bool:
+    """Whether ``text`` (comparison form) names a medicine, a supplement or a specialist, or
+    tells how something is taken as a dose ("takes folic acid every morning with breakfast")."""
+    return bool(_MEDICINE.search(text) or _DOSE.search(text))
+
+
+def without_other_care(text: str) -> str:
+    """``text`` (comparison form) with the words that name a pet's care or a workplace blanked:
+    "IT for the hospital" is a job, "the animal hospital" a pet's."""
+    return _NOT_HEALTH.sub(" ", text)
 
 
 def is_finances(text: str) -> bool:
@@ -206,6 +245,21 @@ def is_finances(text: str) -> bool:
 def child_words(text: str) -> bool:
     """Whether ``text`` (comparison form) uses a word for a child ("the kids", "my son", "babysitting")."""
     return bool(_MINORS.search(text))
+
+
+#: The speaker a body opens with ("Maisie said: ..."): who said the claim, not whom it is about.
+_SAID_BY = re.compile(r"^[^\W\d_][\w' -]{0,40}? said: ")
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|i'll|i'd|me|my|mine|we|we're|we've|we'll|our|ours|us)\b")
+
+
+def _without_speaker(text: str) -> str:
+    """``text`` without the speaker a body opens with when the words are not the speaker's own
+    ("Maisie said: finn is coming for abendbrot" is about Finn; "Niamh said: we have a blitz
+    saturday" is about Niamh too, and keeps her)."""
+    said = _SAID_BY.match(text)
+    if said is None or _FIRST_PERSON.search(text[said.end() :]):
+        return text
+    return text[said.end() :]
 
 
 def detect(
@@ -223,7 +277,7 @@ def detect(
     texts = list(texts)
     subjects = list(applies_to)
     known = list(entities)
-    claim = " ".join(normalise_for_match(t) for t in texts[:CLAIM_TEXTS])
+    claim = " ".join(_without_speaker(normalise_for_match(t)) for t in texts[:CLAIM_TEXTS])
     evidence = " ".join(normalise_for_match(t) for t in texts[WHEN_TO_USE_AT + 1 :])
     text = f"{claim} {evidence}"
     if is_health(text, subjects, known, claim, family):
@@ -250,4 +304,19 @@ def about_a_child(
         return False
     if any(normalise_for_match(name) in children for name in applies_to):
         return True
-    return names_any(f"{claim} {evidence}", children)
+    if not names_any(f"{claim} {evidence}", children):
+        return False
+    # None of its subjects is a child: a child named only in an aside after the claim ("never
+    # plan anything where dad drives, including picking up maddie", "right after maddie's
+    # softball", "the phone buzzing wakes ida") is a detail of a claim about someone else.
+    return names_any(f"{main_clauses(claim)} {main_clauses(evidence)}", children)
+
+
+#: Where a claim's first clause ends and an aside begins: a comma, a semicolon, a dash.
+_ASIDE = re.compile(r"\s*(?:[,;]|\s[-–—])\s+")
+
+
+def main_clauses(text: str) -> str:
+    """The first clause of each sentence of ``text``: what the sentence claims, before its asides."""
+    sentences = re.split(r"(?<=[.!?])\s+", text)
+    return " ".join(_ASIDE.split(sentence, maxsplit=1)[0] for sentence in sentences)

@@ -10,13 +10,14 @@ from family_memory.domain.family import FamilySettings
 from family_memory.domain.memory import Authority, MemoryType, Sensitivity, Strength
 from family_memory.domain.text import normalise_for_match
 from family_memory.domain.transcript import Role, Transcript, Turn
+from family_memory.formation import sensitivity
 from family_memory.formation.candidate import Candidate, CitedTurns
 from family_memory.formation.dates import find_dates, turn_day
 from family_memory.formation.document import ExtractorInfo, ExtractorKind
 from family_memory.formation.extraction import Extraction, Extractor, RetryPolicy
 from family_memory.formation.offline import health, rules, timing
 from family_memory.formation.offline.people import NAME, NOT_NAMES, OPAQUE, REL, People, Subject
-from family_memory.formation.offline.text import Clause, clauses, first_found, last_sentence, object_of, sentence_case
+from family_memory.formation.offline.text import Clause, clauses, first_found, object_of, sentence_case
 from family_memory.formation.relations import CHILD_RELATIONS, PETS
 
 OFFLINE_NAME = "offline-rules"
@@ -168,19 +169,89 @@ _TOPICS = (
 )
 
 
-def reason_before(clause: Clause) -> str:
+#: A sentence that gives the reason for the one before it: "The cold triggers his crises.",
+#: "egg free bc of her allergy".
+_EXPLAINS = re.compile(
+    r"^(?:because|bc|cos|coz|cuz|since)\b|\b(?:triggers?|sets?\s+off|because\s+of|bc\s+of|due\s+to)\b", re.I
+)
+
+
+def _sentences_before(text: str) -> str:
+    """The last sentence of ``text``, with the one before it when the last is a fragment
+    ("Obinna has sickle cell. SS. So he has to drink a lot of water": "SS." alone says nothing)."""
+    text = re.sub(r"\bso\s*$", "", text.strip(), flags=re.I)
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s]
+    taken: list[str] = []
+    while sentences and sum(len(s.split()) for s in taken) < 3:
+        taken.insert(0, sentences.pop())
+    return " ".join(taken)
+
+
+def _sentence_start(clause: Clause) -> int:
+    """Where the clause's sentence starts in its turn."""
+    at = clause.turn.text.rfind(clause.sentence[:24], 0, clause.start + 1)
+    return at if at >= 0 else clause.start
+
+
+#: Words that only agree with what was said to the speaker: "Ah you're right.", "good catch".
+_AGREES = re.compile(
+    r"^(?:(?:ah+|oh+|ok(?:ay)?|yes|yeah|yep|right|true|hmm+)[,!.\s]*)*(?:(?:you['’]?re|ur|u r|that['’]?s)\s+"
+    r"(?:so\s+)?(?:right|correct)|good (?:catch|point)|fair (?:enough|point)|true)?"
+    r"(?:[.!,\s]*(?:lol|haha\w*|thanks|thank you|ty))*[.!\s]*$",
+    re.I,
+)
+
+
+def reason_before(clause: Clause, answered: str = "") -> str:
     """What a claim said with "so" rests on: the words before it in its sentence, or the sentence
-    before it ("his eyes are not good after the cataract. so don't put him down for any pickup")."""
-    before = clause.turn.text[: clause.start]
-    if not (re.match(r"(?i:so)\b", clause.quote) or re.search(r"\bso\s+$", before, re.I)):
-        return ""
-    return last_sentence(before)
+    before it ("his eyes are not good after the cataract. so don't put him down for any pickup").
+    Every clause of a sentence opened with "so" rests on it: "So he has to drink a lot of water,
+    and his water bottle must always go to school with him". When those words only agree with
+    the turn the speaker answers (``answered``: "Ah you're right. So Bright Stars first half by
+    the 12th"), the claim rests on that turn."""
+    text = clause.turn.text
+    before = text[: clause.start]
+    if re.match(r"(?i:so)\b", clause.quote) or re.search(r"\bso\s+$", before, re.I):
+        reason = _sentences_before(before)
+    else:
+        start = _sentence_start(clause)
+        if not (start < clause.start and re.match(r"\s*(?i:so)\b", text[start:])):
+            return ""
+        reason = _sentences_before(text[:start])
+    return answered if _AGREES.fullmatch(reason) else reason
 
 
-def topic_sensitivity(text: str) -> Sensitivity:
+#: A turn that goes on from the speaker's last one: "and the final rehearsals are ...".
+_CONTINUES_TURN = re.compile(r"^(?:and|also|plus)\b", re.I)
+_SPEAKER_WORDS = re.compile(r"\b(?:i|i['’]m|im|i['’]ve|i['’]ll|me|my|we|we['’]re|our|us)\b", re.I)
+#: Words that point back at things the turn answered named: "I'll grab the two that are ready".
+_BACK_REFERENCE = re.compile(
+    r"\bthe\s+(?:one|ones|two|three|four|both|rest)\s+(?:that|which|you)\b|\b(?:both|all)\s+of\s+those\b", re.I
+)
+
+
+def reason_after(clause: Clause) -> str:
+    """The sentence right after the claim's when it gives the claim's reason: "Obinna's room, the
+    AC must stay at 26 or off at night. The cold triggers his crises."."""
+    text = clause.turn.text
+    end = _sentence_start(clause) + len(clause.sentence)
+    rest = text[end:].strip()
+    following = re.split(r"(?<=[.!?])\s+", rest, maxsplit=1)[0] if rest else ""
+    return following if _EXPLAINS.search(following) else ""
+
+
+def topic_sensitivity(text: str, *, pets: bool = False) -> Sensitivity:
     """The tag the words of a claim call for: health, then finances, then minors (that order of
-    precedence); normal when none."""
-    return first_found(text, _TOPICS, Sensitivity.NORMAL)
+    precedence); normal when none. Words that name a workplace ("IT for the hospital") or a pet's
+    care are set aside first, as validation does; ``pets``: the claim is about pets only, so
+    medicines and doses are theirs, not anyone's health."""
+    plain = sensitivity.without_other_care(normalise_for_match(text))
+    found = first_found(plain, _TOPICS, Sensitivity.NORMAL)
+    if found is not Sensitivity.HEALTH and not pets and sensitivity.medicine(plain):
+        return Sensitivity.HEALTH
+    if found in (Sensitivity.NORMAL, Sensitivity.MINORS) and sensitivity.is_finances(plain):
+        return Sensitivity.FINANCES
+    return found
 
 
 class OfflineExtractor(Extractor):
@@ -219,19 +290,70 @@ class Run:
             "entities": [subject.hint] if subject.hint else [],
         }
 
-    def propose(self, clause: Clause, **fields: Any) -> None:
+    def propose(self, clause: Clause, context: str = "", **fields: Any) -> None:
+        """Propose a candidate from ``clause``. ``context``: words the claim rests on beyond its
+        own (the house rules a routine is one of), read for its sensitivity only."""
         fields.setdefault("evidence", [CitedTurns(turns=[clause.turn.n], quote=clause.quote)])
         if fields.get("sensitivity", Sensitivity.NORMAL) is Sensitivity.NORMAL:
             # Validation raises a tag too, and never lowers one; these are the words that make a
             # claim sensitive however it is phrased (a dialysis schedule, a pay day, a school run).
-            # A claim said with "so" is as sensitive as the reason it rests on (an eyesight, a diagnosis).
-            said = f"{fields.get('summary', '')} {clause.quote} {reason_before(clause)}"
-            fields["sensitivity"] = topic_sensitivity(said)
+            # A claim is as sensitive as what it rests on: the reason it was said with "so" (an
+            # eyesight, a diagnosis), the sentence after it that gives its reason, and the earlier
+            # turn its "her" or "him" points to ("luis takes her mon and wed": to dialysis), and
+            # the turn it answers when it points back at what that turn named ("the two that are ready").
+            # A claim that goes on from the speaker's last turn naming no one is about that turn's child.
+            leans_on = " ".join(t.text for t in self.people.earlier_referents(clause.quote, clause.turn, clause.start))
+            said = " ".join(
+                (
+                    fields.get("summary", ""),
+                    clause.quote,
+                    reason_before(clause, self.answered(clause.turn)),
+                    reason_after(clause),
+                    self.answered(clause.turn) if _BACK_REFERENCE.search(clause.quote) else "",
+                    leans_on,
+                    context,
+                )
+            )
+            applies_to = fields.get("applies_to", [])
+            tag = topic_sensitivity(said, pets=self._pets_only(applies_to))
+            if tag is Sensitivity.NORMAL and self.continues_about_a_child(clause, applies_to):
+                tag = Sensitivity.MINORS
+            fields["sensitivity"] = tag
         candidate = Candidate(**fields)
         key = (candidate.type.value, normalise_for_match(candidate.summary))
         if key not in self._seen:
             self._seen.add(key)
             self.candidates.append(candidate)
+
+    def continues_about_a_child(self, clause: Clause, applies_to: list[str]) -> bool:
+        """Whether the clause opens its turn with "and" or "also", names no one, and so goes on
+        about the child the speaker's previous turn was about ("valeria's fitting went great, the
+        dress needs hemming" then "and the final rehearsals at the salón are june 16 to 19")."""
+        if applies_to or clause.turn.text[: clause.start].strip() or not _CONTINUES_TURN.match(clause.quote):
+            return False
+        if _SPEAKER_WORDS.search(clause.sentence) or self.people.mentions(clause.sentence, clause.turn.member_id):
+            return False  # "and the dojang has an open class for parents, i'm going to try it": the speaker's
+        turns = self.transcript.turns
+        index = next((i for i, t in enumerate(turns) if t.n == clause.turn.n), 0)
+        previous = next((t for t in reversed(turns[max(0, index - 2) : index]) if t.role is Role.USER), None)
+        if previous is None or previous.member_id != clause.turn.member_id:
+            return False
+        about = self.people.mentions(previous.text, previous.member_id)
+        return bool(about) and all(
+            s.child or (s.kind == "member" and self.people.is_child(s.applies_to[0])) for s in about
+        )
+
+    def answered(self, turn: Turn) -> str:
+        """The words of the turn right before ``turn`` (what the speaker answers), unless a tool's."""
+        turns = self.transcript.turns
+        index = next((i for i, t in enumerate(turns) if t.n == turn.n), 0)
+        previous = turns[index - 1] if index > 0 else None
+        return previous.text if previous is not None and previous.role is not Role.TOOL else ""
+
+    def _pets_only(self, applies_to: list[str]) -> bool:
+        """Whether every subject the claim applies to is a pet the conversation named as one."""
+        named = [self.people.named(name, initial=False) for name in applies_to]
+        return bool(named) and all(s is not None and s.kind == "pet" for s in named)
 
     def read_turn(self, turn: Turn) -> None:
         assert turn.member_id is not None  # user turns always name their member

@@ -448,6 +448,35 @@ class People:
         [who] = fitting.values()
         return who if who.sure else None
 
+    def earlier_referents(self, text: str, turn: Turn, offset: int) -> list[Turn]:
+        """The earlier user turns that the object pronouns of ``text`` (at ``offset`` in ``turn``)
+        lean on: "luis takes her mon and wed" after "abuela has dialysis ... somebody has to drive
+        her" leans on that turn. A "him" or "her" the turn itself names someone for leans on
+        nothing earlier; nor does a possessive ("her bag") or a subject ("she loves it")."""
+        found: list[Turn] = []
+        index = next((i for i, t in enumerate(self.transcript.turns) if t.n == turn.n), 0)
+        for m in _PERSONAL.finditer(text):
+            word = m.group("p").lower()
+            if word not in ("him", "her") or _POSSESSIVE_FOLLOWS.match(text[m.end() :]):
+                continue
+            gender = PRONOUNS[word]
+            # An object is never its own clause's subject: "luis takes her" is not Luis.
+            own = {s.key for s in self.mentions(text[: m.start()], turn.member_id)}
+
+            def fitting(found: list[Subject], gender: str = gender, own: set[str] = own) -> list[Subject]:
+                return [s for s in found if s.key not in own and s.gender in (None, gender)]
+
+            if fitting(self._antecedents(turn.text[: offset + m.start()], turn.member_id, gender)):
+                continue
+            for back, previous in enumerate(reversed(self.transcript.turns[max(0, index - 6) : index])):
+                if previous.role is Role.TOOL or (previous.role is Role.ASSISTANT and back > 0):
+                    continue
+                if fitting(self._antecedents(previous.text, turn.member_id, gender)):
+                    if previous.role is Role.USER:
+                        found.append(previous)
+                    break
+        return found
+
     def subject(
         self, core: str, turn: Turn, clause_start: int, predicate: re.Pattern[str] | None = None
     ) -> tuple[Subject, str] | None:

@@ -396,7 +396,8 @@ def house_routine(run: Run, clause: Clause) -> bool:
     """ "House rule: no phones on school nights. Phones go in the basket at 8pm every night": a
     household routine said after the family named its house rules, in the same turn, is one of them."""
     said = clause.turn.text[: clause.start]
-    if not _HOUSE_RULE_SAID.search(said) or run.people.is_child(clause.turn.member_id or ""):
+    named = _HOUSE_RULE_SAID.search(said)
+    if not named or run.people.is_child(clause.turn.member_id or ""):
         return False
     core = clause.core
     if not is_recurring(core) or not thing_subject(core) or one_day_dates(core, clause):
@@ -406,7 +407,8 @@ def house_routine(run: Run, clause: Clause) -> bool:
         return False
     text, resolved = checked
     text, _ = name_first_person(text, run.people.speaker_name(clause.turn.member_id or ""))
-    _propose_rule(run, clause, sentence_case(f"House rule: {text}"), text, resolved)
+    # One of the house rules said before it: as sensitive as they are ("no phones on school nights").
+    _propose_rule(run, clause, sentence_case(f"House rule: {text}"), text, resolved, context=said[named.start() :])
     return True
 
 
