@@ -1024,6 +1024,12 @@ def check_support(
     )
     if bound:
         problems.append(bound)
+    else:
+        # Parallel values, a person singled out, a pronoun's referent, an invented rank or sex.
+        from family_memory.formation.binding import binding_problems
+
+        earlier = [*context, *turns[: turns.index(quoted[0])]] if quoted[0] in turns else list(context)
+        problems += binding_problems(claim, quoted, earlier, cut, pool)
     return result
 
 
