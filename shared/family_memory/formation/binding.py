@@ -40,7 +40,7 @@ from family_memory.formation.text_similarity import STOPWORDS
 #: "tobi does the dishes and kemi takes the bins out", "5:30 mon to thurs but 3 on fridays".
 _PART = re.compile(
     r"[;!?]+|[,:](?!\d)|(?<!\bmr)(?<!\bmrs)(?<!\bms)(?<!\bdr)(?<!\bst)\.(?!\d)|\s[—–-]\s|"
-    r"\b(?:and|but|while|whereas|cos|coz|cuz|because|so|though|although)\b",
+    r"\b(?:and|but|while|whereas|cos|coz|cuz|because|so|though|although|plus|then)\b",
     re.I,
 )
 #: Times of day and week are what parallel parts are told apart by, though a paraphrase may add them.
@@ -48,10 +48,18 @@ _TIME_QUALIFIERS = frozenset(
     """morning mornings afternoon afternoons evening evenings night nights weekend weekends weekday
     weekdays""".split()  # noqa: SIM905
 )
+#: Words that tell no part from another: units of the clock, joining words.
+_NO_QUALIFIER = frozenset({"am", "pm", "o'clock", "oclock", "plus", "then", "instead", "now", "still", "each"})
 #: A later part that leans on an earlier one: its qualifiers are the earlier part's too.
-_POINTS_BACK = frozenset({"them", "too", "also", "either", "same", "well", "both"})
+_POINTS_BACK = frozenset({"them", "too", "also", "either", "same"})
 _ORDINALS = frozenset("first second third fourth fifth sixth seventh eighth ninth tenth".split())  # noqa: SIM905
 _WRITER = frozenset({"i", "i'm", "im", "me", "my", "mine", "myself"})
+_MONTHS = frozenset(
+    """jan january feb february mar march apr april may jun june jul july aug august sep sept september oct
+    october nov november dec december""".split()  # noqa: SIM905
+)
+#: A person opens the part they are the subject of: "tobi does ...", "her brother vir does ...".
+_SUBJECT_WITHIN = 2
 
 
 @dataclass(frozen=True)
@@ -61,16 +69,26 @@ class _Item:
     at: int
 
 
-def _number_key(token: str, following: str) -> str | None:
-    if token in _ORDINALS:
-        return None
-    if token in ("a", "an") and following == "hour":
+def _number_key(tokens: Sequence[str], n: int) -> str | None:
+    """A number the word states, if it is a quantity, a price or a time: not an ordinal, not a
+    day of the month or a year ("june 20", "the 4th", "2026"; dates are checked apart), not the
+    "one" that stands for a thing ("the evening one", "their own one", "one of")."""
+    word = tokens[n]
+    following = tokens[n + 1] if n + 1 < len(tokens) else ""
+    if word in ("a", "an") and following == "hour":
         return "1"
-    if token[0].isdigit() or token in _s._NUMBER_WORDS:
-        values = _s._numbers(token)
-        if values:
-            return f"{min(values):g}"
-    return None
+    if word in _ORDINALS or re.fullmatch(r"\d+(?:st|nd|rd|th)", word):
+        return None
+    if word == "one" and (not following or following in STOPWORDS):
+        return None
+    if not (word[0].isdigit() or word in _s._NUMBER_WORDS):
+        return None
+    if re.fullmatch(r"(?:19|20)\d\d", word):
+        return None
+    if {tokens[n - 1] if n else "", following} & _MONTHS:
+        return None
+    values = _s._numbers(word)
+    return f"{min(values):g}" if values else None
 
 
 def _items(text: str, people: dict[str, str], writer: str | None) -> list[_Item]:
@@ -81,8 +99,7 @@ def _items(text: str, people: dict[str, str], writer: str | None) -> list[_Item]
     items: list[_Item] = []
     tokens = _s._tokens(text)
     for n, token in enumerate(tokens):
-        following = tokens[n + 1] if n + 1 < len(tokens) else ""
-        number = _number_key(token, following)
+        number = _number_key(tokens, n)
         if number is not None:
             items.append(_Item("n", number, n))
         elif token in WEEKDAY_FORMS:
@@ -94,6 +111,8 @@ def _items(text: str, people: dict[str, str], writer: str | None) -> list[_Item]
         elif (
             token not in STOPWORDS
             and token not in _s.FILLER
+            and token not in _NO_QUALIFIER
+            and token not in _MONTHS
             and token not in people
             and token not in _s._RELATIONS
             and (token not in _s.GENERIC or token in _TIME_QUALIFIERS)
@@ -118,59 +137,82 @@ def _holds(items: Sequence[_Item], item: _Item) -> bool:
     return any(_same(item, other) for other in items)
 
 
+def _values(items: Sequence[_Item], kind: str) -> list[_Item]:
+    """The values of ``kind`` a piece holds; a person only as the one the piece opens on."""
+    return [i for i in items if i.kind == kind and (kind != "p" or i.at <= _SUBJECT_WITHIN)]
+
+
 @dataclass
 class _Part:
-    text: str
     items: list[_Item]
-    head: list[_Item]  # leading words every part shares ("omar's curfew is")
+    head: list[_Item]  # what the first part says before its value, which every part shares
+
+
+def _only_names(piece: str, people: dict[str, str]) -> bool:
+    words = _s._raw_words(piece)
+    return bool(words) and all(w in people or w in ("and", "&", "or") for w in words)
+
+
+def _own_subject(piece: str, items: Sequence[_Item]) -> bool:
+    """A piece that opens on someone of its own ("adaeze takes the bus", "she's back at 4")."""
+    words = _s._raw_words(piece)
+    return bool(_values(items, "p")) or bool(words[:1] and words[0] in _OPENING_PRONOUNS)
+
+
+_OPENING_PRONOUNS = frozenset("he he's she she's they they're we we're i i'm im it it's you u".split())  # noqa: SIM905
 
 
 def _parts(text: str, kind: str, people: dict[str, str], writer: str | None) -> list[_Part]:
-    """The parallel parts of ``text`` for values of ``kind``: pieces that hold a value of their
-    own. A piece without one belongs to the part before it ("8:30 fridays, and saturdays too"),
-    a piece of values only continues the part before ("swim tues and thurs") or, for people,
-    opens the next ("leon and jonas both swim"); the words before the first part's value are
-    the parts' shared head ("omar's curfew is"), and what trails the last part is read as no
-    part's ("..., for both boys")."""
+    """The parallel parts of ``text`` for values of ``kind``: the pieces that hold a value of
+    their own. What comes before the first part is every part's (the head: "screen time is ..."),
+    and so is what the first part says before its value when the later parts open on theirs
+    ("omar's curfew is 10 on weekends, 9 on school nights"); a list of names opens the part after
+    it ("leon and jonas both swim") and a piece of values only continues the part before ("swim
+    tues and thurs"). A piece without a value between two parts is the earlier part's ("dylan's
+    the early bird, up at 5, but ffion ...") unless it opens on someone of its own ("adaeze takes
+    the school bus home, she's back around 4"); what trails the last part is no part's ("..., for
+    both boys")."""
+    head: list[str] = []
     groups: list[list[str]] = []
-    lead: list[str] = []  # before the first value: the head
-    between: list[str] = []  # pieces without a value since the last part began
-    names: list[str] = []  # a list of people waiting for its predicate
+    between: list[str] = []
+    names: list[str] = []
     for piece in (p.strip() for p in _PART.split(text) if p and p.strip()):
         items = _items(piece, people, writer)
-        values = [i for i in items if i.kind == kind]
+        values = _values(items, kind)
         if not values:
-            (between if groups else lead).append(piece)
+            if not groups:
+                head.append(piece)
+            elif not _own_subject(piece, items) and not between:
+                between.append(piece)
+            else:
+                between.append("")  # a break: what follows is no longer the part's
             continue
-        if all(i.kind == kind for i in items):
-            if kind == "p":
-                names.append(piece)
-                continue
-            if groups:
-                groups[-1] += [*between, piece]
-                between = []
-                continue
-        if groups:
-            groups[-1] += between
-        groups.append([*lead, *names, piece])
-        lead, names, between = [], [], []
+        if kind == "p" and _only_names(piece, people):
+            names.append(piece)
+            continue
+        if kind != "p" and all(i.kind == kind for i in items) and groups:
+            groups[-1].append(piece)
+            continue
+        if groups and between and between[0]:
+            groups[-1].append(between[0])
+        between = []
+        groups.append([*names, piece])
+        names = []
     if names and groups:
         groups[-1] += names
-    parts = [_Part(" ".join(group), _items(" ".join(group), people, writer), []) for group in groups]
-    if len(parts) < 2:
-        return parts
-    starts = [next((i.at for i in p.items if i.kind == kind), 0) for p in parts]
-    lead_in = min(starts[1:])  # "on school nights 9": the value comes after its qualifier
-    cut = max(0, starts[0] - lead_in)
-    first = parts[0]
-    first.head = [i for i in first.items if i.at < cut]
-    first.items = [i for i in first.items if i.at >= cut]
+    parts = [_Part(_items(" ".join(group), people, writer), []) for group in groups]
+    shared = _items(" ".join(head), people, writer)
+    for part in parts[:1]:
+        part.head = shared
+    # Later parts that open on their value leave out what the first says before its own:
+    # "omar's curfew is 10 on weekends, 9 on school nights" (not "the rent's 1,450 and the
+    # parking space is another 90").
+    if len(parts) > 1 and all(p.items and p.items[0].kind == kind for p in parts[1:]):
+        first = parts[0]
+        at = min((i.at for i in _values(first.items, kind)), default=0)
+        first.head += [i for i in first.items if i.at < at]
+        first.items = [i for i in first.items if i.at >= at]
     return parts
-
-
-def _leans_back(part: _Part) -> bool:
-    words = _s._raw_words(part.text)
-    return any(w in _POINTS_BACK for w in words) or "it" in words[1:] or "that" in words[1:]
 
 
 def _unique(parts: Sequence[_Part], n: int, item: _Item) -> bool:
@@ -178,18 +220,21 @@ def _unique(parts: Sequence[_Part], n: int, item: _Item) -> bool:
 
 
 def _clauses(summary: str, kind: str, people: dict[str, str], writer: str | None) -> list[list[_Item]]:
-    """The summary's clauses that hold a value of ``kind``, a piece without one joined to the
-    clause before it (or, at the start, to the one after)."""
+    """The summary's clauses that hold a value of ``kind``; a piece without one opens the first
+    ("Rocky has bad hips, so he is walked just once a day"), continues the one before unless it
+    opens on someone of its own, and is else no clause's."""
     clauses: list[str] = []
     pending: list[str] = []
     for piece in (p.strip() for p in _PART.split(summary) if p and p.strip()):
-        if any(i.kind == kind for i in _items(piece, people, writer)):
+        if kind == "p" and _only_names(piece, people):
+            pending.append(piece)  # "Aoife and Cian walk to school"
+        elif _values(items := _items(piece, people, writer), kind):
             clauses.append(" ".join([*pending, piece]))
             pending = []
-        elif clauses:
-            clauses[-1] += " " + piece
-        else:
+        elif not clauses:
             pending.append(piece)
+        elif not _own_subject(piece, items):
+            clauses[-1] += " " + piece  # "Ffion is the early bird, up at 5"
     return [_items(clause, people, writer) for clause in clauses]
 
 
@@ -200,7 +245,8 @@ def _parallel_swap(summary: str, quoted: Sequence[str], people: dict[str, str], 
             if _s._CORRECTION.search(text):
                 continue  # "mr. cohen, oops I mean mr. katz": a value taken back is no part
             parts = _parts(text, kind, people, writer)
-            if len(parts) < 2 or any(_leans_back(p) for p in parts[1:]):
+            words = [_s._raw_words(" ".join(i.key for i in p.items)) for p in parts[1:]]
+            if len(parts) < 2 or any(set(w) & _POINTS_BACK for w in words) or _points_back(text, kind):
                 continue
             for clause in _clauses(summary, kind, people, writer):
                 found = _swap_in(clause, parts, kind)
@@ -209,16 +255,32 @@ def _parallel_swap(summary: str, quoted: Sequence[str], people: dict[str, str], 
     return None
 
 
+def _points_back(text: str, kind: str) -> bool:
+    """A later piece leans on an earlier one: "omar's fine with it", "she does too"."""
+    for piece in _PART.split(text)[1:]:
+        words = _s._raw_words(piece or "")
+        if set(words) & _POINTS_BACK or "it" in words[1:] or "that" in words[1:]:
+            return True
+    return False
+
+
 def _swap_in(clause: Sequence[_Item], parts: Sequence[_Part], kind: str) -> str | None:
-    for value in (i for i in clause if i.kind == kind):
-        holding = [n for n, p in enumerate(parts) if _holds(p.items, value)]
-        if len(holding) != 1 or any(_holds(p.head, value) for p in parts):
+    values = _values(clause, kind) if kind == "p" else [i for i in clause if i.kind == kind]
+    holders = {n for v in values for n, p in enumerate(parts) if _holds(p.items, v)}
+    if len(holders) != 1:
+        return None  # the clause speaks of several parts at once, or of none
+    own_part = holders.pop()
+    # The turn tells its parts apart by words of their own; without them there is nothing to swap.
+    own_words = [i for i in parts[own_part].items if i.kind != kind and _unique(parts, own_part, i)]
+    if not own_words:
+        return None
+    for value in values:
+        if any(_holds(p.head, value) for p in parts):
             continue
-        own_part = holding[0]
         own: list[int] = []
         other: list[tuple[int, _Item]] = []
         for item in clause:
-            if item.kind == kind or item is value:
+            if item.kind == kind:
                 continue
             for n, part in enumerate(parts):
                 if _holds(part.items, item) and _unique(parts, n, item):
@@ -230,15 +292,15 @@ def _swap_in(clause: Sequence[_Item], parts: Sequence[_Part], kind: str) -> str 
             continue
         nearest_other = min(d for d, _ in other)
         own_people = [i for i in parts[own_part].items if i.kind == "p"]
-        to_another = any(i.kind == "p" for _, i in other) and not any(_holds(clause, i) for i in own_people)
+        to_another = (
+            bool(own_people) and any(i.kind == "p" for _, i in other) and not any(_holds(clause, i) for i in own_people)
+        )
         if not own or to_another or (len(other) > len(own) and nearest_other < min(own)):
-            said = next((i.key for i in parts[own_part].items if i.kind == kind), value.key)
             word = min(other, key=lambda pair: pair[0])[1]
-            return f"the turn gives {_shown(word)} another {_KIND_NAMES[kind]} than {_shown(value)} ({said})"
+            return f"the turn pairs {_shown(value)} with other words than {_shown(word)}"
     return None
 
 
-_KIND_NAMES = {"n": "value", "d": "day", "p": "person"}
 _DAY_NAMES = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()  # noqa: SIM905
 
 
@@ -256,7 +318,7 @@ _CLEFT = re.compile(
 
 
 def _singled_out(summary: str, quoted: Sequence[str], people: dict[str, str], writer: str | None) -> str | None:
-    """"meron's the one with the peanut allergy" gives the allergy to Meron and to no one else; "it's
+    """ "meron's the one with the peanut allergy" gives the allergy to Meron and to no one else; "it's
     bran who can't have chicken" the chicken to Bran."""
     first = _s._person_clauses(summary)[0] if summary.strip() else ""
     ours = _s._subject(first, people, writer, frozenset())
@@ -300,10 +362,17 @@ _POSSESSORS = frozenset({"my", "his", "her", "their", "our"})
 class _Mention:
     who: str
     gender: str | None  # "f", "m" or unknown
-    start: int  # word positions in the text
+    start: int  # word positions in the clause
     end: int
+    subject: bool  # the person a piece of the turn opens on ("mei babysits ..."), not an object
+    possessor: str | None = None  # whose relative an unnamed one is ("thabo's mum": thabo)
+    named: bool = True
     group: int = -1  # people named together share one ("noor and omar": as near as each other)
     here: bool = False  # named in the pronoun's own turn
+
+
+#: Words a piece's subject may follow: "now it's hamza's turn", "tia rosa", "so is isla" is no subject.
+_BEFORE_SUBJECT = frozenset("now then it its well oh also tia tía tio tío auntie aunt uncle mr mrs ms dr nana".split())  # noqa: SIM905
 
 
 def _gender_of(word: str) -> str | None:
@@ -311,50 +380,73 @@ def _gender_of(word: str) -> str | None:
     return "f" if forms & _FEMALE else "m" if forms & _MALE else None
 
 
-def _mentions(text: str, people: dict[str, str], writer: str | None) -> list[_Mention]:
+def _mentions(text: str, people: dict[str, str], writer: str | None, first_group: int = 0) -> list[_Mention]:
     """The people ``text`` names, in order, each with the gender its words give: "his sister jisoo"
-    (Jisoo, she), "tia rosa" (Rosa, she), "thabo's mum" (Thabo's mother, she), "minho ... his"."""
+    (Jisoo, she), "tia rosa" (Rosa, she), "thabo's mum" (Thabo's mother, she), "minho ... his".
+    A relative named only by a possessive pronoun ("my mum", "his doctor") is no one to bind to."""
     out: list[_Mention] = []
-    offset = 0
+    group = first_group
     for clause in _s._person_clauses(text):
-        words = _s._raw_words(clause)
+        words: list[str] = []
+        starts: list[int] = []
+        for piece in _PART.split(clause):
+            starts.append(len(words))
+            words += _s._raw_words(piece or "")
         in_clause: list[_Mention] = []
         n = 0
         while n < len(words):
             word = words[n]
+            piece_start = max(s for s in starts if s <= n)
+            opening = all(w in _BEFORE_SUBJECT for w in words[piece_start:n])
             after = [_s.ABBREVIATIONS.get(w, w) for w in words[n + 1 : n + 3]]
             relation = after[0] if after and after[0] in _s._RELATIONS else None
+            found: _Mention | None = None
             if word in _POSSESSORS and relation:
-                named = len(after) > 1 and words[n + 2] in people
-                owner = writer if word == "my" and writer else word
-                who = people[words[n + 2]] if named else f"{owner}'s {relation}"
                 if word in ("his", "her"):
                     _give_gender(in_clause, "m" if word == "his" else "f")
-                width = 3 if named else 2
-                in_clause.append(_Mention(who, _gender_of(relation), offset + n, offset + n + width - 1))
-                n += width
-                continue
-            if word in people and people[word] != writer:
-                if in_clause and in_clause[-1].end == offset + n - 1 and words[n - 1] in people:
-                    in_clause[-1].end += 1  # "lola carmen": one person's two names
+                named = len(after) > 1 and words[n + 2] in people
+                if named:
+                    found = _Mention(people[words[n + 2]], _gender_of(relation), n, n + 2, opening)
+                n += 3 if named else 2
+            elif word in people and people[word] != writer:
+                if in_clause and in_clause[-1].end == n - 1 and words[n - 1] in people:
+                    in_clause[-1].end = n  # "lola carmen": one person's two names
                     n += 1
                     continue
                 if relation:
                     named = len(after) > 1 and words[n + 2] in people
                     who = people[words[n + 2]] if named else f"{people[word]}'s {relation}"
+                    possessor = None if named else people[word]
                     width = 3 if named else 2
-                    in_clause.append(_Mention(who, _gender_of(relation), offset + n, offset + n + width - 1))
+                    found = _Mention(who, _gender_of(relation), n, n + width - 1, opening, possessor, named)
                     n += width
-                    continue
-                gender = _gender_of(word) or (_gender_of(words[n - 1]) if n > 0 else None)  # "tia rosa"
-                in_clause.append(_Mention(people[word], gender, offset + n, offset + n))
+                else:
+                    gender = _gender_of(word) or (_gender_of(words[n - 1]) if n > 0 else None)  # "tia rosa"
+                    found = _Mention(people[word], gender, n, n, opening)
+                    n += 1
             elif word in ("his", "her", "him"):
                 _give_gender(in_clause, "f" if word == "her" else "m")
+                n += 1
             elif _gender_of(word) and word in _s._RELATIONS and (n == 0 or words[n - 1] not in people):
-                in_clause.append(_Mention(word, _gender_of(word), offset + n, offset + n))
-            n += 1
+                found = _Mention(word, _gender_of(word), n, n, opening, None, False)
+                n += 1
+            else:
+                n += 1
+            if found is None:
+                continue
+            previous = in_clause[-1] if in_clause else None
+            # "noor and omar", "my brother andrés and his wife carmen": the piece before was only a name.
+            together = (
+                previous is not None
+                and found.start in starts
+                and previous.start in starts
+                and starts[starts.index(previous.start) + 1 :][:1] == [previous.end + 1]
+            )
+            if not together:
+                group += 1
+            found.group = group
+            in_clause.append(found)
         out.extend(in_clause)
-        offset += len(words) + 1
     return out
 
 
@@ -365,39 +457,28 @@ def _give_gender(before: list[_Mention], gender: str) -> None:
         before[0].gender = gender
 
 
-def _coordinate(text: str, mentions: list[_Mention], first_group: int) -> int:
-    """Number the groups of people named together ("noor and omar both need new shoes");
-    returns the next free number."""
-    words = [w for clause in _s._person_clauses(text) for w in [*_s._raw_words(clause), ""]]
-    group = first_group
-    for n, mention in enumerate(mentions):
-        if n:
-            between = words[mentions[n - 1].end + 1 : mention.start]
-            if not (between and all(w in ("and", "&", "or", "") for w in between)):
-                group += 1
-        mention.group = group
-    return group + 1
-
-
 def _referent(mentions: Sequence[_Mention], gender: str) -> _Mention | None:
-    """The nearest person named before the pronoun whom it fits; none when that is unclear: two
-    named together, or a nearer person of unknown gender before a farther one known to fit."""
+    """The nearest person named before the pronoun whom it fits, a subject before an object ("tia
+    rosa is picking up lucas today and he ...": Lucas, as Rosa is a she; "nana lesieli has losa
+    after school. she lives ...": Lesieli); none when that is unclear: two named together, or a
+    nearer person of unknown gender before a farther one known to fit."""
     fitting = [m for m in mentions if m.gender in (None, gender)]
+    subjects = [m for m in fitting if m.subject]
+    if subjects:
+        fitting = subjects
     if not fitting:
         return None
     nearest = fitting[-1]
     if any(m.group == nearest.group for m in fitting[:-1]):
         return None
-    # "grandad's coming, and so is isla", then "he can't manage long walks": Isla may be no he.
+    # "grandad's coming ... and isla", then "he can't manage long walks": Isla may be no he.
     # In the pronoun's own turn the nearer one holds: "now it's hamza's turn, he gets them fitted".
     if nearest.gender is None and not nearest.here and any(m.gender == gender for m in fitting[:-1]):
         return None
     return nearest
 
 
-def _pronoun_clause(
-    quoted: Sequence[str], quotes: Sequence[str], substance: Sequence[str]
-) -> tuple[str, str] | None:
+def _pronoun_clause(quoted: Sequence[str], quotes: Sequence[str], substance: Sequence[str]) -> tuple[str, str] | None:
     """(the turn's text before the clause, the pronoun) where the clause of a quote that holds
     most of the summary's ``substance`` (else the one the quote begins in) opens on "he" or "she"."""
     for text in quoted:
@@ -453,15 +534,16 @@ def _wrong_referent(
     if found is None:
         return None
     lead, pronoun = found
+    opening = re.match(r"\s*[^\W\d_][\w-]*['’]s ([\w-]+)", first)
+    if opening and opening.group(1).lower() not in _s._RELATIONS:
+        return None  # "Moose's vet is Dr. Hollett": the subject is the vet, whom the summary names
     ours = _s._subject(first, people, writer, frozenset())
     if len(ours) != 1 or "family" in ours or writer in ours:
         return None
     gender = "f" if pronoun in _SHE else "m"
     mentions: list[_Mention] = []
-    group = 0
     for n, text in enumerate([*before, lead]):
-        said = _mentions(text, people, writer)
-        group = _coordinate(text, said, group)
+        said = _mentions(text, people, writer, max((m.group for m in mentions), default=0) + 1)
         for mention in said:
             mention.here = n == len(before)
         mentions += said
@@ -474,6 +556,8 @@ def _wrong_referent(
     named_before = {people[w] for text in [*before, lead] for w in _s._raw_words(text) if w in people}
     if person not in named_before:
         return None  # the summary's person is not one the turns name before the pronoun
+    if not referent.named and referent.possessor != person:
+        return None  # "my dad ... he moved in": the summary may name him ("Stan")
     return f"'{pronoun}' in the turn is {referent.who}, not {person}"
 
 
@@ -482,7 +566,9 @@ def _wrong_referent(
 #: A sex the summary gives (a baby's, a pet's, twins'), and the words of the turns that give it.
 _SEX_WORDS = {"girl": "f", "girls": "f", "female": "f", "boy": "m", "boys": "m", "male": "m"}
 _SEX_SAID = {
-    "f": frozenset({"girl", "girls", "daughter", "daughters", "female", "she", "she's", "her", "hers", "lass", "lasses"}),
+    "f": frozenset(
+        {"girl", "girls", "daughter", "daughters", "female", "she", "she's", "her", "hers", "lass", "lasses"}
+    ),
     "m": frozenset({"boy", "boys", "son", "sons", "male", "he", "he's", "him", "his", "lad", "lads"}),
 }
 #: Ranks and superlatives: where someone stands is a value, never a paraphrase of doing well.
@@ -493,10 +579,17 @@ RANKS = frozenset(
 )
 
 
+#: A medal the turns name is a win: "got silver in the olympiad" is "won a silver medal".
+_MEDALS = frozenset({"gold", "silver", "bronze"})
+_WON = frozenset({"won", "win", "wins", "winning", "medal", "medals"})
+
+
 def _invented_qualifier(summary: str, pool: Sequence[str]) -> str | None:
     words = _s._tokens(summary)
     said = set(pool)
     for word in dict.fromkeys(words):
+        if _s._capitalised(word, summary) or (word in _WON and said & _MEDALS):
+            continue  # "the TOP tour fee", "Top Gear": a name
         sex = _SEX_WORDS.get(word)
         if sex is not None and not (said & _SEX_SAID[sex]) and not _s._held(word, pool):
             return f"the turns do not say {word}"
