@@ -463,11 +463,12 @@ def _referent(mentions: Sequence[_Mention], gender: str) -> _Mention | None:
     after school. she lives ...": Lesieli); none when that is unclear: two named together, or a
     nearer person of unknown gender before a farther one known to fit."""
     fitting = [m for m in mentions if m.gender in (None, gender)]
-    subjects = [m for m in fitting if m.subject]
-    if subjects:
-        fitting = subjects
     if not fitting:
         return None
+    # A subject before an object of the same turn ("the dog is moose ... he's on fluoxetine": Moose).
+    subjects = [m for m in fitting if m.subject and m.here == fitting[-1].here]
+    if subjects:
+        fitting = [m for m in fitting if m.here != fitting[-1].here] + subjects
     nearest = fitting[-1]
     if any(m.group == nearest.group for m in fitting[:-1]):
         return None
@@ -518,7 +519,7 @@ def _wrong_referent(
     summary: str,
     quotes: Sequence[str],
     quoted: Sequence[str],
-    before: Sequence[str],
+    before: Sequence[_s.SpokenTurn],
     people: dict[str, str],
     writer: str | None,
 ) -> str | None:
@@ -541,11 +542,15 @@ def _wrong_referent(
     if len(ours) != 1 or "family" in ours or writer in ours:
         return None
     gender = "f" if pronoun in _SHE else "m"
+    # The turn before counts only when the same family member goes on ("riku works weekends ...
+    # and mei babysits", then "she gets about 1,500 yen an hour"): after an assistant's turn or
+    # further back, who "she" is was settled in words the check does not read.
+    earlier = [before[-1].text] if before and before[-1].role == "user" else []
     mentions: list[_Mention] = []
-    for n, text in enumerate([*before, lead]):
+    for n, text in enumerate([*earlier, lead]):
         said = _mentions(text, people, writer, max((m.group for m in mentions), default=0) + 1)
         for mention in said:
-            mention.here = n == len(before)
+            mention.here = n == len(earlier)
         mentions += said
     referent = _referent(mentions, gender)
     if referent is None:
@@ -553,7 +558,7 @@ def _wrong_referent(
     (person,) = ours
     if person == referent.who or _s._compatible(ours, frozenset({referent.who})):
         return None
-    named_before = {people[w] for text in [*before, lead] for w in _s._raw_words(text) if w in people}
+    named_before = {people[w] for text in [*earlier, lead] for w in _s._raw_words(text) if w in people}
     if person not in named_before:
         return None  # the summary's person is not one the turns name before the pronoun
     if not referent.named and referent.possessor != person:
@@ -618,6 +623,6 @@ def binding_problems(
         _invented_qualifier(claim.summary, pool)
         or _parallel_swap(summary, texts, people, writer)
         or _singled_out(claim.summary, texts, people, writer)
-        or _wrong_referent(claim.summary, claim.quotes, texts, [t.text for t in before], people, writer)
+        or _wrong_referent(claim.summary, claim.quotes, texts, before, people, writer)
     )
     return [found] if found else []
