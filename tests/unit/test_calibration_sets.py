@@ -26,10 +26,10 @@ from family_memory.forgotten import (
 from family_memory.formation.candidate import Candidate
 
 SETS = Path(__file__).parents[2] / "eval" / "calibration"
-#: Measured on 2026-12-02 (docs/evaluation.md: 89.4% and 4.0% on 382 pairs); the issue's aim is
-#: >= 97% and <= 2%.
+#: Measured on 2026-12-02 (docs/evaluation.md: 89.4% and 4.0% on 382 pairs; with the binding
+#: check, 89.5% and 0.0% on 442); the issue's aim is >= 97% and <= 2%.
 SUPPORTED_ACCEPTED_AT_LEAST = 0.89
-UNSUPPORTED_ACCEPTED_AT_MOST = 0.041
+UNSUPPORTED_ACCEPTED_AT_MOST = 0.0
 #: Forget rules with the offline MiniLM, measured 92.2% (119/129) and 7.6% (10/131) on 260 pairs.
 RESTATED_KEPT_OUT_AT_LEAST = 0.92
 NEW_CLAIMS_KEPT_OUT_AT_MOST = 0.077
