@@ -327,6 +327,7 @@ IMPLIED: dict[str, tuple[str, ...]] = {
         ("kosher", "pork shellfish"),
         ("jain", "onion garlic root vegetables meat eggs"),
         ("lactose", "dairy milk"),
+        ("pregnant expecting", "baby"),  # "mele's expecting" is a baby on the way
     )
     for word in words.split()
 }
@@ -564,6 +565,19 @@ _SPOKEN_HOUR = re.compile(
     r"\b(quarter to|quarter past|half past|half) (one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b"
 )
 _GRAND = re.compile(r"\b(\d+(?:\.\d+)?) ?(?:grand|thousand)\b")
+
+
+#: "an hour": one hour, said without a number (read in the turns only: "twice a day" is no 1).
+_AN_HOUR = re.compile(r"\ban hour\b", re.I)
+#: "the evening one", "which one": "one" standing for a thing, not a number (read in a summary).
+_PRONOUN_ONE = re.compile(
+    r"\b(?:the|this|that|which|another|other)(?: [^\W\d_]+)? one\b(?! (?:hour|day|week|month|year|minute|night)s?\b)",
+    re.I,
+)
+#: Irregular forms of the generic verbs ("was given a gold star" for "got a gold star").
+GENERIC_FORMS = frozenset({"given", "taken", "gone", "done", "kept", "brought", "paid", "held", "met"})
+#: Words that join a summary's clauses ("Bran can't have chicken, while Muffin will eat anything").
+CONNECTIVES = frozenset({"while", "whereas", "whilst"})
 
 
 def _numbers(text: str) -> set[float]:
@@ -935,6 +949,8 @@ def check_support(
 
     # Numbers and times (those of the absolute dates aside).
     said_numbers = _numbers(source_text) | paraphrase.rate_numbers(source_text)
+    if _AN_HOUR.search(source_text):
+        said_numbers.add(1.0)  # "an hour on weekdays" is one hour
     if _SAME_AS_BEFORE.search(source_text):
         # "choir moved to wednesdays btw, same time": the time is the one the family gave before,
         # in what it said of the same thing ("choir practice is thursdays 7pm").
@@ -942,7 +958,8 @@ def check_support(
         for sentence in re.split(r"(?<=[.!?])\s+|\n+", family_text):
             if any(_held(w, _tokens(sentence)) for w in carried):
                 said_numbers |= _numbers(sentence)
-    for value in _numbers(cut):
+    # "the evening one" in the summary stands for a thing (the turns' "one"s all count).
+    for value in _numbers(_PRONOUN_ONE.sub(lambda m: m.group(0)[: -len("one")], cut)):
         if not _number_supported(value, said_numbers):
             problems.append(f"the turns do not say {value:g}")
             break
@@ -972,6 +989,8 @@ def check_support(
         and (w not in GENERIC or w in QUANTIFIERS)
         and w not in FILLER
         and w not in {"am", "pm"}
+        and w not in CONNECTIVES
+        and w not in GENERIC_FORMS
         and not _held(w, pool)
         and not (w in name_words and _referred(w, quoted, lenders, session_text, known_words))
         and not (w in name_words and _completes_a_name(w, names, pool))
@@ -1039,6 +1058,12 @@ def check_support(
     )
     if bound:
         problems.append(bound)
+    else:
+        # Parallel values, a person singled out, a pronoun's referent, an invented rank or sex.
+        from family_memory.formation.binding import binding_problems
+
+        earlier = [*context, *turns[: turns.index(quoted[0])]] if quoted[0] in turns else list(context)
+        problems += binding_problems(claim, quoted, earlier, cut, pool)
     return result
 
 
