@@ -281,3 +281,13 @@ def test_something_else_that_happened_again_is_learned() -> None:
     ):
         assert term_signal(fingerprints([BEDWETTING]), [later], ["Obinna"]) is not TermSignal.RECURS
         assert not _kept_out_for(OBINNA, BEDWETTING, later, 0.74)
+
+
+def test_the_held_out_support_sets_load_and_hold_both_classes() -> None:
+    """eval/calibration/heldout/ is printed by every eval run and never tuned to (its rates are
+    reported, not held): each file must stay loadable, with both classes, so the run can show it."""
+    held = sorted((SETS / "heldout").glob("support-*.yaml"))
+    assert held, "no held-out support set"
+    for path in held:
+        rates = support_rates(path, path.name)
+        assert rates.yes_total >= 20 and rates.no_total >= 20, path.name

@@ -164,9 +164,9 @@ def _support_case(
     return transcript, family, candidate, entities
 
 
-def support_rates(path: Path) -> Rates:
+def support_rates(path: Path, name: str = "support check (eval/calibration/support.yaml)") -> Rates:
     """Both error rates of validation on the support pairs."""
-    rates = Rates("support check (eval/calibration/support.yaml)", "supported")
+    rates = Rates(name, "supported")
     items = load_pairs(path)
     people = directory(items)
     for item in items:

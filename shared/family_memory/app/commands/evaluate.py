@@ -146,6 +146,15 @@ def _calibration(data: Path) -> dict[str, Any]:
             "\n" + "\n".join(rates.lines()) + "\n  targets (issue 10): supported accepted >= 97%, not supported <= 2%"
         )
         out["support"] = {"supported_accepted": rates.yes_rate, "unsupported_accepted": rates.no_rate}
+    # Held-out pairs (eval/calibration/heldout/): written after a change and never tuned to, so
+    # they show how far the rates above, measured on pairs the check was built with, carry over.
+    for held in sorted((data / "calibration" / "heldout").glob("support-*.yaml")):
+        rates = support_rates(held, f"support check, held out ({held.name}; not tuned to)")
+        print("\n" + "\n".join(rates.lines()))
+        out.setdefault("support_heldout", {})[held.stem] = {
+            "supported_accepted": rates.yes_rate,
+            "unsupported_accepted": rates.no_rate,
+        }
     if restatement.exists():
         embedder = MiniLMEmbedder()
         rates = restatement_rates(restatement, ClaimMeaning.for_model(embedder.model_id, embedder.embed))
