@@ -1271,6 +1271,23 @@ MUTATIONS: list[Mutation] = [
         ["tests/integration/test_lookup_caches.py"],
     ),
     m(
+        "9.index-keeps-admitted-rows-by-status",
+        "9: the rows a filter admits are kept per snapshot by the whole filter, so no filter is answered by another's",
+        [
+            (
+                IDX_EMB,
+                "cached = self.admitted_rows.get(search_filter)",
+                "cached = self.admitted_rows.get(search_filter.statuses)  # type: ignore[call-overload]",
+            ),
+            (
+                IDX_EMB,
+                "self.admitted_rows[search_filter] = rows",
+                "self.admitted_rows[search_filter.statuses] = rows  # type: ignore[index]",
+            ),
+        ],
+        ["tests/unit/test_embedded_index_snapshot.py"],
+    ),
+    m(
         "9.patch-keeps-forgotten-line",
         "9: forget removes the brief line at once",
         [

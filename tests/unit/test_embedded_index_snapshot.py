@@ -205,3 +205,29 @@ def test_when_most_rows_are_replaced_the_writer_reads_the_family_compactly(tmp_p
     assert snapshot.count - snapshot.live < 256
     assert answers(index) == answers(EmbeddedIndex(tmp_path / "index", hashed().dimension))
     assert index.loads == 2
+
+
+def test_each_filter_is_answered_by_the_rows_it_admits_before_and_after_a_write(tmp_path: Path) -> None:
+    # A snapshot keeps the rows each filter admits: kept by the wrong key (a filter's statuses alone,
+    # say), a filter would be answered by another's rows. The oracle is SearchFilter.admits.
+    rng = random.Random(9)
+    index = EmbeddedIndex(tmp_path / "index", hashed().dimension)
+    live = {m.id: m for m in (random_memory(rng, n) for n in range(40))}
+    index.upsert(FAMILY, [doc(m) for m in live.values()])
+    vector = hashed().embed_one("piano lessons")
+
+    def check() -> None:
+        for _ in range(2):  # the second round is answered by the kept rows
+            for search_filter in FILTERS:
+                found = {h.memory_id for h in index.semantic(FAMILY, vector, search_filter, 100)}
+                assert found == {i for i, m in live.items() if search_filter.admits(doc(m))}, search_filter
+
+    check()
+    added = random_memory(rng, 99).model_copy(update={"status": Status.ACTIVE, "valid_until": None})
+    live[added.id] = added
+    index.upsert(FAMILY, [doc(added)])
+    check()
+    gone = next(iter(live))
+    del live[gone]
+    index.delete(FAMILY, [gone])
+    check()

@@ -56,9 +56,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Metrics are for Lambda (EMF to CloudWatch); on the command line they would be noise.
     os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
     os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
-    # The embedded index's vector scan is one matrix-vector product; a lookup already runs its two
-    # searches on the two cores, and a multi-threaded BLAS competing with them made tail latency
-    # jumpy (docs/retrieval.md). Set before numpy is first imported (it loads lazily).
+    # One BLAS thread (the local server and MCP run through here too): the embedded index's vector
+    # scan split over two threads stalls whenever the other core is busy (at 50,000 memories on two
+    # shared cores, p95 29 ms with two threads against 17 ms with one; docs/benchmarks.md). Set
+    # before numpy is first imported (it loads lazily; tests/unit/test_blas_threads.py).
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     # The local pipeline runs the Lambda handlers in-process; their INFO lines would drown the output.
     os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")

@@ -343,7 +343,9 @@ def must_know(
     name_words = {w for name in names for w in _words_of(name)}
     message_words = set(content_tokens(message)) - name_words  # a name alone ties nothing to a rule
     food = "food" in tasks
-    found: list[MustKnow] = []
+    found: list[tuple[MustKnow, tuple[str, str, tuple[str, ...]]]] = []
+    #: The tasks a rule's topics govern, once per distinct set of topics (rows share a few).
+    governs: dict[frozenset[str], set[str]] = {}
     for row, place in rows:
         facts = _facts_of(row)
         if facts is None:
@@ -363,7 +365,7 @@ def must_know(
             # A fact that lifts or narrows a food rule ("Kamsi is no longer lactose intolerant", "Rosalie
             # can have egg baked into muffins") bears on a meal as the rule it changes would.
             if food and "food" in topics and involved and reading.allows:
-                found.append(MustKnow(row, "food allowance", (0 if for_named else 1, 0, 1, 1, place)))
+                found.append((MustKnow(row, "food allowance", (0 if for_named else 1, 0, 1, 1, place)), facts.slot))
             elif (
                 # What someone takes bears on a question about medicines, and on any task that names the
                 # medicine ("add obinna's folic acid to the shopping list"); the allergy kit on a meal.
@@ -371,16 +373,18 @@ def must_know(
                 and reading.medicine
                 and ("medical" in tasks or (food and reading.allergy_kit) or _names_medicine(message_words, row))
             ):
-                found.append(MustKnow(row, "medicine", (0 if for_named else 1, 1, 1, 2, place)))
+                found.append((MustKnow(row, "medicine", (0 if for_named else 1, 1, 1, 2, place)), facts.slot))
             elif "care" in tasks and involved and reading.caregiver:
                 # Who may look after them is what the task asks: with the rules it governs, soft.
-                found.append(MustKnow(row, "caregiver", (0 if for_named else 1, 0, 1, 1, place)))
+                found.append((MustKnow(row, "caregiver", (0 if for_named else 1, 0, 1, 1, place)), facts.slot))
             continue
-        governed = {task for task in tasks if _TASK_TOPICS[task] & topics}
+        governed = governs.get(topics)
+        if governed is None:
+            governed = governs[topics] = {task for task in tasks if _TASK_TOPICS[task] & topics}
         if facts.preference:
             # A preference is no rule: only what someone will not eat, for a meal, after the rules.
             if "food" in governed and involved:
-                found.append(MustKnow(row, "food preference", (0 if for_named else 1, 1, 1, 2, place)))
+                found.append((MustKnow(row, "food preference", (0 if for_named else 1, 1, 1, 2, place)), facts.slot))
             continue
         why = ""
         if involved and governed:
@@ -395,14 +399,12 @@ def must_know(
         # The people the message names first; then the rules the task governs (not those that only
         # share a word), hard before soft, a constraint (an allergy) before a house rule.
         rank = (0 if for_named else 1, 0 if governed and involved else 1, facts.soft, facts.house_rule, place)
-        found.append(MustKnow(row, why, rank))
+        found.append((MustKnow(row, why, rank), facts.slot))
     # Two rules of one slot (the same about, type and people: "Viliami's peanut allergy" said twice)
     # are one rule to the task: the more pressing is shown, the other is a read_memory away.
     chosen: list[MustKnow] = []
     slots: set[tuple[str, str, tuple[str, ...]]] = set()
-    for m in sorted(found, key=lambda m: m.rank):
-        facts = _facts_of(m.row)
-        slot = facts.slot if facts is not None else ("", "", ())  # found holds rows it read facts of
+    for m, slot in sorted(found, key=lambda found: found[0].rank):
         if slot not in slots:
             slots.add(slot)
             chosen.append(m)

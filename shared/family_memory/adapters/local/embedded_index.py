@@ -133,6 +133,8 @@ def term_weights(document: IndexDocument) -> tuple[dict[str, float], float]:
 _HISTOGRAM_BUCKETS = 32
 _DEAD_LENGTH = -1000
 _EXPANSIONS_CACHED = 4096
+#: Up to this many words left by the length and letter bounds are measured without the histogram's.
+_MEASURED_OUTRIGHT = 64
 #: Query vectors whose scores a snapshot keeps (a lookup's passes, and a few lookups at once).
 _SCORED_KEPT = 4
 #: Keyword searches whose hits a snapshot keeps (the day question's pass, a few messages).
@@ -244,15 +246,21 @@ class _Vocabulary:
             if cached is not None:
                 return cached
             used = len(self._words)
-            histogram = _histogram(word)
-            letters = np.uint32(sum(1 << bucket for bucket in {ord(ch) & (_HISTOGRAM_BUCKETS - 1) for ch in word}))
+            bits = 0
+            for ch in word:
+                bits |= 1 << (ord(ch) & (_HISTOGRAM_BUCKETS - 1))
+            letters = np.uint32(bits)
             # Each letter one word has and the other lacks costs at least one edit.
-            possible = np.abs(self._lengths[:used] - len(word)) <= budget
-            possible &= np.bitwise_count(self._letters[:used] & ~letters) <= budget
-            possible &= np.bitwise_count(letters & ~self._letters[:used]) <= budget
+            lengths = self._lengths[:used]
+            possible = (lengths >= len(word) - budget) & (lengths <= len(word) + budget)
+            used_letters = self._letters[:used]
+            possible &= np.bitwise_count(used_letters & ~letters) <= budget
+            possible &= np.bitwise_count(letters & ~used_letters) <= budget
             candidates = np.flatnonzero(possible)
-            if len(candidates):
-                excess = self._histograms[candidates] - histogram
+            # The histogram's bound costs about as much as measuring a few dozen words: only worth
+            # it for more (a bound only passes over words the measure would refuse: same answer).
+            if len(candidates) > _MEASURED_OUTRIGHT:
+                excess = self._histograms[candidates] - _histogram(word)
                 more = np.clip(excess, 0, None).sum(axis=1)
                 fewer = np.clip(-excess, 0, None).sum(axis=1)
                 candidates = candidates[np.maximum(more, fewer) <= budget]
@@ -366,6 +374,8 @@ class _Snapshot:
     #: lookup. A snapshot's rows never change, and a write makes a new snapshot with none kept.
     keyword_hits: OrderedDict[tuple[str, SearchFilter, int], list[Hit]] = dataclasses.field(default_factory=OrderedDict)
     keyword_lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
+    #: filter -> the rows it admits (``mask``'s positions, read-only), as a search first needed them.
+    admitted_rows: dict[SearchFilter, Any] = dataclasses.field(default_factory=dict)
 
     @property
     def ids(self) -> list[str]:
@@ -417,6 +427,21 @@ class _Snapshot:
         if len(self.masks) > 8:
             self.masks.popitem(last=False)
         return mask
+
+    def admitted(self, search_filter: SearchFilter) -> Any:
+        """The rows ``search_filter`` admits, in row order (read-only): ``mask``'s positions, kept
+        with the snapshot (whose rows never change) for the few filters of the moment."""
+        cached = self.admitted_rows.get(search_filter)
+        if cached is not None:
+            return cached
+        import numpy as np
+
+        rows = np.flatnonzero(self.mask(search_filter))
+        rows.flags.writeable = False
+        if len(self.admitted_rows) >= 8:
+            self.admitted_rows.pop(next(iter(self.admitted_rows)), None)  # a reader may be adding one
+        self.admitted_rows[search_filter] = rows
+        return rows
 
     def filter_rows(self, search_filter: SearchFilter, start: int, stop: int) -> Any:
         """Which rows in ``start:stop`` are live and admitted by the filter."""
@@ -865,8 +890,6 @@ class EmbeddedIndex(MemoryIndex):
     # --- search -------------------------------------------------------------------
 
     def semantic(self, family_id: str, vector: Vector, search_filter: SearchFilter, k: int) -> list[Hit]:
-        import numpy as np
-
         check_k(k)
         if len(vector) != self.dimension:
             raise InvalidInputError(f"the query vector has {len(vector)} floats; the index holds {self.dimension}")
@@ -888,11 +911,11 @@ class EmbeddedIndex(MemoryIndex):
                 f"({snapshot.columns.dimension} dimensions), not of {self.model_id} ({self.dimension}): "
                 f"run `family-memory rebuild-index --family {family_id}`"
             )
-        mask = snapshot.mask(search_filter)
-        if not mask.any():
+        rows = snapshot.admitted(search_filter)
+        if not len(rows):
             return []
         scores = snapshot.scores(vector)
-        return _hits(snapshot, scores, _best(scores, np.flatnonzero(mask), k))
+        return _hits(snapshot, scores, _best(scores, rows, k))
 
     def keyword(self, family_id: str, text: str, search_filter: SearchFilter, k: int) -> list[Hit]:
         check_k(k)
@@ -928,8 +951,10 @@ class EmbeddedIndex(MemoryIndex):
             matched = True
         if not matched:
             return []
-        scores[~snapshot.mask(search_filter)] = 0.0
-        return _hits(snapshot, scores, _best(scores, np.flatnonzero(scores > 0), k))
+        # Rows the filter refuses keep their score, but no refused row is a candidate.
+        matching = scores > 0
+        matching &= snapshot.mask(search_filter)
+        return _hits(snapshot, scores, _best(scores, np.flatnonzero(matching), k))
 
     @staticmethod
     def _query_words(text: str, snapshot: _Snapshot) -> list[str]:
