@@ -337,17 +337,22 @@ OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
 )
 
 
+def _flat(words: Iterable[str]) -> frozenset[str]:
+    return frozenset(w.replace("-", "") for w in words)
+
+
+#: ``OPPOSITES`` with hyphens dropped ("drop-off" is "dropoff"), both ways round.
+_OPPOSED_FLAT: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
+    pair for one, other in OPPOSITES for pair in ((_flat(one), _flat(other)), (_flat(other), _flat(one)))
+)
+
+
 def opposed(summary: Sequence[str], pool: Sequence[str]) -> tuple[str, str] | None:
     """(the turns' word, the summary's) where the summary says a value whose opposite the turns
     say, and says neither the turns' value nor its own is in the turns."""
-    said = set(pool) | {a + b for a, b in pairwise(pool)}  # "pick up" is "pickup"
-    ours = set(summary) | {a + b for a, b in pairwise(summary)}
-    flat = {w.replace("-", "") for w in said}
-    for one, other in OPPOSITES:
-        for mine, theirs in ((one, other), (other, one)):
-            mine_flat = {w.replace("-", "") for w in mine}
-            theirs_flat = {w.replace("-", "") for w in theirs}
-            ours_flat = {w.replace("-", "") for w in ours}
-            if ours_flat & mine_flat and not flat & mine_flat and flat & theirs_flat and not ours_flat & theirs_flat:
-                return sorted(flat & theirs_flat)[0], sorted(ours_flat & mine_flat)[0]
+    said = _flat([*pool, *(a + b for a, b in pairwise(pool))])  # "pick up" is "pickup"
+    ours = _flat([*summary, *(a + b for a, b in pairwise(summary))])
+    for mine, theirs in _OPPOSED_FLAT:
+        if ours & mine and not said & mine and said & theirs and not ours & theirs:
+            return sorted(said & theirs)[0], sorted(ours & mine)[0]
     return None

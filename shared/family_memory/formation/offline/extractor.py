@@ -303,13 +303,14 @@ class Run:
             # the turn it answers when it points back at what that turn named ("the two that are ready").
             # A claim that goes on from the speaker's last turn naming no one is about that turn's child.
             leans_on = " ".join(t.text for t in self.people.earlier_referents(clause.quote, clause.turn, clause.start))
+            answered = self.answered(clause.turn)
             said = " ".join(
                 (
                     fields.get("summary", ""),
                     clause.quote,
-                    reason_before(clause, self.answered(clause.turn)),
+                    reason_before(clause, answered),
                     reason_after(clause),
-                    self.answered(clause.turn) if _BACK_REFERENCE.search(clause.quote) else "",
+                    answered if _BACK_REFERENCE.search(clause.quote) else "",
                     leans_on,
                     context,
                 )
