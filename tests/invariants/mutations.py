@@ -620,6 +620,31 @@ MUTATIONS: list[Mutation] = [
         ["tests/unit/test_calibration_sets.py", "tests/unit/test_candidate_validation.py"],
     ),
     m(
+        "2.support-sibling-swap-accepted",
+        "2: a claim the cited turns do not support does not become a memory (a sibling named for the turn's word)",
+        [
+            (
+                SUPPORT,
+                "    elif new and (sibling := _sibling_swapped(",
+                "    elif False and (sibling := _sibling_swapped(",
+            )
+        ],
+        ["tests/unit/test_support_senses.py"],
+    ),
+    m(
+        "2.support-sibling-read-across-sentences",
+        "2: faithful summaries are accepted (a sibling word of another sentence is no swap)",
+        [
+            (
+                SUPPORT,
+                'for part in re.split(r"[.!?;\\n]+", said) if part.strip()]',
+                "for part in [said]]",
+                "_sibling_swapped",
+            )
+        ],
+        ["tests/unit/test_support_senses.py"],
+    ),
+    m(
         "3.hard-constraint-correction-kept-beside",
         "3: a later explicit statement that changes a hard constraint supersedes it",
         [

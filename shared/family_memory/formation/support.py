@@ -42,9 +42,9 @@ from datetime import date
 from difflib import SequenceMatcher
 
 from family_memory.domain.text import normalise_for_match
-from family_memory.formation import paraphrase
+from family_memory.formation import paraphrase, senses
 from family_memory.formation.dates import WEEKDAY_FORMS, find_dates, past_tense, weekday_number
-from family_memory.formation.relations import RELATION_WORDS
+from family_memory.formation.relations import ADULT_RELATIONS, CHILD_RELATIONS, RELATION_WORDS
 from family_memory.formation.text_similarity import STOPWORDS
 
 # --- the lexicon: what family talk abbreviates, and words that mean the same ----------------
@@ -1041,6 +1041,9 @@ def check_support(
         problems.append(f"the turns do not say {', '.join(quantifiers)}")
     elif len(new) > len(dropped):
         problems.append(f"the turns do not say: {', '.join(new[:6])}")
+    elif new and (sibling := _sibling_swapped(new, dropped, summary_tokens, said_by_family)):
+        # One word for one word is paraphrase only if it means the same: "knee" for "hip" is not.
+        problems.append(f"the turns say {sibling[0]}, not {sibling[1]}")
     opposite = paraphrase.opposed(_tokens(cut), pool)
     if opposite:
         problems.append(f"the turns say {opposite[0]}, not {opposite[1]}")
@@ -1065,6 +1068,40 @@ def check_support(
         earlier = [*context, *turns[: turns.index(quoted[0])]] if quoted[0] in turns else list(context)
         problems += binding_problems(claim, quoted, earlier, cut, pool)
     return result
+
+
+#: Kin words name a person from someone's side ("Karim's sister" is the writer's aunt): who is
+#: whose is the binding checks' business, not a word sense's.
+_KIN = frozenset(_tokens(" ".join((*CHILD_RELATIONS, *ADULT_RELATIONS))))
+
+
+def _sibling_swapped(
+    new: Sequence[str], dropped: Sequence[str], summary: Sequence[str], said: str
+) -> tuple[str, str] | None:
+    """A word of the turns the summary swapped for a sibling in its place ("her hip op" -> "her
+    knee operation"; senses.swapped). In its place: one of the two content words either side of
+    the summary's word is one of those beside the turn's word in its sentence, so a summary of
+    one sentence is not read against a word of another ("to school in a Bolt" is not "then the
+    clinic at 10")."""
+    ours = _content(summary)
+    sentences = [_content(_tokens(part)) for part in re.split(r"[.!?;\n]+", said) if part.strip()]
+
+    def beside(word: str, tokens: list[str]) -> list[str]:
+        near = (-2, -1, 1, 2)
+        return [
+            tokens[i + d] for i, token in enumerate(tokens) if token == word for d in near if 0 <= i + d < len(tokens)
+        ]
+
+    others = [d for d in dropped if d not in _KIN and d not in QUANTIFIERS]
+    for word in new:
+        if word in _KIN or word in QUANTIFIERS:
+            continue
+        pair = senses.swapped([word], others, ours)
+        if pair and any(
+            _alike(a, b) for a in beside(word, ours) for tokens in sentences for b in beside(pair[0], tokens)
+        ):
+            return pair
+    return None
 
 
 #: An instruction, which makes the "if" before it a rule's condition (no comma needed).
