@@ -127,6 +127,22 @@ def test_the_committed_set_has_the_issue_sizes() -> None:
     assert sum(len(f.spec.facts) for f in families) >= 400
 
 
+def test_the_held_out_families_load_and_stay_out_of_the_committed_set() -> None:
+    """eval/heldout/ (docs/evaluation.md, "Held-out families") loads and validates with
+    `--data eval/heldout`; its figures are not enforced, and the default set never picks it up."""
+    root = Path(__file__).parents[2] / "eval"
+    held = load_set(root / "heldout")
+    assert len(held) >= 2
+    for family in held:
+        assert len(family.sessions) >= 8
+        assert len(family.spec.facts) >= 40
+        assert any(s.spec.candidates for s in family.sessions)
+    committed = {f.id for f in load_set(root)}
+    assert not committed & {f.id for f in held}
+    ratchet = (root / "ratchet.json").read_text(encoding="utf-8")
+    assert not any(f.id in ratchet for f in held)
+
+
 # --- figures on a hand-made end state ----------------------------------------------------
 
 NOW = datetime(2026, 4, 20, 3, 30, tzinfo=UTC)
