@@ -27,6 +27,7 @@ from pathlib import Path
 
 from family_memory.formation.senses import SENSES
 
+_BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz"
 _LEMMA = re.compile(r"[a-z]+(?:-[a-z]+)?")
 _DATA = {"n": ("data.noun", "data.noun1", "data.noun2"), "v": ("data.verb",)}
 _INDEX = {"n": "index.noun", "v": "index.verb"}
@@ -126,11 +127,15 @@ def build(folder: Path) -> dict[str, object]:
     return {
         "source": "Princeton WordNet 3.0 (see LICENSE-wordnet.txt)",
         "senses_per_lemma": SENSES,
-        "hypernyms": [[number[h] for h in synsets[node]] for node in order],
-        "depths": [depth[node] for node in order],
+        # One string each, split when loaded: synset i's hypernyms are the i-th ";" part
+        # ("12,40"), its depth the i-th character (base 36).
+        "hypernyms": ";".join(",".join(str(number[h]) for h in synsets[node]) for node in order),
+        "depths": "".join(_BASE36[depth[node]] for node in order),
         "verbal": verbal,
+        # "nouns;verbs", each a comma-separated list of synset numbers: a flat string map loads
+        # in a third of the time of nested lists, and a lemma's senses are read when asked for.
         "lemmas": {
-            lemma: {pos: [number[s] for s in senses] for pos, senses in sorted(by_pos.items())}
+            lemma: ";".join(",".join(str(number[s]) for s in by_pos.get(pos, ())) for pos in ("n", "v"))
             for lemma, by_pos in sorted(lemmas.items())
         },
     }
@@ -150,9 +155,9 @@ def main(argv: list[str]) -> int:
     licence = folder / "LICENSE.txt"
     if licence.is_file():
         (out.parent / "LICENSE-wordnet.txt").write_text(licence.read_text(encoding="latin-1"), encoding="utf-8")
-    lemmas, hypernyms = data["lemmas"], data["hypernyms"]
-    assert isinstance(lemmas, dict) and isinstance(hypernyms, list)
-    print(f"lexicon: {len(lemmas)} lemmas, {len(hypernyms)} synsets, {out.stat().st_size:,} bytes -> {out}")
+    lemmas, depths = data["lemmas"], data["depths"]
+    assert isinstance(lemmas, dict) and isinstance(depths, str)
+    print(f"lexicon: {len(lemmas)} lemmas, {len(depths)} synsets, {out.stat().st_size:,} bytes -> {out}")
     return 0
 
 

@@ -621,3 +621,30 @@ def test_a_quote_about_her_does_not_support_a_summary_about_him() -> None:
         _other_gender("Maya goes to ballet on Saturdays with her dad.", "he takes her to ballet on saturdays") is None
     )
     assert _other_gender("Dayo has to use his eczema cream before PE.", turn) is not None
+
+
+def _one_turn(summary: str, turn: str) -> list[str]:
+    claim = Claim(summary=summary, quotes=(turn,))
+    return check_support(claim, [SpokenTurn("user", turn, ("Efua",), quoted=True)], date(2026, 5, 20)).problems
+
+
+def test_a_belief_reported_as_a_belief_keeps_the_possibility() -> None:
+    turn = "the vet thinks biscuit might have a grain allergy"
+    assert _one_turn("The vet suspects Biscuit has a grain allergy.", turn) == []
+    assert _one_turn("Biscuit has a grain allergy.", turn)  # the maybe stated as fact
+
+
+def test_a_negated_passive_negates_its_subject() -> None:
+    turn = "omar gets carsick so pls don't suggest the ferry for the trip"
+    assert _one_turn("The ferry should not be suggested for the trip.", turn) == []
+    assert _one_turn("The ferry should be suggested for the trip.", turn)
+
+
+def test_a_regular_verb_in_the_past_tells_an_occasion_not_a_habit() -> None:
+    # The summary's verb is regular ("earned"), the turn's irregular ("got"), and the other way.
+    assert _one_turn("Ama earned her orange belt in judo.", "ama got her orange belt in judo last weekend!") == []
+    turn = "kofi finished his first marathon last sunday!!"
+    assert _one_turn("Kofi finished his first marathon.", turn) == []
+    assert _one_turn("Kofi runs marathons.", turn)  # one occasion made a habit
+    # A participle after "is" is a state, not an occasion: the check still reads the habit.
+    assert _one_turn("Kofi is tired after every marathon.", "kofi was so tired after the marathon last sunday")

@@ -101,7 +101,9 @@ def test_a_word_of_another_sentence_is_no_swap() -> None:
 def test_the_shipped_lexicon_is_the_builders_format() -> None:
     lex = senses.lexicon()
     assert len(lex.lemmas) > 50_000 and len(lex.hypernyms) == len(lex.depths) > 60_000
-    assert all(len(by_pos.get("n", ())) <= senses.SENSES for by_pos in lex.lemmas.values())
+    assert all(0 <= p < len(lex.depths) for i in range(0, len(lex.depths), 997) for p in lex.parents(i))
+    assert all(len(senses.senses_of(lemma, "n")) <= senses.SENSES for lemma in lex.lemmas)
+    assert senses.senses_of("knee", "n") and not senses.senses_of("knee", "v") and not senses.senses_of("zzz", "n")
     assert "support" in lex.verbal and "club" not in lex.verbal
 
 
@@ -143,9 +145,11 @@ def test_the_builder_keeps_lemmas_hypernyms_depths_and_is_byte_stable(tmp_path: 
     assert first.read_bytes() == second.read_bytes()
     data = json.loads(gzip.decompress(first.read_bytes()))
     assert set(data["lemmas"]) == {"entity", "joint", "knee", "hip", "kneel"}  # not "knee_joint"
-    knee, hip = data["lemmas"]["knee"]["n"][0], data["lemmas"]["hip"]["n"][0]
-    assert data["hypernyms"][knee] == data["hypernyms"][hip] == [data["lemmas"]["joint"]["n"][0]]
-    assert data["depths"][knee] == 2 and data["depths"][data["lemmas"]["entity"]["n"][0]] == 0
+    assert data["lemmas"]["kneel"].startswith(";")  # a verb only
+    knee, hip, joint, entity = (int(data["lemmas"][w].split(";")[0]) for w in ("knee", "hip", "joint", "entity"))
+    hypernyms = data["hypernyms"].split(";")
+    assert hypernyms[knee] == hypernyms[hip] == str(joint) and hypernyms[entity] == ""
+    assert data["depths"][knee] == "2" and data["depths"][entity] == "0"
     assert data["verbal"] == ["kneel"]
     assert (tmp_path / "LICENSE-wordnet.txt").read_text().startswith("WordNet 3.0")
 

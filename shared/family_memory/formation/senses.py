@@ -53,14 +53,22 @@ Relation = Literal["same", "broader", "narrower", "sibling"]
 
 @dataclass(frozen=True)
 class Lexicon:
-    #: The hypernyms of each synset, by index.
-    hypernyms: tuple[tuple[int, ...], ...]
-    #: Each synset's fewest links from a root.
-    depths: tuple[int, ...]
-    #: Each lemma's senses by part of speech ("n", "v"), most frequent first.
-    lemmas: dict[str, dict[str, list[int]]]
+    #: Each synset's hypernyms, by index, as the builder writes them ("12,40"; "" for a root).
+    hypernyms: list[str]
+    #: Each synset's fewest links from a root, a base-36 character by index.
+    depths: str
+    #: Each lemma's senses, most frequent first, as the builder writes them: "nouns;verbs", each
+    #: a comma-separated list of synset numbers ("12,40;7"); read by ``senses_of``.
+    lemmas: dict[str, str]
     #: Lemmas WordNet's tagged corpus uses more often as verbs than as nouns ("support", "sign").
     verbal: frozenset[str]
+
+    def parents(self, synset: int) -> tuple[int, ...]:
+        part = self.hypernyms[synset]
+        return tuple(int(n) for n in part.split(",")) if part else ()
+
+    def depth(self, synset: int) -> int:
+        return int(self.depths[synset], 36)
 
 
 @cache
@@ -68,8 +76,8 @@ def lexicon() -> Lexicon:
     raw = resources.files("family_memory.formation").joinpath("lexicon/wordnet-senses.json.gz").read_bytes()
     data = json.loads(gzip.decompress(raw))
     return Lexicon(
-        hypernyms=tuple(tuple(h) for h in data["hypernyms"]),
-        depths=tuple(data["depths"]),
+        hypernyms=data["hypernyms"].split(";"),
+        depths=data["depths"],
         lemmas=data["lemmas"],
         verbal=frozenset(data["verbal"]),
     )
@@ -98,25 +106,33 @@ def _bases(word: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def senses_of(lemma: str, pos: str) -> tuple[int, ...]:
+    """The synsets of ``lemma`` as a noun (``pos`` "n") or a verb ("v"), most frequent first."""
+    entry = lexicon().lemmas.get(lemma)
+    if not entry:
+        return ()
+    part = entry.split(";")[0 if pos == "n" else 1]
+    return tuple(int(n) for n in part.split(",")) if part else ()
+
+
 @lru_cache(maxsize=4096)
 def _senses(word: str, pos: str) -> tuple[int, ...]:
-    lemmas = lexicon().lemmas
     found: list[int] = []
     for base in _bases(word):
-        found += lemmas.get(base, {}).get(pos, ())[:SENSES]
+        found += senses_of(base, pos)[:SENSES]
     return tuple(dict.fromkeys(found))
 
 
 @lru_cache(maxsize=8192)
 def _ancestors(synset: int, depth: int) -> dict[int, int]:
     """Each ancestor of ``synset`` within ``depth`` hypernym links, with its distance (itself at 0)."""
-    hypernyms = lexicon().hypernyms
+    lex = lexicon()
     out = {synset: 0}
     frontier = [synset]
     for distance in range(1, depth + 1):
         following: list[int] = []
         for node in frontier:
-            for parent in hypernyms[node]:
+            for parent in lex.parents(node):
                 if parent not in out:
                     out[parent] = distance
                     following.append(parent)
@@ -149,18 +165,18 @@ def relation(new: str, said: str) -> Relation | None:
     if not (_thing(new) and _thing(said)):
         return None
     ours, theirs = pairs[0]
-    depths = lexicon().depths
+    lex = lexicon()
     for o in ours:
         near = _ancestors(o, NEAR)
         for t in theirs:
-            if any(depths[a] >= SPECIFIC for a in near.keys() & _ancestors(t, NEAR).keys()):
+            if any(lex.depth(a) >= SPECIFIC for a in near.keys() & _ancestors(t, NEAR).keys()):
                 return "sibling"
     return None
 
 
 def _thing(word: str) -> bool:
     """Whether ``word`` names a thing: a noun lemma of it, none of them mostly a verb."""
-    bases = [b for b in _bases(word) if "n" in lexicon().lemmas.get(b, {})]
+    bases = [b for b in _bases(word) if senses_of(b, "n")]
     return bool(bases) and not any(b in lexicon().verbal for b in bases)
 
 

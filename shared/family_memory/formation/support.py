@@ -421,7 +421,9 @@ _HEDGE = re.compile(
 )
 _SUMMARY_HEDGE = re.compile(
     r"\b(?:might|may|maybe|perhaps|considering|thinking|would like|hopes?|if|unless|plans? to|wants? to|"
-    r"not (?:yet )?decided|undecided|possibly|could)\b",
+    r"not (?:yet )?decided|undecided|possibly|could|"
+    # A belief reported as a belief keeps the possibility: "the GP suspects it causes his aches".
+    r"suspects?|suspected|thinks?|believes?|wonders?|probably|likely|not sure|unsure|possible)\b",
     re.I,
 )
 #: A turn that takes up what was said before: it opens with "yes", "ok", ... or a sentence of it
@@ -683,7 +685,13 @@ def _clauses(text: str) -> list[str]:
     return [c.strip() for c in _CLAUSE.split(text) if c and c.strip()]
 
 
-_OUT = re.compile(r"\b(?:are|is) out\b|\bout of the question\b|\boff (?:the table|limits)\b|\bno-go\b", re.I)
+_OUT = re.compile(
+    r"\b(?:are|is) out\b|\bout of the question\b|\boff (?:the table|limits)\b|\bno-go\b|"
+    # A negated passive negates its subject too: "the dog park should not be suggested".
+    r"\b(?:should|must|may|can|will|is|are|to) (?:not|never) (?:to )?be \w+(?:ed|en)\b|"
+    r"\b(?:shouldn't|mustn't|can't|cannot|won't|isn't|aren't) be \w+(?:ed|en)\b",
+    re.I,
+)
 #: Two negations that make a yes: "won't sleep without her night light", "never lets me forget".
 _DOUBLE = re.compile(r"\b(?:\w+n't|never)(?: \w+){1,2} without\b|\bnever lets? \w+ forget\b", re.I)
 
@@ -1342,7 +1350,7 @@ def _speech_problems(claim: Claim, primary: str) -> list[str]:
             problems.append("the turn reports what someone else said or allowed")
         if (
             _EPISODE.search(sentence)
-            and _PAST_VERB.search(sentence)
+            and (_PAST_VERB.search(sentence) or _SIMPLE_PAST.search(sentence))
             and _generalises(claim.summary)
             and not _RULE_FROM_IT.search(sentence)
         ):
@@ -1634,7 +1642,22 @@ def _generalises(summary: str) -> bool:
     if re.search(r"\b(?:every|always|usually|often|regularly|frequent|frequently|tends?)\b", summary, re.I):
         return True
     anchored = r"\b(?:today|tonight|this|last|yesterday|once|on \w+day|\d{4}|\d{1,2}(?:st|nd|rd|th))\b"
-    return not (_PAST_VERB.search(summary) or re.search(anchored, summary, re.I))
+    return not (_PAST_VERB.search(summary) or _SIMPLE_PAST.search(summary) or re.search(anchored, summary, re.I))
+
+
+#: A regular verb in the simple past tells of an occasion ("Tobi earned his black belt"); not
+#: after these words: a state ("is scared", "gets tired"), a perfect, which may start a habit
+#: ("he's started it today, one tablet with breakfast"), an adjective ("the certified gf ones").
+_NO_PAST_AFTER = frozenset(
+    """is are am be been being get gets getting feel feels seems looks very so too 's ’s has have 've ’ve
+    the a an my his her our their your its no""".split()  # noqa: SIM905
+)
+_SIMPLE_PAST = re.compile(
+    r"\b"
+    + "".join(rf"(?<!\b{re.escape(w)} )" for w in sorted(_NO_PAST_AFTER))
+    + r"[a-z]{2,}(?:ed|ied)\b(?! (?:by|of|to|about|with)\b)",
+    re.I,
+)
 
 
 def _completes_a_name(word: str, names: Iterable[str], pool: Sequence[str]) -> bool:
