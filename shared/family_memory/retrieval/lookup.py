@@ -99,7 +99,6 @@ SCHEDULE_QUERY = " ".join([*WEEKDAYS, *(d + "s" for d in WEEKDAYS), "weekdays", 
 MAX_QUERY_CHARS = 2000
 #: Rendered lines a lookup keeps (``TurnLookup._line``).
 LINES_KEPT = 8192
-PREPARE = [False]
 
 LOOKUP_OPEN = '<memory_lookup kind="candidates">'
 LOOKUP_NOTE = (
@@ -356,18 +355,6 @@ class TurnLookup:
         # bounds it too.
         inline = query_vector is not None and self.index.in_process
         keyword_future = None if inline else self._executor.submit(contextvars.copy_context().run, search_words)
-        scan_future = (
-            self._executor.submit(self.index.prepare, family_id, query_vector)
-            if inline and query_vector is not None and PREPARE[0]
-            else None
-        )
-        keyword_done: list[Hit] | None = None
-        if scan_future is not None:
-            try:
-                keyword_done = search_words()
-            except (EmbeddingUnavailableError, IndexUnavailableError):
-                keyword_done = None
-            scan_future.result()
         semantic_error: FamilyMemoryError | None = None
         try:
             vector = query_vector if query_vector is not None else self.embed_query(family_id, query)
@@ -376,10 +363,7 @@ class TurnLookup:
             # A throttled embedder or a slow engine costs this turn its semantic half, not its lookup.
             semantic_error, semantic_hits = exc, []
         try:
-            if keyword_done is not None:
-                keyword_hits = keyword_done
-            else:
-                keyword_hits = search_words() if keyword_future is None else keyword_future.result()
+            keyword_hits = search_words() if keyword_future is None else keyword_future.result()
         except (EmbeddingUnavailableError, IndexUnavailableError):
             if semantic_error is not None:
                 raise

@@ -104,11 +104,6 @@ class MemoryIndex(ABC):
         """The ``k`` eligible documents best matching the words of ``text``,
         tolerating small misspellings, best first."""
 
-    def prepare(self, family_id: str, vector: Vector) -> None:  # noqa: B027 (optional: nothing by default)
-        """Do ahead what ``semantic`` with ``vector`` will need (an engine in this process: the
-        scan of the family's vectors), so it can run on another thread while this one does other
-        work. Nothing by default; it never changes what a search returns."""
-
     def revisions(self, family_id: str) -> dict[str, int]:
         return {doc.memory_id: doc.revision for doc in self.documents(family_id)}
 

@@ -995,19 +995,6 @@ class EmbeddedIndex(MemoryIndex):
         scores = snapshot.scores(vector, active_only)
         return _hits(snapshot, scores, _best(scores, rows, k))
 
-    def prepare(self, family_id: str, vector: Vector) -> None:
-        """Scan the family's vectors for ``vector`` (``_Snapshot.scores`` keeps the scores, so the
-        next ``semantic`` with it on this snapshot only selects). numpy releases the interpreter
-        during the product, so a lookup's keyword search runs beside it."""
-        if len(vector) != self.dimension:
-            return
-        db = self._db(family_id, create=False)
-        if db is None:
-            return
-        snapshot = self._snapshot(family_id, db)
-        if snapshot.live and snapshot.columns.dimension == self.dimension:
-            snapshot.scores(vector, True)
-
     def keyword(self, family_id: str, text: str, search_filter: SearchFilter, k: int) -> list[Hit]:
         check_k(k)
         db = self._db(family_id, create=False)
