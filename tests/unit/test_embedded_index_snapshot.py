@@ -251,8 +251,8 @@ def test_every_score_is_the_one_product_over_all_rows_to_the_bit(tmp_path: Path)
     def check() -> None:
         index.semantic(FAMILY, vectors[0], current, 1)  # the first search reads the family
         snapshot = index._snapshots[FAMILY]
-        rows = {memory_id: row for memory_id, row in snapshot.rows.items()}
-        by_row: dict[int, list[float]] = {row: doc(live[m]).embedding for m, row in rows.items()}
+        rows = dict(snapshot.rows)
+        by_row: dict[int, list[float]] = {row: list(doc(live[m]).embedding or []) for m, row in rows.items()}
         for dead in set(range(snapshot.count)) - set(by_row):  # a deleted or replaced document's row
             block = (
                 snapshot.columns.active if snapshot.columns.status[dead] == _ACTIVE_CODE else snapshot.columns.matrix
