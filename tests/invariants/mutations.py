@@ -1313,6 +1313,36 @@ MUTATIONS: list[Mutation] = [
         ["tests/unit/test_embedded_index_snapshot.py"],
     ),
     m(
+        "9.index-keeps-scores-without-their-scope",
+        "9: a vector's scores are kept per snapshot by the vector and whether they cover the active rows only, so an "
+        "any-status search is never answered by an active-only scan",
+        [(IDX_EMB, "key = (tuple(vector), active_only)", "key = (tuple(vector), False)")],
+        ["tests/unit/test_embedded_index_snapshot.py"],
+    ),
+    m(
+        "9.index-scans-a-dormant-vector-as-active",
+        "9: an active-only search scans the active documents' vectors, and only theirs",
+        [
+            (
+                IDX_EMB,
+                "        if document.status is Status.ACTIVE:\n            self.active[place]",
+                "        if document.status is not Status.RETRACTED:\n            self.active[place]",
+            ),
+            (
+                IDX_EMB,
+                "            if change.document.status is Status.ACTIVE:\n                place, active_count",
+                "            if change.document.status is not Status.RETRACTED:\n                place, active_count",
+            ),
+        ],
+        ["tests/unit/test_embedded_index_snapshot.py"],
+    ),
+    m(
+        "9.index-scores-the-last-rows-as-a-group",
+        "9: every score is the one product over all rows to the bit (the last rows of a product round another way)",
+        [(IDX_EMB, "        tail = self.count % 4\n", "        tail = 0\n")],
+        ["tests/unit/test_embedded_index_snapshot.py"],
+    ),
+    m(
         "9.patch-keeps-forgotten-line",
         "9: forget removes the brief line at once",
         [

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from factories import FAMILY, memory
-from family_memory.adapters.local.embedded_index import EmbeddedIndex, _Vocabulary, edit_budget
+from family_memory.adapters.local.embedded_index import _ACTIVE_CODE, EmbeddedIndex, _Vocabulary, edit_budget
 from family_memory.domain.memory import Memory, MemoryType, Sensitivity, Status, embedding_text
 from family_memory.retrieval.documents import IndexDocument, document_from_memory
 from family_memory.retrieval.search_index import IndexMismatchError, SearchFilter
@@ -231,3 +231,62 @@ def test_each_filter_is_answered_by_the_rows_it_admits_before_and_after_a_write(
     del live[gone]
     index.delete(FAMILY, [gone])
     check()
+
+
+def test_every_score_is_the_one_product_over_all_rows_to_the_bit(tmp_path: Path) -> None:
+    # The active documents' vectors and the others' are scanned as two blocks; each score must be
+    # what one product over every row in row order gives (BLAS scores the last rows of a product,
+    # fewer than four, another way than the rest, so a row's place in the product shows in its
+    # last bit), and a row must be in the block of its status: before and after writes that add,
+    # supersede and delete, whatever the row count modulo 4, for active-only and any-status filters.
+    import numpy as np
+
+    rng = random.Random(13)
+    index = EmbeddedIndex(tmp_path / "index", hashed().dimension)
+    live = {m.id: m for m in (random_memory(rng, n) for n in range(41))}
+    index.upsert(FAMILY, [doc(m) for m in live.values()])
+    vectors = [hashed().embed_one(q) for q in QUERIES]
+    current = SearchFilter.current(date(2026, 11, 30))
+
+    def check() -> None:
+        index.semantic(FAMILY, vectors[0], current, 1)  # the first search reads the family
+        snapshot = index._snapshots[FAMILY]
+        rows = dict(snapshot.rows)
+        by_row: dict[int, list[float]] = {row: list(doc(live[m]).embedding or []) for m, row in rows.items()}
+        for dead in set(range(snapshot.count)) - set(by_row):  # a deleted or replaced document's row
+            block = (
+                snapshot.columns.active if snapshot.columns.status[dead] == _ACTIVE_CODE else snapshot.columns.matrix
+            )
+            by_row[dead] = block[snapshot.columns.places[dead]].tolist()
+        full = np.array([by_row[row] for row in range(snapshot.count)], dtype=np.float32)
+        for vector in vectors:
+            want = full @ np.asarray(vector, dtype=np.float32)
+            assert np.array_equal(snapshot.scores(vector), want)
+            active = snapshot.scores(vector, True)
+            for memory_id, row in rows.items():
+                if live[memory_id].status is Status.ACTIVE:
+                    assert active[row] == want[row]
+                else:
+                    assert active[row] == -np.inf
+            for search_filter in (current, SearchFilter.any_status()):
+                hits = index.semantic(FAMILY, vector, search_filter, 100)
+                assert {h.memory_id for h in hits} == {i for i, m in live.items() if search_filter.admits(doc(m))}
+                assert [h.score for h in hits] == sorted((float(want[rows[h.memory_id]]) for h in hits), reverse=True)
+
+    check()
+    for step in range(12):
+        action = step % 3
+        if action == 0:
+            added = random_memory(rng, 100 + step)
+            live[added.id] = added
+            index.upsert(FAMILY, [doc(added)])
+        elif action == 1:
+            old = rng.choice(sorted(live))
+            status = Status.SUPERSEDED if live[old].status is Status.ACTIVE else Status.ACTIVE
+            live[old] = live[old].model_copy(update={"status": status, "revision": live[old].revision + 1})
+            index.upsert(FAMILY, [doc(live[old])])
+        else:
+            gone = rng.choice(sorted(live))
+            del live[gone]
+            index.delete(FAMILY, [gone])
+        check()

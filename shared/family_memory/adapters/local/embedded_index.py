@@ -16,10 +16,13 @@
   the first search after a write costs what any search costs; a write by
   another process shows as a new ``version`` and the next search reads the
   family afresh.
-* Meaning: an exact scan. A family's vectors are one float32 matrix in
+* Meaning: an exact scan. A family's vectors are float32 matrices in
   memory, filtered by the same rules as the words, and the top k taken with
-  ``argpartition``. A family holds thousands of memories, not billions; exact
-  search needs no tuning and never misses.
+  ``argpartition``. The vectors of active documents are one matrix and the
+  rest (superseded, forgotten, expired, dormant) another, so a search for
+  active memories, every turn's, reads only the first (``_Columns``). A
+  family holds thousands of memories, not billions; exact search needs no
+  tuning and never misses.
 
 SQLite FTS5 was the first engine here; with ORDER BY bm25 over every match and
 a join for the filters it needed 3.4 ms per query at 5,000 memories and 34 ms
@@ -137,6 +140,9 @@ _EXPANSIONS_CACHED = 4096
 _MEASURED_OUTRIGHT = 64
 #: Query vectors whose scores a snapshot keeps (a lookup's passes, and a few lookups at once).
 _SCORED_KEPT = 4
+#: A filter whose statuses are among these admits only rows of the active block.
+_ACTIVE_ONLY = frozenset({Status.ACTIVE})
+_ACTIVE_CODE = _STATUS[Status.ACTIVE]
 #: Keyword searches whose hits a snapshot keeps (the day question's pass, a few messages).
 _KEYWORD_HITS_KEPT = 16
 
@@ -300,7 +306,14 @@ def _histogram(word: str) -> Any:
 class _Columns:
     """A family's per-document columns, with room to grow: rows below a snapshot's
     ``count`` never change, so a writer appends a document without copying them
-    and the snapshots readers hold stay valid."""
+    and the snapshots readers hold stay valid.
+
+    The vectors are in two blocks: ``active`` holds the documents whose status is active and
+    ``matrix`` the others, each filled in the order rows are written, with the row of each place
+    (``active_rows``, ``other_rows``); a snapshot uses the first ``active_count`` and
+    ``other_count`` places. A document's status never changes in place (a new status is a new
+    document, on a new row), so a search for active memories scans ``active`` alone: every
+    row it can admit is there."""
 
     def __init__(self, capacity: int, dimension: int) -> None:
         import numpy as np
@@ -315,19 +328,31 @@ class _Columns:
         self.sensitivity = np.zeros(capacity, dtype=np.int8)
         self.valid_until = np.zeros(capacity, dtype=np.int64)  # ordinal, _NO_EXPIRY when none
         self.lengths = np.zeros(capacity, dtype=np.float64)
-        self.matrix = np.zeros((capacity, dimension), dtype=np.float32)
+        # np.zeros leaves pages untouched until written: the two blocks' room costs no memory. Three
+        # rows more, so a product can always take whole groups of four (``_Snapshot.scores``).
+        self.matrix = np.zeros((capacity + 3, dimension), dtype=np.float32)
+        self.active = np.zeros((capacity + 3, dimension), dtype=np.float32)
+        self.other_rows = np.zeros(capacity, dtype=np.int64)
+        self.active_rows = np.zeros(capacity, dtype=np.int64)
+        self.places = np.zeros(capacity, dtype=np.int64)  # row -> its place in its block
 
-    def grown(self, count: int, needed: int) -> _Columns:
-        """These columns if ``needed`` rows fit, else a larger copy of the first ``count``."""
+    def grown(self, count: int, needed: int, active_count: int, other_count: int) -> _Columns:
+        """These columns if ``needed`` rows fit, else a larger copy of the first ``count`` rows
+        (and the blocks' first ``active_count`` and ``other_count`` places)."""
         if needed <= self.capacity:
             return self
         bigger = _Columns(needed + needed // 8 + 256, self.dimension)
         bigger.ids, bigger.applies = self.ids[:count], self.applies[:count]
-        for name in ("revisions", "status", "type", "sensitivity", "valid_until", "lengths", "matrix"):
+        for name in ("revisions", "status", "type", "sensitivity", "valid_until", "lengths", "places"):
             getattr(bigger, name)[:count] = getattr(self, name)[:count]
+        bigger.active[:active_count] = self.active[:active_count]
+        bigger.active_rows[:active_count] = self.active_rows[:active_count]
+        bigger.matrix[:other_count] = self.matrix[:other_count]
+        bigger.other_rows[:other_count] = self.other_rows[:other_count]
         return bigger
 
-    def put(self, slot: int, memory_id: str, document: IndexDocument, length: float) -> None:
+    def put(self, slot: int, place: int, memory_id: str, document: IndexDocument, length: float) -> None:
+        """Row ``slot`` for ``document``, its vector at ``place`` of its status's block."""
         import numpy as np
 
         if slot < len(self.ids):  # a row left by a write that never committed
@@ -341,7 +366,12 @@ class _Columns:
         self.sensitivity[slot] = _SENSITIVITY[document.sensitivity]
         self.valid_until[slot] = _NO_EXPIRY if document.valid_until is None else document.valid_until.toordinal()
         self.lengths[slot] = length
-        self.matrix[slot] = np.asarray(document.embedding, dtype=np.float32)
+        self.places[slot] = place
+        vector = np.asarray(document.embedding, dtype=np.float32)
+        if document.status is Status.ACTIVE:
+            self.active[place], self.active_rows[place] = vector, slot
+        else:
+            self.matrix[place], self.other_rows[place] = vector, slot
 
 
 @dataclass
@@ -354,6 +384,9 @@ class _Snapshot:
     model_id: str
     count: int  # rows in use, live or not
     columns: _Columns
+    #: Places in use in the columns' two blocks of vectors (active documents', the others').
+    active_count: int
+    other_count: int
     alive: Any  # (count,) bool
     live: int
     total_length: float
@@ -363,10 +396,11 @@ class _Snapshot:
     #: memory id -> row, for the writer (shared by the snapshots of one family)
     rows: dict[str, int]
     masks: OrderedDict[SearchFilter, Any]
-    #: query vector -> its cosine score against every row: a lookup's passes (its candidates, the
+    #: (query vector, active rows only?) -> its cosine score against every row (against the
+    #: active documents' rows only: the others are -inf): a lookup's passes (its candidates, the
     #: must-know rules, the facts that lift a food rule) search one vector under several filters,
     #: and the scan is done once. A snapshot's rows never change, so nothing here goes stale.
-    scored: dict[tuple[float, ...], Any] = dataclasses.field(default_factory=dict)
+    scored: dict[tuple[tuple[float, ...], bool], Any] = dataclasses.field(default_factory=dict)
     scored_lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
     #: stem -> (positions, its BM25 part in each), as the keyword search first needed it.
     bm25: dict[str, tuple[Any, Any]] = dataclasses.field(default_factory=dict)
@@ -401,16 +435,42 @@ class _Snapshot:
         self.bm25[term] = (positions, part)
         return positions, part
 
-    def scores(self, vector: Vector) -> Any:
-        """Every row's score for ``vector`` (read-only), scanned once per vector and snapshot."""
+    def scores(self, vector: Vector, active_only: bool = False) -> Any:
+        """Every row's score for ``vector`` (read-only), scanned once per vector and snapshot;
+        ``active_only``: only the active documents' rows are scored (the rest are -inf), for a
+        filter that admits no other status."""
         import numpy as np
 
-        key = tuple(vector)
+        key = (tuple(vector), active_only)
         with self.scored_lock:
             cached = self.scored.get(key)
         if cached is not None:
             return cached
-        scores = self.columns.matrix[: self.count] @ np.asarray(vector, dtype=np.float32)
+        query = np.asarray(vector, dtype=np.float32)
+        c = self.columns
+        scores = np.full(self.count, -np.inf, dtype=np.float32)
+        # Each score as one product over all ``count`` rows in row order would give it, to the bit:
+        # BLAS scores rows in groups of four alike wherever a group starts, and the last rows of a
+        # product, fewer than four, another way (a product of one row another way again). So each
+        # block is scanned in whole groups of four (the rows past its end are discarded), and the
+        # snapshot's last count % 4 rows again as the last rows of a product of the last
+        # rows of the snapshot (with the one product's group of four before them, if it has one).
+        blocks = [(c.active, c.active_rows, self.active_count)]
+        if not active_only:
+            blocks.append((c.matrix, c.other_rows, self.other_count))
+        for block, rows, used in blocks:
+            if used:
+                scores[rows[:used]] = (block[: used + (-used) % 4] @ query)[:used]
+        tail = self.count % 4
+        if tail:
+            last = range(max(0, self.count - tail - 4), self.count)
+            active = [bool(c.status[row] == _ACTIVE_CODE) for row in last]
+            vectors = np.stack(
+                [(c.active if on else c.matrix)[c.places[row]] for row, on in zip(last, active, strict=True)]
+            )
+            for row, on, score in list(zip(last, active, (vectors @ query).tolist(), strict=True))[-tail:]:
+                if on or not active_only:
+                    scores[row] = score
         scores.flags.writeable = False
         with self.scored_lock:
             if len(self.scored) >= _SCORED_KEPT:
@@ -491,7 +551,8 @@ class _Delta:
 
         added = sum(isinstance(change, _Added) for change in self.changes)
         count = base.count
-        columns = base.columns.grown(count, count + added)
+        columns = base.columns.grown(count, count + added, base.active_count, base.other_count)
+        active_count, other_count = base.active_count, base.other_count
         alive = np.zeros(count + added, dtype=bool)
         alive[:count] = base.alive
         postings = dict(base.postings)
@@ -515,7 +576,11 @@ class _Delta:
                 continue
             row = count
             count += 1
-            columns.put(row, change.document.memory_id, change.document, change.length)
+            if change.document.status is Status.ACTIVE:
+                place, active_count = active_count, active_count + 1
+            else:
+                place, other_count = other_count, other_count + 1
+            columns.put(row, place, change.document.memory_id, change.document, change.length)
             alive[row] = True
             base.rows[change.document.memory_id] = row
             live += 1
@@ -532,6 +597,8 @@ class _Delta:
             model_id=base.model_id,
             count=count,
             columns=columns,
+            active_count=active_count,
+            other_count=other_count,
             alive=alive,
             live=live,
             total_length=total,
@@ -868,14 +935,24 @@ class EmbeddedIndex(MemoryIndex):
         columns.sensitivity[:count] = [_SENSITIVITY[Sensitivity(r[4])] for r in rows]
         columns.valid_until[:count] = [_ordinal(r[5]) for r in rows]
         columns.lengths[:count] = [r[9] for r in rows]
-        if count:
-            vectors = np.frombuffer(b"".join(r[7] for r in rows), dtype="<f4")
-            columns.matrix[:count] = vectors.reshape(count, columns.dimension)
+        active = [n for n, r in enumerate(rows) if r[2] == Status.ACTIVE.value]
+        other = [n for n, r in enumerate(rows) if r[2] != Status.ACTIVE.value]
+        for block, places, where in (
+            (columns.active, columns.active_rows, active),
+            (columns.matrix, columns.other_rows, other),
+        ):
+            if where:
+                vectors = np.frombuffer(b"".join(rows[n][7] for n in where), dtype="<f4")
+                block[: len(where)] = vectors.reshape(len(where), columns.dimension)
+                places[: len(where)] = where
+                columns.places[where] = np.arange(len(where))
         snapshot = _Snapshot(
             version=version,
             model_id=model_id,
             count=count,
             columns=columns,
+            active_count=len(active),
+            other_count=len(other),
             alive=np.ones(count, dtype=bool),
             live=count,
             total_length=float(columns.lengths[:count].sum()),
@@ -914,7 +991,8 @@ class EmbeddedIndex(MemoryIndex):
         rows = snapshot.admitted(search_filter)
         if not len(rows):
             return []
-        scores = snapshot.scores(vector)
+        active_only = search_filter.statuses is not None and search_filter.statuses <= _ACTIVE_ONLY
+        scores = snapshot.scores(vector, active_only)
         return _hits(snapshot, scores, _best(scores, rows, k))
 
     def keyword(self, family_id: str, text: str, search_filter: SearchFilter, k: int) -> list[Hit]:
