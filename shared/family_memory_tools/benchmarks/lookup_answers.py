@@ -9,7 +9,7 @@ below the floor); ``rules_for``; ``schedule_for``; and both engines' 200 hits wi
 Every 60 messages it writes: a new memory (index and catalog), an edit of a rule's summary, a
 superseded row and a deleted one, so caches must see each write.
 
-    PYTHONHASHSEED=0 PYTHONPATH=shared python scripts/lookup_answers.py OUT.jsonl [--size 5000]
+    PYTHONHASHSEED=0 PYTHONPATH=shared python -m family_memory_tools.benchmarks.lookup_answers OUT.jsonl [--size 5000]
 
 Run it on both commits and compare the files (``cmp A B``); each line is one message's record.
 """
@@ -32,6 +32,8 @@ from typing import Any
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import family_memory_tools.benchmarks.retrieval as bench
+from family_memory.adapters.local.embedded_index import EmbeddedIndex
+from family_memory.adapters.local.sqlite_catalog import SQLiteCatalog
 from family_memory.domain.clock import FixedClock
 from family_memory.domain.family import Surface
 from family_memory.domain.memory import MemoryType, Status, Strength
@@ -116,8 +118,8 @@ def main() -> int:
             )
             for row in rows
         ]
-        index = bench.EmbeddedIndex(home / "index", embedder.dimension)
-        catalog = bench.SQLiteCatalog(home / "catalog.sqlite3")
+        index = EmbeddedIndex(home / "index", embedder.dimension)
+        catalog = SQLiteCatalog(home / "catalog.sqlite3")
         index.upsert(bench.FAMILY, documents)
         lease = catalog.acquire_lease(bench.FAMILY, "answers", timedelta(hours=1))
         catalog.put_rows(bench.FAMILY, rows, lease=lease)
