@@ -48,6 +48,7 @@ LINES = [
     "marco is picking up maya after swim every tuesday",
     "finn is coming for abendbrot on saturday",
     "we have a camogie blitz saturday in ballincollig at 10",
+    "the court dresses have to be picked up this saturday at bella's",
 ]
 TRANSCRIPT = transcript([("user", "lucia", line) for line in LINES])
 
@@ -217,3 +218,16 @@ def test_who_said_it_is_not_whom_it_is_about() -> None:
     blitz = {"about": "The camogie blitz", "quote": "we have a camogie blitz saturday"}
     body = "Maya said: we have a camogie blitz saturday in ballincollig at 10."
     assert tag(summary="We have a camogie blitz on Saturday at 10.", body=body, **blitz) == "minors"
+
+
+def test_a_child_s_claim_that_names_no_one_is_the_child_s_occasion() -> None:
+    # eval-garcia: Valeria (a child) said the damas' dresses must be picked up; the claim has no
+    # subject of its own, so the errand is hers, and it went into the brief as normal.
+    errand = {"about": "The court dresses", "quote": "the court dresses have to be picked up this saturday"}
+    summary = "The court dresses have to be picked up this Saturday at Bella's."
+    said = "Maya said: the court dresses have to be picked up this saturday at bella's."
+    assert tag(summary=summary, body=said, **errand) == "minors"
+    # An adult's words naming no one are no child's; a claim with a subject of its own is its subject's.
+    adult = "Lucía said: the court dresses have to be picked up this saturday at bella's."
+    assert tag(summary=summary, body=adult, **errand) == "normal"
+    assert tag(summary=summary, body=said, applies_to=["Bella's Bridal"], **errand) == "normal"

@@ -252,12 +252,14 @@ _SAID_BY = re.compile(r"^[^\W\d_][\w' -]{0,40}? said: ")
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|i'll|i'd|me|my|mine|we|we're|we've|we'll|our|ours|us)\b")
 
 
-def _without_speaker(text: str) -> str:
+def _without_speaker(text: str, has_subjects: bool = True) -> str:
     """``text`` without the speaker a body opens with when the words are not the speaker's own
     ("Maisie said: finn is coming for abendbrot" is about Finn; "Niamh said: we have a blitz
-    saturday" is about Niamh too, and keeps her)."""
+    saturday" is about Niamh too, and keeps her). A claim with no subject of its own keeps its
+    speaker too (``has_subjects`` false): it names no one else, so the occasion is the speaker's
+    ("Valeria said: the damas dresses have to be picked up this saturday" is a child's errand)."""
     said = _SAID_BY.match(text)
-    if said is None or _FIRST_PERSON.search(text[said.end() :]):
+    if said is None or not has_subjects or _FIRST_PERSON.search(text[said.end() :]):
         return text
     return text[said.end() :]
 
@@ -277,7 +279,7 @@ def detect(
     texts = list(texts)
     subjects = list(applies_to)
     known = list(entities)
-    claim = " ".join(_without_speaker(normalise_for_match(t)) for t in texts[:CLAIM_TEXTS])
+    claim = " ".join(_without_speaker(normalise_for_match(t), bool(subjects)) for t in texts[:CLAIM_TEXTS])
     evidence = " ".join(normalise_for_match(t) for t in texts[WHEN_TO_USE_AT + 1 :])
     text = f"{claim} {evidence}"
     if is_health(text, subjects, known, claim, family):
