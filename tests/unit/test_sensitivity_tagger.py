@@ -49,6 +49,8 @@ LINES = [
     "finn is coming for abendbrot on saturday",
     "we have a camogie blitz saturday in ballincollig at 10",
     "the court dresses have to be picked up this saturday at bella's",
+    # A carer on file (eval-kowalski).
+    "and denise is on vacation may 26 to june 5, paula's covering that whole stretch too",
 ]
 TRANSCRIPT = transcript([("user", "lucia", line) for line in LINES])
 
@@ -231,3 +233,26 @@ def test_a_child_s_claim_that_names_no_one_is_the_child_s_occasion() -> None:
     adult = "Lucía said: the court dresses have to be picked up this saturday at bella's."
     assert tag(summary=summary, body=adult, **errand) == "normal"
     assert tag(summary=summary, body=said, applies_to=["Bella's Bridal"], **errand) == "normal"
+
+
+def test_a_claim_naming_a_carer_on_file_is_someones_care() -> None:
+    # eval-kowalski: "the aide is Denise" was said in an earlier conversation; "denise is on
+    # vacation" went into the brief as normal, though it says when Stan has no aide.
+    said = {"about": "Denise's vacation", "quote": "denise is on vacation may 26 to june 5"}
+    summary = "Denise is on vacation May 26 to June 5, Paula is covering."
+    aide = Entity(
+        id="01K0000000000000000000D001",
+        type=EntityKind.PERSON,
+        name="Denise",
+        aliases=["the aide"],
+        relationship="aide",
+        created_at=NOW,
+    )
+    assert tag([aide], summary=summary, **said) == "health"
+    # Nobody on file as a carer, or Denise on file as something else (a sitter looks after the
+    # children: the minors rule's), and it is an ordinary absence.
+    assert tag(summary=summary, **said) == "normal"
+    sitter = aide.model_copy(update={"relationship": "sitter", "aliases": ["the sitter"]})
+    assert tag([sitter], summary=summary, **said) == "normal"
+    neighbour = aide.model_copy(update={"relationship": "neighbour"})
+    assert tag([neighbour], summary=summary, **said) == "normal"

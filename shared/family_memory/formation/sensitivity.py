@@ -23,6 +23,10 @@ below only set aside words that provably describe something else:
   is about the pet, not anyone's health; a
   hospital or clinic someone works at ("works at the hospital", "IT for the
   hospital", "a shift at the clinic") is a workplace.
+- **health** is also a claim that names someone the family called a carer (an entity on
+  file whose relationship is an aide's, a carer's, a home nurse's: "the aide is Denise"): her
+  hours and her absences ("denise is on vacation may 26 to june 5") are someone's care. A
+  nanny or a sitter is no carer here: children's care is the minors rule's.
 - **minors** is a claim *about* a child. Children are known two ways:
   household members whose role is ``child`` (for a member, the role decides),
   and entities the family has told us are children (an entity whose
@@ -135,6 +139,35 @@ def child_names(family: FamilySettings, entities: Iterable[Entity] = ()) -> set[
             if not is_generic(entity.name, entity.relationship):
                 names.add(forms[0].split()[0])  # "Leo Rivera" is also "Leo"
     names.discard("")
+    return names
+
+
+#: A relationship that is someone's care: the aide, a carer, a home nurse (not a childminder's:
+#: a nanny or a sitter looks after children, which the minors rule covers).
+CARER = re.compile(
+    r"\b(?:(?:home|health|personal|care|home care|home health)\s+)?(?:aides?|carers?|care ?givers?|"
+    r"care (?:workers?|assistants?)|support workers?|home help|(?:home |district |visiting )?nurses?|psw)\b"
+)
+
+
+def is_carer(entity: Entity) -> bool:
+    """Whether the family called ``entity`` someone's carer ("the aide is Denise")."""
+    return entity.type is EntityKind.PERSON and bool(CARER.search(normalise_for_match(entity.relationship or "")))
+
+
+def carer_names(entities: Iterable[Entity] = ()) -> set[str]:
+    """Comparison forms of the names (and name-like aliases) of the carers on file: a claim that
+    names one ("denise is on vacation may 26 to june 5") tells of someone's care."""
+    names: set[str] = set()
+    for entity in entities:
+        if is_carer(entity):
+            for name in (entity.name, *entity.aliases):
+                if (
+                    name.strip()
+                    and not is_generic(name, entity.relationship)
+                    and not CARER.search(normalise_for_match(name))
+                ):
+                    names.add(normalise_for_match(name))
     return names
 
 
@@ -283,6 +316,8 @@ def detect(
     evidence = " ".join(normalise_for_match(t) for t in texts[WHEN_TO_USE_AT + 1 :])
     text = f"{claim} {evidence}"
     if is_health(text, subjects, known, claim, family):
+        return Sensitivity.HEALTH
+    if names_any(f"{main_clauses(claim)} {main_clauses(evidence)}", carer_names(known)):
         return Sensitivity.HEALTH
     if is_finances(text):
         return Sensitivity.FINANCES
