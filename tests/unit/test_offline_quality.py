@@ -449,6 +449,39 @@ def test_the_nth_after_the_family_named_another_month_is_not_guessed() -> None:
     assert alone["valid_until"] == "2026-12-12"
 
 
+def test_the_nth_read_back_with_the_calendars_month_and_let_stand_is_dated() -> None:
+    # kowalski s05:9: "maddie has the dentist the 24th" after "first practice is april 11"; the
+    # reply read it back as March 24 and Mike went on, so the month is the family's, not a guess.
+    practice = lucia("I'm coaching maya's softball, saturdays 9am, first practice is january 9")
+    dentist = lucia("maya has the dentist the 4th at 3:30")
+    found = extract(
+        practice,
+        ("assistant", None, "Fun! Saturdays at 9, starting January 9."),
+        dentist,
+        ("assistant", None, "Noted: dentist on Friday, December 4 at 3:30."),
+        lucia("ok thanks"),
+    )
+    assert [c["valid_until"] for c in found if "dentist" in c["summary"]] == ["2026-12-05"]
+    # Put right by the family ("no, ..."), or read back with another month, it stays a guess.
+    corrected = extract(
+        practice,
+        ("assistant", None, "Fun!"),
+        dentist,
+        ("assistant", None, "Noted: dentist on Friday, December 4 at 3:30."),
+        lucia("no, the one in january"),
+    )
+    assert [c for c in corrected if "dentist" in c["summary"]] == []
+    # fitzgerald s06:21: "Portugal update, ... the 11th to the 18th" after "the 9th of June"; the
+    # holiday's month was said in an earlier conversation, and the reply says July, not May.
+    found = extract(
+        lucia("BIG news, Marco's test is booked! Tuesday the 9th of February at 10:15"),
+        ("assistant", None, "Brilliant! Tuesday, February 9 at 10:15."),
+        lucia("Lisbon update, we're staying at the Sol apartments in Lisbon, the 11th to the 18th"),
+        ("assistant", None, "Smart move! The Sol apartments, July 11 to 18."),
+    )
+    assert [c for c in found if "Sol apartments" in c["summary"]] == []
+
+
 @pytest.mark.parametrize(
     ("said", "tag"),
     [

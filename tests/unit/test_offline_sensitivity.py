@@ -109,3 +109,17 @@ def test_a_turn_that_goes_on_naming_no_one_is_about_the_child_before_it() -> Non
     assert tag_of("open class", fitting, assistant("Wonderful!"), mine) == "normal"
     marco = lucia("marco's fitting went great btw, the suit needs hemming")
     assert tag_of("rehearsals", marco, assistant("Wonderful!"), rehearsals) == "normal"
+
+
+def test_a_carer_named_by_her_role_is_a_relationship_about_someones_care() -> None:
+    # eval-kowalski s06:25: "the aide is Denise from Amherst Home Care" formed nothing, so
+    # nothing on file said that Denise's comings and goings are Stan's care.
+    said = lucia("the aide is Denise from Amherst Home Care, she comes weekdays 10 to 2 while we're at work")
+    found = OfflineExtractor().extract(transcript([said]), family()).candidates
+    [carer] = [c for c in found if c["type"] == "relationship"]
+    assert carer["summary"] == "Denise from Amherst Home Care is the family's aide."
+    assert carer["sensitivity"] == "health"
+    assert [(e["name"], e["relationship"]) for e in carer["entities"]] == [("Denise", "aide")]
+    # A role that is nobody's care ("the plumber is Dave") is not read.
+    plumber = OfflineExtractor().extract(transcript([lucia("the plumber is Dave from Ace, he comes monday")]), family())
+    assert [c for c in plumber.candidates if c["type"] == "relationship"] == []

@@ -48,6 +48,9 @@ LINES = [
     "marco is picking up maya after swim every tuesday",
     "finn is coming for abendbrot on saturday",
     "we have a camogie blitz saturday in ballincollig at 10",
+    "the court dresses have to be picked up this saturday at bella's",
+    # A carer on file (eval-kowalski).
+    "and denise is on vacation may 26 to june 5, paula's covering that whole stretch too",
 ]
 TRANSCRIPT = transcript([("user", "lucia", line) for line in LINES])
 
@@ -217,3 +220,39 @@ def test_who_said_it_is_not_whom_it_is_about() -> None:
     blitz = {"about": "The camogie blitz", "quote": "we have a camogie blitz saturday"}
     body = "Maya said: we have a camogie blitz saturday in ballincollig at 10."
     assert tag(summary="We have a camogie blitz on Saturday at 10.", body=body, **blitz) == "minors"
+
+
+def test_a_child_s_claim_that_names_no_one_is_the_child_s_occasion() -> None:
+    # eval-garcia: Valeria (a child) said the damas' dresses must be picked up; the claim has no
+    # subject of its own, so the errand is hers, and it went into the brief as normal.
+    errand = {"about": "The court dresses", "quote": "the court dresses have to be picked up this saturday"}
+    summary = "The court dresses have to be picked up this Saturday at Bella's."
+    said = "Maya said: the court dresses have to be picked up this saturday at bella's."
+    assert tag(summary=summary, body=said, **errand) == "minors"
+    # An adult's words naming no one are no child's; a claim with a subject of its own is its subject's.
+    adult = "Lucía said: the court dresses have to be picked up this saturday at bella's."
+    assert tag(summary=summary, body=adult, **errand) == "normal"
+    assert tag(summary=summary, body=said, applies_to=["Bella's Bridal"], **errand) == "normal"
+
+
+def test_a_claim_naming_a_carer_on_file_is_someones_care() -> None:
+    # eval-kowalski: "the aide is Denise" was said in an earlier conversation; "denise is on
+    # vacation" went into the brief as normal, though it says when Stan has no aide.
+    said = {"about": "Denise's vacation", "quote": "denise is on vacation may 26 to june 5"}
+    summary = "Denise is on vacation May 26 to June 5, Paula is covering."
+    aide = Entity(
+        id="01K0000000000000000000D001",
+        type=EntityKind.PERSON,
+        name="Denise",
+        aliases=["the aide"],
+        relationship="aide",
+        created_at=NOW,
+    )
+    assert tag([aide], summary=summary, **said) == "health"
+    # Nobody on file as a carer, or Denise on file as something else (a sitter looks after the
+    # children: the minors rule's), and it is an ordinary absence.
+    assert tag(summary=summary, **said) == "normal"
+    sitter = aide.model_copy(update={"relationship": "sitter", "aliases": ["the sitter"]})
+    assert tag([sitter], summary=summary, **said) == "normal"
+    neighbour = aide.model_copy(update={"relationship": "neighbour"})
+    assert tag([neighbour], summary=summary, **said) == "normal"

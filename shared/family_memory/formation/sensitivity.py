@@ -23,6 +23,10 @@ below only set aside words that provably describe something else:
   is about the pet, not anyone's health; a
   hospital or clinic someone works at ("works at the hospital", "IT for the
   hospital", "a shift at the clinic") is a workplace.
+- **health** is also a claim that names someone the family called a carer (an entity on
+  file whose relationship is an aide's, a carer's, a home nurse's: "the aide is Denise"): her
+  hours and her absences ("denise is on vacation may 26 to june 5") are someone's care. A
+  nanny or a sitter is no carer here: children's care is the minors rule's.
 - **minors** is a claim *about* a child. Children are known two ways:
   household members whose role is ``child`` (for a member, the role decides),
   and entities the family has told us are children (an entity whose
@@ -135,6 +139,35 @@ def child_names(family: FamilySettings, entities: Iterable[Entity] = ()) -> set[
             if not is_generic(entity.name, entity.relationship):
                 names.add(forms[0].split()[0])  # "Leo Rivera" is also "Leo"
     names.discard("")
+    return names
+
+
+#: A relationship that is someone's care: the aide, a carer, a home nurse (not a childminder's:
+#: a nanny or a sitter looks after children, which the minors rule covers).
+CARER = re.compile(
+    r"\b(?:(?:home|health|personal|care|home care|home health)\s+)?(?:aides?|carers?|care ?givers?|"
+    r"care (?:workers?|assistants?)|support workers?|home help|(?:home |district |visiting )?nurses?|psw)\b"
+)
+
+
+def is_carer(entity: Entity) -> bool:
+    """Whether the family called ``entity`` someone's carer ("the aide is Denise")."""
+    return entity.type is EntityKind.PERSON and bool(CARER.search(normalise_for_match(entity.relationship or "")))
+
+
+def carer_names(entities: Iterable[Entity] = ()) -> set[str]:
+    """Comparison forms of the names (and name-like aliases) of the carers on file: a claim that
+    names one ("denise is on vacation may 26 to june 5") tells of someone's care."""
+    names: set[str] = set()
+    for entity in entities:
+        if is_carer(entity):
+            for name in (entity.name, *entity.aliases):
+                if (
+                    name.strip()
+                    and not is_generic(name, entity.relationship)
+                    and not CARER.search(normalise_for_match(name))
+                ):
+                    names.add(normalise_for_match(name))
     return names
 
 
@@ -252,12 +285,14 @@ _SAID_BY = re.compile(r"^[^\W\d_][\w' -]{0,40}? said: ")
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|i'll|i'd|me|my|mine|we|we're|we've|we'll|our|ours|us)\b")
 
 
-def _without_speaker(text: str) -> str:
+def _without_speaker(text: str, has_subjects: bool = True) -> str:
     """``text`` without the speaker a body opens with when the words are not the speaker's own
     ("Maisie said: finn is coming for abendbrot" is about Finn; "Niamh said: we have a blitz
-    saturday" is about Niamh too, and keeps her)."""
+    saturday" is about Niamh too, and keeps her). A claim with no subject of its own keeps its
+    speaker too (``has_subjects`` false): it names no one else, so the occasion is the speaker's
+    ("Valeria said: the damas dresses have to be picked up this saturday" is a child's errand)."""
     said = _SAID_BY.match(text)
-    if said is None or _FIRST_PERSON.search(text[said.end() :]):
+    if said is None or not has_subjects or _FIRST_PERSON.search(text[said.end() :]):
         return text
     return text[said.end() :]
 
@@ -277,10 +312,12 @@ def detect(
     texts = list(texts)
     subjects = list(applies_to)
     known = list(entities)
-    claim = " ".join(_without_speaker(normalise_for_match(t)) for t in texts[:CLAIM_TEXTS])
+    claim = " ".join(_without_speaker(normalise_for_match(t), bool(subjects)) for t in texts[:CLAIM_TEXTS])
     evidence = " ".join(normalise_for_match(t) for t in texts[WHEN_TO_USE_AT + 1 :])
     text = f"{claim} {evidence}"
     if is_health(text, subjects, known, claim, family):
+        return Sensitivity.HEALTH
+    if names_any(f"{main_clauses(claim)} {main_clauses(evidence)}", carer_names(known)):
         return Sensitivity.HEALTH
     if is_finances(text):
         return Sensitivity.FINANCES

@@ -94,6 +94,13 @@ _MY_REL_IS = re.compile(
 _NOT_A_THING = frozenset({"him", "her", "them", "one", "you", "u", "not", "when", "how", "whenever"})
 _NOT_A_NAME = frozenset("coming here there home away sick ill fine great back out in at the a an so very also".split())  # noqa: SIM905
 _RELATION_STATEMENT = re.compile(rf"^(?P<name>{NAME})\s+(?i:is)\s+(?i:my|our)\s+(?P<rel>(?i:{REL}))\b")
+#: "the aide is Denise from Amherst Home Care", "our carer is Joy": who looks after someone, by name
+#: (the words of ``sensitivity.CARER``), with where she comes from when the clause says it.
+_CARER_IS = re.compile(
+    rf"^(?P<det>the|our|my)\s+(?P<rel>(?:(?:home|health|home care|home health)\s+)?(?:aide|carer|caregiver|"
+    rf"care worker|care assistant|support worker|home nurse|nurse))\s+is\s+(?P<name>{NAME})"
+    rf"(?P<org>\s+from\s+(?:the\s+)?[A-Z][\w'’&-]*(?:\s+[A-Z][\w'’&-]*){{0,3}})?(?=\s*(?:[,.;]|$))"
+)
 #: Relations too loose to state as a relationship ("our girl Losa" is a term of affection).
 _LOOSE_RELATIONS = frozenset({"girl", "boy", "kid", "child", "baby"})
 
@@ -363,6 +370,7 @@ class Run:
         child = self.people.is_child(turn.member_id)
         for clause in clauses(turn, today):
             self.relationships(clause)  # "my brother rafa can cover if one of us is sick": still her brother
+            self.carer(clause)
             clause = _without_doubtful_aside(clause)
             if _HEDGE.search(clause.core) or (child and _REPORTED.search(clause.sentence)):
                 continue  # a possibility, or a child's report of what a parent allowed
@@ -429,6 +437,35 @@ class Run:
                 sensitivity=sensitivity,
                 evidence=[CitedTurns(turns=[clause.turn.n], quote=quote)],
             )
+
+    def carer(self, clause: Clause) -> None:
+        """ "the aide is Denise from Amherst Home Care": a relationship, tagged health (someone's care
+        is who comes to give it), whose entity keeps the relationship so a later conversation's
+        "denise is on vacation" is health too (``sensitivity.carer_names``)."""
+        said = _CARER_IS.match(clause.core)
+        if said is None or said.group("name") in NOT_NAMES:
+            return
+        name, rel = said.group("name"), said.group("rel").lower()
+        whose = (
+            "the family's"
+            if said.group("det").lower() != "my"
+            else f"{self.people.speaker_name(clause.turn.member_id or '')}'s"
+        )
+        origin = said.group("org") or ""
+        subject = self.people.relation(clause.turn.member_id or "", rel, name, said.group("det"))
+        self.propose(
+            clause,
+            type=MemoryType.RELATIONSHIP,
+            about=name,
+            summary=f"{name}{origin} is {whose} {rel}.",
+            when_to_use=f"Whenever {name} comes up",
+            applies_to=[subject.applies_to[0]],
+            entities=[subject.hint] if subject.hint else [],
+            authority=Authority.USER_EXPLICIT,
+            confidence=0.9,
+            sensitivity=Sensitivity.HEALTH,
+            evidence=[CitedTurns(turns=[clause.turn.n], quote=said.group(0))],
+        )
 
     def statement(self, clause: Clause) -> None:
         core = clause.core

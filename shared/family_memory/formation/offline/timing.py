@@ -401,7 +401,10 @@ def _owner(run: Run, clause: Clause) -> Subject | None:
 
 def _month_said_before(run: Run, clause: Clause, when: DateMention) -> bool:
     """ "the 11th" after the family named another month in this conversation ("Albufeira, 11th
-    to 18th of July"): which month's 11th is theirs to say, not the calendar's to guess."""
+    to 18th of July"): which month's 11th is theirs to say, not the calendar's to guess. Unless
+    the reply to the turn read it back as the calendar does, month and all, and the family let
+    that stand ("maddie has the dentist the 24th", after "first practice is april 11", answered
+    "dentist on Tuesday, March 24"): the month is then the family's, not a guess."""
     if _MONTH_NAME.search(when.text) or not re.search(r"\d", when.text):
         return False
     for turn in run.transcript.turns:
@@ -412,8 +415,28 @@ def _month_said_before(run: Run, clause: Clause, when: DateMention) -> bool:
         text = turn.text if turn.n < clause.turn.n else turn.text[: clause.start]
         for m in find_dates(text, clause.today):
             if _MONTH_NAME.search(m.text) and m.first_day.month != when.first_day.month:
-                return True
+                return not _read_back(run, clause, when)
     return False
+
+
+#: A family turn that opens by putting the reply right ("no, the 24th of april", "actually ...").
+_PUTS_RIGHT = re.compile(r"^\W*(?:no|nope|nah|not|actually|wait|sorry|i meant|i mean|wrong)\b", re.I)
+
+
+def _read_back(run: Run, clause: Clause, when: DateMention) -> bool:
+    """Whether the assistant's reply right after the clause's turn names the same day (or the same
+    range) with its month, and the family's next turn does not open by putting it right. The reply's
+    words are never the claim; they only show which month the family let stand."""
+    turns = run.transcript.turns
+    index = next((i for i, t in enumerate(turns) if t.n == clause.turn.n), len(turns))
+    reply = turns[index + 1] if index + 1 < len(turns) else None
+    if reply is None or reply.role.value != "assistant":
+        return False
+    said = [m for m in find_dates(reply.text, clause.today) if _MONTH_NAME.search(m.text)]
+    if not any(m.first_day == when.first_day and m.last_day == when.last_day for m in said):
+        return False
+    answer = next((t for t in turns[index + 2 :] if t.role.value == "user"), None)
+    return answer is None or not _PUTS_RIGHT.search(answer.text)
 
 
 def _monthly(text: str) -> str:
