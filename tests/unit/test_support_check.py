@@ -641,10 +641,13 @@ def test_a_negated_passive_negates_its_subject() -> None:
 
 
 def test_a_regular_verb_in_the_past_tells_an_occasion_not_a_habit() -> None:
-    # The summary's verb is regular ("earned"), the turn's irregular ("got"), and the other way.
-    assert _one_turn("Ama earned her orange belt in judo.", "ama got her orange belt in judo last weekend!") == []
-    turn = "kofi finished his first marathon last sunday!!"
-    assert _one_turn("Kofi finished his first marathon.", turn) == []
-    assert _one_turn("Kofi runs marathons.", turn)  # one occasion made a habit
+    # The summary's verb is regular ("earned"), the turn's irregular ("got"): an occasion told.
+    turn = "ama got her orange belt in judo last weekend!"
+    assert _one_turn("Ama earned her orange belt in judo.", turn) == []
+    assert _one_turn("Ama earns a new belt in judo every term.", turn)  # one occasion made a habit
     # A participle after "is" is a state, not an occasion: the check still reads the habit.
     assert _one_turn("Kofi is tired after every marathon.", "kofi was so tired after the marathon last sunday")
+    # The turn's own regular verbs are not read as an occasion: "the council changed it again"
+    # reports a change, and what it changed to is a standing schedule.
+    turn = "bins go out weds now, the council changed it again"
+    assert _one_turn("The bins now go out on Wednesdays.", turn) == []

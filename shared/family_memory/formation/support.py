@@ -1350,7 +1350,7 @@ def _speech_problems(claim: Claim, primary: str) -> list[str]:
             problems.append("the turn reports what someone else said or allowed")
         if (
             _EPISODE.search(sentence)
-            and (_PAST_VERB.search(sentence) or _SIMPLE_PAST.search(sentence))
+            and _PAST_VERB.search(sentence)
             and _generalises(claim.summary)
             and not _RULE_FROM_IT.search(sentence)
         ):
