@@ -110,6 +110,7 @@ _PARTS_OF_DAY = {
     "night": "evening",
     "nights": "evening",
 }
+_OPENING_PREPOSITIONS = frozenset("in at on for during round around".split())  # noqa: SIM905
 #: A relative who opens a piece is its subject: "dad does breakfast, mum does dinner".
 _OPENING_KIN = frozenset(
     """mum mom mam mummy mommy mother dad daddy father nana nan gran granny grandma grandad grandpa
@@ -125,6 +126,10 @@ def _items(text: str, people: dict[str, str], writer: str | None) -> list[_Item]
     kin = _s._kin_of(text)
     items: list[_Item] = []
     tokens = _tokens(text, people)
+    # A piece that opens on where or when ("in our house dad does breakfast") opens on its subject after it.
+    opener = 0
+    if tokens[:1] and tokens[0] in _OPENING_PREPOSITIONS:
+        opener = next((n for n, t in enumerate(tokens[:5]) if t in people or t in _OPENING_KIN), 0)
     for n, token in enumerate(tokens):
         number = _number_key(tokens, n)
         if number is not None:
@@ -134,11 +139,11 @@ def _items(text: str, people: dict[str, str], writer: str | None) -> list[_Item]
         elif token in _PARTS_OF_DAY:
             items.append(_Item("t", _PARTS_OF_DAY[token], n))
         elif token in people and token not in kin:
-            items.append(_Item("p", people[token], n))
+            items.append(_Item("p", people[token], n - opener if n == opener else n))
         elif token in _WRITER and writer:
             items.append(_Item("p", writer, n))
-        elif token in _OPENING_KIN and (n == 0 or (n == 1 and tokens[0] in ("my", "our", "the", "their"))):
-            items.append(_Item("p", "~" + _s.ABBREVIATIONS.get(token, token), n))
+        elif token in _OPENING_KIN and (n == opener or (n == opener + 1 and tokens[n - 1] in ("my", "our", "the"))):
+            items.append(_Item("p", "~" + _s.ABBREVIATIONS.get(token, token), n - opener))
         elif (
             token not in STOPWORDS
             and token not in _s.FILLER

@@ -129,9 +129,9 @@ _TIME_OF_DAY = {
 _SAID_PART: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern, re.I), part)
     for pattern, part in (
-        (r"\b(?:before school|breakfast|brekkie|brekky|first thing|wake(?:s)? up|waking up|school run|drop ?offs?|a\.?m\.?)\b|\d ?am\b", "morning"),
+        (r"\b(?:before (?:school|skool|skl|scool)|breakfast|brekkie|brekky|first thing|wake(?:s)? up|waking up|school run|drop ?offs?|a\.?m\.?)\b|\d ?am\b", "morning"),
         (r"\b(?:tmrw|tomorrow) morning\b|\bsunrise\b|\bdawn\b", "morning"),
-        (r"\b(?:after school|lunch ?time|lunch|pick ?ups?|pickups?|home time|after nursery|after lunch|arvo|midday|noon)\b", "afternoon"),
+        (r"\b(?:after (?:school|skool|skl|scool)|lunch ?time|lunch|pick ?ups?|pickups?|home time|after nursery|after lunch|arvo|midday|noon)\b", "afternoon"),
         (r"\b(?:tonight|tonite|dinner|tea ?time|supper|bed ?time|bed|sleep|asleep|after work|after tea|after dinner|sunset)\b", "evening"),
         (r"\bp\.?m\.?\b|\d ?pm\b", "afternoon"),
         (r"\bp\.?m\.?\b|\d ?pm\b", "evening"),
@@ -256,9 +256,11 @@ def said(text: str, said_on: date | None) -> Said:
     if _WEEKDAYS_SAID.search(folded):
         out.weekdays |= _WEEKDAY_SET
         out.weekdays_all = True
+        out.lent += [WEEKDAYS[n] for n in sorted(_WEEKDAY_SET)]  # "weekdays": Monday to Friday
     if _WEEKEND_SAID.search(folded):
         out.weekend = True
         out.weekdays |= _WEEKEND_SET
+        out.lent += ["saturday", "sunday"]  # "weekends": Saturdays and Sundays
     if _EVERY_DAY.search(folded) or excepted:
         whole = set(_ALL_DAYS)
         if _WEEKDAYS_SAID.search(folded) and not _EVERY_DAY.search(folded):
@@ -298,6 +300,7 @@ def _dated(folded: str, said_on: date, out: Said) -> None:
             first, last = mention.first_day, max(mention.first_day, mention.last_day)
             if first == last:
                 out.weekdays.add(first.weekday())
+                out.lent.append(WEEKDAYS[first.weekday()])  # said on a Wednesday, "tmrw" is Thursday
             elif (last - first).days >= 6:
                 out.any_weekday = True  # "next week": the turn does not say which day
             n = first

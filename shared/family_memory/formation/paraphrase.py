@@ -166,6 +166,14 @@ PHRASINGS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
         ),
         (r"\bor so\b|\bish\b|-ish\b|\bgive or take\b|\broughly\b", "roughly approximately around about"),
         (
+            r"\b(?:every|each) (?:week|mon|tue|wed|thu|fri|sat|sun)(?!\w* (?:or|and) )|\b(?:once|one day) a week\b|"
+            r"\bper week\b",
+            "weekly",
+        ),
+        (r"\b(?:every|each) (?:day|morning|night|evening)\b|\bonce a day\b|\bper day\b", "daily"),
+        (r"\b(?:every|each) month\b|\bonce a month\b|\bper month\b", "monthly"),
+        (r"\b(?:every|each) year\b|\bonce a year\b|\bper year\b", "yearly annually"),
+        (
             r"\bevery (?:other|second|2nd|alternate)\b|\balternate\b|\bevery (?:2|two) weeks\b|\bfortnight(?:ly)?\b|"
             r"\bbi-?weekly\b",
             "fortnightly fortnight alternate other second biweekly",
@@ -209,7 +217,7 @@ _SMALL = {"two": 2, "three": 3, "four": 4, "six": 6}
 def rate_numbers(text: str) -> set[float]:
     """How many times a period the turns' words come to: "every 6 months" is twice a year (2),
     "morning and evening" or "one after breakfast and one after dinner" twice a day (2), "every
-    other thursday" or "fortnightly" every two weeks (2)."""
+    other thursday" or "fortnightly" every two weeks (2), "tues and thurs" twice a week (2)."""
     out: set[float] = set()
     for m in _EVERY_N_MONTHS.finditer(text):
         n = _SMALL.get(m.group(1).lower()) or int(m.group(1))
@@ -217,6 +225,10 @@ def rate_numbers(text: str) -> set[float]:
             out.add(float(12 // n))
     if _TWO_OCCASIONS.search(text) or _EVERY_OTHER.search(text):
         out.add(2.0)
+    for sentence in re.split(r"[.!?;\n]+", text.lower()):
+        days = {_WEEKDAY_UNITS[w.removesuffix("s")] for w in re.findall(r"[a-z]+", sentence) if w.removesuffix("s") in _WEEKDAY_UNITS}
+        if len(days) > 1:
+            out.add(float(len(days)))  # "swim tues and thurs": twice a week
     return out
 
 
@@ -290,6 +302,7 @@ _RATE_PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\b(?P<plain>mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)\b", "plain"),
     )
 )
+_PLAIN_DAYS = frozenset("mondays tuesdays wednesdays thursdays fridays saturdays sundays".split())  # noqa: SIM905
 _LY = {"daily": "day", "nightly": "night", "weekly": "week", "monthly": "month", "yearly": "year"}
 _LY |= {"annually": "year", "termly": "term"}
 _STRENGTH = {"nearly every": 2, "almost every": 2, "pretty much every": 2, "most": 2}
@@ -315,16 +328,29 @@ def _unit(m: re.Match[str], group: str = "unit") -> tuple[float, str]:
     return _PER_YEAR.get(word, 0.0), "weekend" if word == "weekend" else ""
 
 
-def rates(text: str) -> list[Rate]:
+def rates(text: str, *, summary: bool = False) -> list[Rate]:
     """The rates ``text`` states, clause by clause: "every other thursday" is 26 a year of
     Thursdays, "fortnightly" and "every 2 weeks" 26, "twice a week" 104, "once a month" 12, "most
     days" 365 mostly, "some fridays" 52 sometimes, "usually" mostly. A weekday in the plural
     ("on thursdays") is every such day, unless its clause gives another rate ("on thursdays,
-    every other week")."""
+    every other week"); in a ``summary``, unless its sentence does ("fortnightly, on Tuesdays")."""
     out: list[Rate] = []
     folded = re.sub(r"[^\W\d_]{5,}", lambda m: nearest(m.group(0), _UNIT_NAMES) or m.group(0), text.lower())
     folded = folded.replace("’", "'")
-    for clause in _RATE_CLAUSE.split(folded):
+    for sentence in re.split(r"[.!?;\n]+", folded):
+        said = _sentence_rates(sentence)
+        if summary and any(r.text not in _PLAIN_DAYS for r in said):
+            said = [r for r in said if r.text not in _PLAIN_DAYS]
+        days = {r.day for r in said if r.text.endswith("days") and r.day and r.text.rstrip("s") in _WEEKDAY_UNITS}
+        if len(days) > 1:  # "swim on tuesdays and thursdays": twice a week
+            said.append(Rate((52.0 * len(days),), 3, "", " and ".join(sorted(days))))
+        out += said
+    return out
+
+
+def _sentence_rates(sentence: str) -> list[Rate]:
+    out: list[Rate] = []
+    for clause in _RATE_CLAUSE.split(sentence):
         found: list[Rate] = []
         taken: list[tuple[int, int]] = []
         for pattern, kind in _RATE_PHRASES:
@@ -399,7 +425,7 @@ def rate_problem(summary: str, text: str) -> str | None:
     theirs = rates(text)
     if not theirs:
         return None
-    for ours in rates(summary):
+    for ours in rates(summary, summary=True):
         same_day = [t for t in theirs if ours.day and t.day == ours.day]
         candidates = same_day or [t for t in theirs if not (ours.day and t.day)]
         if candidates and not any(_same_rate(ours, t) for t in candidates):
