@@ -32,7 +32,7 @@ Lexical and deterministic: no model call in Lambda.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
@@ -90,7 +90,7 @@ _WEEKDAYS_SAID = re.compile(r"\b(?:week ?days?|wkdays?|school (?:days?|nights?|m
 _WEEKEND_SAID = re.compile(r"\b(?:week ?ends?|wkn?ds?|wkends?)\b", re.I)
 #: Days left out: "every day but sunday", "weekdays except wednesday", "not on fridays".
 _EXCEPT = re.compile(
-    rf"\b(?:but|except|excluding|apart from|other than|besides|bar|not)(?: for)?(?: on)?(?: the)? "
+    rf"\b(?:but|except|excluding|apart from|other than|besides|bar|but not)(?: for)?(?: on)?(?: the)? "
     rf"(?P<days>{_DAY}(?:(?:,| and| or| &| nor)\s*(?:on )?{_DAY})*)",
     re.I,
 )
@@ -214,9 +214,13 @@ def _span(first: int, last: int) -> set[int]:
 
 
 def _excepted(text: str) -> tuple[set[int], list[tuple[int, int]]]:
-    """The weekdays an "every day but ..." leaves out, and where the phrases are."""
+    """The weekdays an "every day but ..." or "weekdays except ..." leaves out, and where the
+    phrases are; a day said with "not" alone is said ("sundays now, not saturdays anymore" is what
+    a summary may repeat: "instead of Saturdays")."""
     days: set[int] = set()
-    spans = []
+    spans: list[tuple[int, int]] = []
+    if not (_EVERY_DAY.search(text) or _WEEKDAYS_SAID.search(text) or _WEEKEND_SAID.search(text)):
+        return days, spans
     for m in _EXCEPT.finditer(text):
         found = {n for w in _WORD.findall(m.group("days")) if (n := _day_number(w)) is not None}
         if found:
@@ -287,16 +291,19 @@ def said(text: str, said_on: date | None) -> Said:
             out.any_month = True
             out.any_weekday = True
     else:
-        _dated(folded, said_on, out)
+        _dated(folded, said_on, out, spans)
     for month in out.months:
         out.seasons |= _SEASON_OF[month]
     return out
 
 
-def _dated(folded: str, said_on: date, out: Said) -> None:
-    """The months and weekdays the turns' date words come to on ``said_on``."""
+def _dated(folded: str, said_on: date, out: Said, left_out: Sequence[tuple[int, int]]) -> None:
+    """The months and weekdays the turns' date words come to on ``said_on`` (not a day an "every
+    day but ..." leaves out: ``left_out``)."""
     for past in (False, True):
         for mention in find_dates(folded, said_on, past=past, holidays=True):
+            if any(a < mention.end and mention.start < b for a, b in left_out):
+                continue
             first, last = mention.first_day, max(mention.first_day, mention.last_day)
             if first == last:
                 out.weekdays.add(first.weekday())

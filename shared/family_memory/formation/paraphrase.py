@@ -339,10 +339,12 @@ def rates(text: str, *, summary: bool = False) -> list[Rate]:
     folded = folded.replace("’", "'")
     for sentence in re.split(r"[.!?;\n]+", folded):
         said = _sentence_rates(sentence)
+        if two := _TWO_OCCASIONS.search(sentence):  # "one after breakfast and one after dinner": twice a day
+            said.append(Rate((730.0, 365.0), 3, "", two.group(0)))  # each of them daily
         if summary and any(r.text not in _PLAIN_DAYS for r in said):
             said = [r for r in said if r.text not in _PLAIN_DAYS]
         days = {r.day for r in said if r.text.endswith("days") and r.day and r.text.rstrip("s") in _WEEKDAY_UNITS}
-        if len(days) > 1:  # "swim on tuesdays and thursdays": twice a week
+        if len(days) > 1 and not summary:  # "swim on tuesdays and thursdays": twice a week
             said.append(Rate((52.0 * len(days),), 3, "", " and ".join(sorted(days))))
         out += said
     return out
@@ -409,10 +411,13 @@ def _rate(m: re.Match[str], kind: str) -> Rate | None:
 
 
 def _same_rate(ours: Rate, theirs: Rate) -> bool:
-    """``ours`` says no more than ``theirs``: as often (within a tenth) and no more surely."""
+    """``ours`` says no more than ``theirs``: as often (within a tenth) and no more surely; "every
+    weekday" is as often as an "every day" of school pickups and work."""
     if ours.strength > theirs.strength:
         return False
     if not ours.per_year or not theirs.per_year:
+        return True
+    if 260.0 in ours.per_year and 365.0 in theirs.per_year:
         return True
     return any(abs(a - b) <= 0.1 * max(a, b) for a in ours.per_year for b in theirs.per_year)
 
@@ -425,9 +430,14 @@ def rate_problem(summary: str, text: str) -> str | None:
     theirs = rates(text)
     if not theirs:
         return None
+    named = {_WEEKDAY_UNITS.get(w) or _WEEKDAY_UNITS.get(w.removesuffix("s")) for w in re.findall(r"[a-z]+", text.lower())}
     for ours in rates(summary, summary=True):
         same_day = [t for t in theirs if ours.day and t.day == ours.day]
-        candidates = same_day or [t for t in theirs if not (ours.day and t.day)]
+        # A day the turns name without a rate of its own ("luis takes her mon and wed") is not
+        # held to an adverb they say of something else ("sometimes he forgets").
+        candidates = same_day or [
+            t for t in theirs if not (ours.day and t.day) and not (ours.day in named and not t.per_year)
+        ]
         if candidates and not any(_same_rate(ours, t) for t in candidates):
             return f"the turns say {candidates[0].text!r}, not {ours.text!r}"
     return None
