@@ -49,7 +49,11 @@ def test_a_calendar_word_the_turns_do_not_say_is_refused(summary: str, turn: str
     [
         ("The family is away for all of January.", "we're away all of jan", JUNE),
         ("The family is away all of February.", "we're away for all of febuary", JUNE),
-        ("Anika has a dentist appointment on Wednesday at 4.", "anika has her dentist apointment on wensday at 4", JUNE),
+        (
+            "Anika has a dentist appointment on Wednesday at 4.",
+            "anika has her dentist apointment on wensday at 4",
+            JUNE,
+        ),
         ("Ama's birthday is in January.", "ama's bday is next month", DECEMBER),
         ("The boiler engineer comes on Thursday.", "the boiler man comes tmrw", DECEMBER),
         ("Grandad comes Monday to Saturday.", "grandad comes every day but sunday", JUNE),
@@ -122,7 +126,10 @@ def test_a_rate_made_plainer_or_changed_is_refused(summary: str, turn: str) -> N
         ("Has a guitar lesson weekly.", "guitar lesson once a week"),
         ("A vegetable box comes weekly on Fridays.", "we get the veg box every friday"),
         ("The kids swim twice a week, on Tuesdays and Thursdays.", "the kids swim tues and thurs"),
-        ("The bins go out every Tuesday night and the recycling every other Thursday.", "the bins go out every tuesday night, recyling is every other thrusday"),
+        (
+            "The bins go out every Tuesday night and the recycling every other Thursday.",
+            "the bins go out every tuesday night, recyling is every other thrusday",
+        ),
     ],
 )
 def test_a_rate_said_in_other_words_passes(summary: str, turn: str) -> None:

@@ -44,12 +44,16 @@ _MONTH_NAMES = (
     "january february march april may june july august september october november december".split()  # noqa: SIM905
 )
 #: Written forms of a month in the turns ("jan", "sept", "febuary" by the typo rule).
-_MONTH_FORMS: dict[str, int] = {name: n for n, name in enumerate(_MONTH_NAMES, 1)} | {
-    name[:3]: n for n, name in enumerate(_MONTH_NAMES, 1)
-} | {"sept": 9}
+_MONTH_FORMS: dict[str, int] = (
+    {name: n for n, name in enumerate(_MONTH_NAMES, 1)}
+    | {name[:3]: n for n, name in enumerate(_MONTH_NAMES, 1)}
+    | {"sept": 9}
+)
 #: Forms a summary writes a month in: full names, and the short forms no other word has.
 _SUMMARY_MONTHS: dict[str, int] = {name: n for n, name in enumerate(_MONTH_NAMES, 1)} | {
-    form: n for form, n in _MONTH_FORMS.items() if form in ("jan", "feb", "apr", "jun", "jul", "aug", "sept", "oct", "nov", "dec")
+    form: n
+    for form, n in _MONTH_FORMS.items()
+    if form in ("jan", "feb", "apr", "jun", "jul", "aug", "sept", "oct", "nov", "dec")
 }
 #: Written forms of a weekday in the turns ("weds", "thurs", "tues"; "sat" and "sun" too).
 _WEEKDAY_FORMS: dict[str, int] = {
@@ -75,7 +79,9 @@ _SEASON_OF = {
     for m in months
 }
 #: "fall" is a season only after a word that says when ("in the fall", "this fall", "next fall").
-_FALL_SEASON = re.compile(r"\b(?:in|the|this|next|last|every|each|over|during|until|till|since|by|early|late) fall\b", re.I)
+_FALL_SEASON = re.compile(
+    r"\b(?:in|the|this|next|last|every|each|over|during|until|till|since|by|early|late) fall\b", re.I
+)
 
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*", re.UNICODE)
 _ALL_DAYS = frozenset(range(7))
@@ -85,8 +91,12 @@ _WEEKEND_SET = frozenset({5, 6})
 _DAY = r"(mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun)[a-z]*"
 _DAY_RANGE = re.compile(rf"\b{_DAY}\s*(?:-|–|to|through|thru|till|til|until)\s*{_DAY}\b", re.I)
 #: Phrases of every day of a set: "every day", "daily", "7 days a week", "weekdays", "school nights".
-_EVERY_DAY = re.compile(r"\b(?:every ?day|everyday|daily|every night|nightly|all week|7 days a week|seven days a week)\b", re.I)
-_WEEKDAYS_SAID = re.compile(r"\b(?:week ?days?|wkdays?|school (?:days?|nights?|mornings?|runs?)|during the week)\b", re.I)
+_EVERY_DAY = re.compile(
+    r"\b(?:every ?day|everyday|daily|every night|nightly|all week|7 days a week|seven days a week)\b", re.I
+)
+_WEEKDAYS_SAID = re.compile(
+    r"\b(?:week ?days?|wkdays?|school (?:days?|nights?|mornings?|runs?)|during the week)\b", re.I
+)
 _WEEKEND_SAID = re.compile(r"\b(?:week ?ends?|wkn?ds?|wkends?)\b", re.I)
 #: Days left out: "every day but sunday", "weekdays except wednesday", "not on fridays".
 _EXCEPT = re.compile(
@@ -129,10 +139,22 @@ _TIME_OF_DAY = {
 _SAID_PART: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern, re.I), part)
     for pattern, part in (
-        (r"\b(?:before (?:school|skool|skl|scool)|breakfast|brekkie|brekky|first thing|wake(?:s)? up|waking up|school run|drop ?offs?|a\.?m\.?)\b|\d ?am\b", "morning"),
+        (
+            r"\b(?:before (?:school|skool|skl|scool)|breakfast|brekkie|brekky|first thing|wake(?:s)? up|waking up|"
+            r"school run|drop ?offs?|a\.?m\.?)\b|\d ?am\b",
+            "morning",
+        ),
         (r"\b(?:tmrw|tomorrow) morning\b|\bsunrise\b|\bdawn\b", "morning"),
-        (r"\b(?:after (?:school|skool|skl|scool)|lunch ?time|lunch|pick ?ups?|pickups?|home time|after nursery|after lunch|arvo|midday|noon)\b", "afternoon"),
-        (r"\b(?:tonight|tonite|dinner|tea ?time|supper|bed ?time|bed|sleep|asleep|after work|after tea|after dinner|sunset)\b", "evening"),
+        (
+            r"\b(?:after (?:school|skool|skl|scool)|lunch ?time|lunch|pick ?ups?|pickups?|home time|after nursery|"
+            r"after lunch|arvo|midday|noon)\b",
+            "afternoon",
+        ),
+        (
+            r"\b(?:tonight|tonite|dinner|tea ?time|supper|bed ?time|bed|sleep|asleep|after work|after tea|"
+            r"after dinner|sunset)\b",
+            "evening",
+        ),
         (r"\bp\.?m\.?\b|\d ?pm\b", "afternoon"),
         (r"\bp\.?m\.?\b|\d ?pm\b", "evening"),
     )
@@ -255,7 +277,7 @@ def said(text: str, said_on: date | None) -> Said:
             days = _span(first, last)
             out.weekdays |= days
             out.lent += [WEEKDAYS[n] for n in sorted(days)]
-            if _WEEKDAY_SET <= days:
+            if days >= _WEEKDAY_SET:
                 out.weekdays_all = True
     if _WEEKDAYS_SAID.search(folded):
         out.weekdays |= _WEEKDAY_SET
@@ -275,7 +297,7 @@ def said(text: str, said_on: date | None) -> Said:
         out.weekdays |= rest
         if excepted:
             out.lent += [WEEKDAYS[n] for n in sorted(rest)]  # "every day but sunday": Monday to Saturday
-        if _WEEKDAY_SET <= rest:
+        if rest >= _WEEKDAY_SET:
             out.weekdays_all = True
     if out.weekdays & _WEEKEND_SET:
         out.weekend = True
@@ -310,12 +332,12 @@ def _dated(folded: str, said_on: date, out: Said, left_out: Sequence[tuple[int, 
                 out.lent.append(WEEKDAYS[first.weekday()])  # said on a Wednesday, "tmrw" is Thursday
             elif (last - first).days >= 6:
                 out.any_weekday = True  # "next week": the turn does not say which day
-            n = first
-            while n <= last and (n - first).days < 400:
-                if n.month not in out.months:
-                    out.months.add(n.month)
-                    out.lent.append(_MONTH_NAMES[n.month - 1])
-                n += timedelta(days=1)
+            day = first
+            while day <= last and (day - first).days < 400:
+                if day.month not in out.months:
+                    out.months.add(day.month)
+                    out.lent.append(_MONTH_NAMES[day.month - 1])
+                day += timedelta(days=1)
     for m in _RELATIVE_MONTH.finditer(folded):
         rel = (m.group("rel") or "").lower()
         if m.group("after"):
@@ -359,8 +381,8 @@ _SUMMARY_RANGE = re.compile(
     re.I,
 )
 _MONTH_CONTEXT = re.compile(
-    r"\b(?:in|of|since|until|till|from|by|early|late|mid|end of|start of|beginning of|this|next|last|each|every|through|"
-    r"during|before|after)\s+(?:-\s*)?$",
+    r"\b(?:in|of|since|until|till|from|by|early|late|mid|end of|start of|beginning of|this|next|last|each|every|"
+    r"through|during|before|after)\s+(?:-\s*)?$",
     re.I,
 )
 

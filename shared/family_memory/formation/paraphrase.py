@@ -226,7 +226,11 @@ def rate_numbers(text: str) -> set[float]:
     if _TWO_OCCASIONS.search(text) or _EVERY_OTHER.search(text):
         out.add(2.0)
     for sentence in re.split(r"[.!?;\n]+", text.lower()):
-        days = {_WEEKDAY_UNITS[w.removesuffix("s")] for w in re.findall(r"[a-z]+", sentence) if w.removesuffix("s") in _WEEKDAY_UNITS}
+        days = {
+            _WEEKDAY_UNITS[w.removesuffix("s")]
+            for w in re.findall(r"[a-z]+", sentence)
+            if w.removesuffix("s") in _WEEKDAY_UNITS
+        }
         if len(days) > 1:
             out.add(float(len(days)))  # "swim tues and thurs": twice a week
     return out
@@ -255,11 +259,21 @@ _WEEKDAY_UNITS = {
     for form in (day, day[:3])
 } | {"tues": "tuesday", "weds": "wednesday", "thur": "thursday", "thurs": "thursday"}
 #: The full names of the units, which a typo is read as ("thrusday", "fortnihgtly").
-_UNIT_NAMES = tuple(
-    w + s
-    for w in "monday tuesday wednesday thursday friday saturday sunday weekend weekday morning evening afternoon".split()  # noqa: SIM905
-    for s in ("", "s")
-) + ("fortnight", "fortnightly", "alternate", "occasionally", "sometimes", "usually")
+_UNIT_NAMES = (
+    *(
+        w + s
+        for w in "monday tuesday wednesday thursday friday saturday sunday weekend weekday morning evening".split()  # noqa: SIM905
+        for s in ("", "s")
+    ),
+    "afternoon",
+    "afternoons",
+    "fortnight",
+    "fortnightly",
+    "alternate",
+    "occasionally",
+    "sometimes",
+    "usually",
+)
 _UNIT = (
     r"(?P<unit>day|night|morning|afternoon|evening|weekday|weekend|week|fortnight|month|term|year|"
     r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues|tue|weds|wed|thurs|thur|thu|fri|sat|sun)s?"
@@ -430,7 +444,9 @@ def rate_problem(summary: str, text: str) -> str | None:
     theirs = rates(text)
     if not theirs:
         return None
-    named = {_WEEKDAY_UNITS.get(w) or _WEEKDAY_UNITS.get(w.removesuffix("s")) for w in re.findall(r"[a-z]+", text.lower())}
+    named = {
+        _WEEKDAY_UNITS.get(w) or _WEEKDAY_UNITS.get(w.removesuffix("s")) for w in re.findall(r"[a-z]+", text.lower())
+    }
     for ours in rates(summary, summary=True):
         same_day = [t for t in theirs if ours.day and t.day == ours.day]
         # A day the turns name without a rate of its own ("luis takes her mon and wed") is not
