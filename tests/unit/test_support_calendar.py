@@ -38,6 +38,9 @@ def problems(summary: str, turn: str, said_on: date = JUNE, names: tuple[str, ..
         ("The family goes camping in the autumn.", "we go camping in the summer", JUNE),
         ("The pool closes over the winter.", "the pool shuts for the summer", JUNE),
         ("Gran visits on Sunday afternoons.", "gran visits on sundays", JUNE),
+        ("The family's holiday is the last week of June.", "our holiday is the last week of july", JUNE),
+        ("Ruby's swimming gala is in October.", "ruby's swimming gala is in nov", JUNE),
+        ("Parents' evening is on Tuesday.", "parents evening is thursday", JUNE),
     ],
 )
 def test_a_calendar_word_the_turns_do_not_say_is_refused(summary: str, turn: str, said_on: date) -> None:
@@ -67,6 +70,16 @@ def test_a_calendar_word_the_turns_do_not_say_is_refused(summary: str, turn: str
         ("Mila does gymnastics on Thursday evenings.", "mila does gymnastics on thursday nights", JUNE),
         ("She may get her vaccination in March.", "she may get her jab in march", JUNE),
         ("The family moved here in the spring.", "we moved here in the spring", JUNE),
+        # Typed forms of family talk.
+        ("Swimming is on Saturday morning.", "swim is sat morn", JUNE),
+        ("Choir is on Tuesday evening.", "choir is tues eve", JUNE),
+        ("The dentist appointment is on Thursday afternoon.", "dentist thurs aft", JUNE),
+        ("Physiotherapy is every Tuesday morning.", "physio every tues am", JUNE),
+        ("Piano is on Mondays, Wednesdays and Fridays.", "piano m/w/f", JUNE),
+        ("Tutoring is on Tuesdays and Thursdays.", "tutoring tu/th", JUNE),
+        ("The family is away this weekend.", "we're away this w/e", JUNE),
+        ("The children are with their dad every other weekend.", "the kids are with their dad eow", JUNE),
+        ("Goes to the gym in the morning before work.", "gym b4 work", JUNE),
     ],
 )
 def test_a_calendar_word_the_turns_say_or_come_to_passes(summary: str, turn: str, said_on: date) -> None:

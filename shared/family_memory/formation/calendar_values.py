@@ -89,13 +89,14 @@ _WEEKDAY_SET = frozenset(range(5))
 _WEEKEND_SET = frozenset({5, 6})
 #: A range of weekdays: "mon-fri", "monday to thursday", "tues thru sat", "wed - fri".
 _DAY = r"(mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun)[a-z]*"
+_DAY_NC = r"(?:mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun)[a-z]*"
 _DAY_RANGE = re.compile(rf"\b{_DAY}\s*(?:-|–|to|through|thru|till|til|until)\s*{_DAY}\b", re.I)
 #: Phrases of every day of a set: "every day", "daily", "7 days a week", "weekdays", "school nights".
 _EVERY_DAY = re.compile(
     r"\b(?:every ?day|everyday|daily|every night|nightly|all week|7 days a week|seven days a week)\b", re.I
 )
 _WEEKDAYS_SAID = re.compile(
-    r"\b(?:week ?days?|wkdays?|school (?:days?|nights?|mornings?|runs?)|during the week)\b", re.I
+    r"\bm-f\b|\b(?:week ?days?|wkdays?|school (?:days?|nights?|mornings?|runs?)|during the week)\b", re.I
 )
 _WEEKEND_SAID = re.compile(r"\b(?:week ?ends?|wkn?ds?|wkends?)\b", re.I)
 #: Days left out: "every day but sunday", "weekdays except wednesday", "not on fridays".
@@ -115,6 +116,9 @@ _RELATIVE_WEEKS = re.compile(
     r"\bin (?P<n>a|one|two|three|four|five|six|\d{1,2}|a couple of|a few) weeks?\b|\bin a fortnight\b", re.I
 )
 _COUNTS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "a couple of": 2, "a few": 3}
+_OF_MONTH = re.compile(r"\s+of\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)", re.I)
+#: A date the formation step resolved and wrote into the summary: "(Friday 2026-11-27)".
+_ANNOTATION = re.compile(r"\([^()]*\d{4}-\d{2}-\d{2}[^()]*\)")
 #: A bare day of the month: its month is the conversation's, which the turn does not repeat.
 _BARE_NTH = re.compile(r"\bthe \d{1,2}(?:st|nd|rd|th)\b", re.I)
 
@@ -135,34 +139,60 @@ _TIME_OF_DAY = {
     "tonight": "evening",
     "bedtime": "evening",
 }
+#: Typed forms of the parts of the day ("sat morn", "tues eve", "thurs aft", "tmrw nite").
+_PART_FORMS = {
+    "morn": "morning",
+    "morns": "morning",
+    "mornin": "morning",
+    "mornins": "morning",
+    "eve": "evening",
+    "eves": "evening",
+    "evng": "evening",
+    "evenin": "evening",
+    "nite": "evening",
+    "nites": "evening",
+    "tonite": "evening",
+    "aft": "afternoon",
+    "afto": "afternoon",
+    "arvo": "afternoon",
+    "arvos": "afternoon",
+}
+#: Short forms of the weekdays in a list: "m/w/f", "tu/th", "mwf", "tth".
+_LETTER_DAYS = {"m": 0, "t": 1, "tu": 1, "w": 2, "th": 3, "r": 3, "f": 4, "sa": 5, "su": 6}
+_LETTER_LIST = re.compile(r"(?<![\w/])((?:m|tu?|w|th|r|f|sa|su)(?:\s?/\s?(?:m|tu?|w|th|r|f|sa|su))+)(?![\w/])", re.I)
+_LETTER_WORDS = {"mwf": (0, 2, 4), "tth": (1, 3), "mtwtf": (0, 1, 2, 3, 4)}
+#: A weekend typed short: "w/e", "wkend", "wknd", "eow" (every other weekend).
+_WEEKEND_SHORT = re.compile(r"(?<![\w/])w/e(?![\w/])|\bwk ?n?ds?\b|\bwk ?ends?\b|\beow(?:e|knd)?\b", re.I)
+#: "am" or "pm" after a weekday: "tues am", "sat pm".
+_DAY_HALF = re.compile(rf"\b{_DAY_NC}\s?(am|pm)\b", re.I)
 #: Words of the turns that say a part of the day without naming it.
 _SAID_PART: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern, re.I), part)
     for pattern, part in (
         (
-            r"\b(?:before (?:school|skool|skl|scool)|breakfast|brekkie|brekky|first thing|wake(?:s)? up|waking up|"
-            r"school run|drop ?offs?|a\.?m\.?)\b|\d ?am\b",
+            r"\b(?:(?:before|b4) (?:school|skool|skl|scool|work|nursery)|breakfast|brekkie|brekky|first thing|"
+            r"wake(?:s)? up|waking up|school run|drop ?offs?)\b|\d ?(?:am|a\.m\.)(?!\w)",
             "morning",
         ),
-        (r"\b(?:tmrw|tomorrow) morning\b|\bsunrise\b|\bdawn\b", "morning"),
+        (r"\b(?:tmrw|tomorrow) morning\b|\bsunrise\b|\bdawn\b|\bearly (?:shifts?|starts?)\b", "morning"),
         (
-            r"\b(?:after (?:school|skool|skl|scool)|lunch ?time|lunch|pick ?ups?|pickups?|home time|after nursery|"
-            r"after lunch|arvo|midday|noon)\b",
+            r"\b(?:after (?:school|skool|skl|scool)|aftr school|lunch ?time|lunch|pick ?ups?|pickups?|home time|"
+            r"after nursery|after lunch|arvo|midday|noon)\b",
             "afternoon",
         ),
         (
             r"\b(?:tonight|tonite|dinner|tea ?time|supper|bed ?time|bed|sleep|asleep|after work|after tea|"
-            r"after dinner|sunset)\b",
+            r"after dinner|sunset|sleepovers?|sleep(?:s|ing)? over|stay(?:s|ing)? over|works? late|late shifts?)\b",
             "evening",
         ),
-        (r"\bp\.?m\.?\b|\d ?pm\b", "afternoon"),
-        (r"\bp\.?m\.?\b|\d ?pm\b", "evening"),
+        (r"\d ?(?:pm|p\.m\.)(?!\w)", "afternoon"),
+        (r"\d ?(?:pm|p\.m\.)(?!\w)", "evening"),
     )
 )
 #: A clock time: "at 4", "by 7:30", "9pm", "half 4", "quarter to 8", "16:00".
 _CLOCK = re.compile(
     r"\b(?:(?:at|by|from|till|until|around|about|before|after|half|quarter to|quarter past|half past|to)\s+"
-    r"(?P<hour>\d{1,2})(?::\d{2})?(?:\s*(?P<half>am|pm))?|(?P<h2>\d{1,2})(?::\d{2}\s*(?P<half2>am|pm)?|\s*(?P<half3>am|pm)))\b",
+    r"(?P<hour>\d{1,2})(?:[:.]\d{2})?(?:\s*(?P<half>am|pm))?|(?P<h2>\d{1,2})(?::\d{2}\s*(?P<half2>am|pm)?|\s*(?P<half3>am|pm)))\b",
     re.I,
 )
 
@@ -268,9 +298,22 @@ def said(text: str, said_on: date | None) -> Said:
             out.months.add(month)
         if word in _SEASONS and (word != "fall" or _FALL_SEASON.search(folded)):
             out.seasons.add(_SEASONS[word])
-        part = paraphrase.nearest(word, _PART_NAMES)  # "mornign"
+        part = _PART_FORMS.get(word) or _TIME_OF_DAY.get(paraphrase.nearest(word, _PART_NAMES) or "")  # "mornign"
         if part:
-            out.parts.add(_TIME_OF_DAY[part])
+            out.parts.add(part)
+        for n in _LETTER_WORDS.get(word, ()):
+            out.weekdays.add(n)
+            out.lent.append(WEEKDAYS[n])
+    for m in _LETTER_LIST.finditer(folded):
+        for letter in re.split(r"\s?/\s?", m.group(1).lower()):
+            out.weekdays.add(_LETTER_DAYS[letter])
+            out.lent.append(WEEKDAYS[_LETTER_DAYS[letter]])
+    for m in _DAY_HALF.finditer(folded):
+        out.parts |= {"morning"} if m.group(1).lower() == "am" else {"afternoon", "evening"}
+    if _WEEKEND_SHORT.search(folded):
+        out.weekend = True
+        out.weekdays |= _WEEKEND_SET
+        out.lent.append("weekend")
     for m in _DAY_RANGE.finditer(folded):
         first, last = _day_number(m.group(1)), _day_number(m.group(2))
         if first is not None and last is not None:
@@ -324,8 +367,8 @@ def _dated(folded: str, said_on: date, out: Said, left_out: Sequence[tuple[int, 
     day but ..." leaves out: ``left_out``)."""
     for past in (False, True):
         for mention in find_dates(folded, said_on, past=past, holidays=True):
-            if any(a < mention.end and mention.start < b for a, b in left_out):
-                continue
+            if any(a < mention.end and mention.start < b for a, b in left_out) or _OF_MONTH.match(folded, mention.end):
+                continue  # a day left out; "the last week of july" is no last week
             first, last = mention.first_day, max(mention.first_day, mention.last_day)
             if first == last:
                 out.weekdays.add(first.weekday())
@@ -394,8 +437,11 @@ def problems(
     names: Iterable[str] = (),
     also_said: Callable[[str], bool] = lambda _: False,
 ) -> list[str]:
-    """What the summary (its absolute dates cut) says of the calendar and frequency that the turns
-    (``text``) do not: a weekday, month, season, weekend or weekday, time of day, or how often.
+    """What the summary says of the calendar and frequency that the turns (``text``) do not: a
+    weekday, month, season, weekend or weekday, time of day, or how often. The month of a date the
+    summary gives ("the last week of June") is held to the months the turns name, when they name
+    one (the date check compares the days when the turns' words resolve to days); its weekday
+    ("Tuesday, March 24") is the date check's.
     ``also_said``: whether a line of the conversation that speaks of what the summary speaks of
     gives a word ("robotics on Mondays" in the assistant's list, then "kofi wants the robotics
     one": "the Monday robotics club"), as the word check reads such lines."""
@@ -406,15 +452,26 @@ def problems(
     months: set[int] = set()
     seasons: set[str] = set()
     parts: set[str] = set()
+    dated_months: set[int] = set()
     weekend = weekdays = False
+    summary = _ANNOTATION.sub(" ", summary)  # "(Friday 2026-11-27)": the date check's
     _, spans = _excepted(summary)
+    dated = [
+        (m.start, m.end)
+        for m in find_dates(summary, said_on or date(2026, 6, 10))
+        if re.search(r"\d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec", m.text, re.I)
+    ]
     for m in _WORD.finditer(summary):
         raw = m.group(0)
         word = raw.lower().replace("’", "'")
         if word in name_words or any(a <= m.start() < b for a, b in spans):
             continue
+        in_date = any(a <= m.start() < b for a, b in dated)
         if word in _SUMMARY_WEEKDAYS:
-            days.add(_SUMMARY_WEEKDAYS[word])
+            if not in_date:
+                days.add(_SUMMARY_WEEKDAYS[word])
+        elif word in _SUMMARY_MONTHS and in_date:
+            dated_months.add(_SUMMARY_MONTHS[word])
         elif word in _SUMMARY_MONTHS and (
             word not in ("may", "march") or (raw[0].isupper() and _MONTH_CONTEXT.search(summary[: m.start()]))
         ):
@@ -434,6 +491,8 @@ def problems(
     missing_days = sorted(n for n in days - turns.weekdays if not also_said(WEEKDAYS[n]))
     if missing_days and not turns.any_weekday:
         found.append(f"the turns do not say {', '.join(WEEKDAYS[n].title() for n in missing_days)}")
+    if turns.months:
+        months |= dated_months
     missing_months = sorted(n for n in months - turns.months if not also_said(_MONTH_NAMES[n - 1]))
     if missing_months and not turns.any_month:
         found.append(f"the turns do not say {', '.join(_MONTH_NAMES[n - 1].title() for n in missing_months)}")

@@ -175,8 +175,8 @@ PHRASINGS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
         (r"\b(?:every|each) year\b|\bonce a year\b|\bper year\b", "yearly annually"),
         (
             r"\bevery (?:other|second|2nd|alternate)\b|\balternate\b|\bevery (?:2|two) weeks\b|\bfortnight(?:ly)?\b|"
-            r"\bbi-?weekly\b",
-            "fortnightly fortnight alternate other second biweekly",
+            r"\bbi-?weekly\b|\beo(?:w|we|wknd)\b",
+            "fortnightly fortnight alternate other second biweekly every",
         ),
     )
 )
@@ -247,6 +247,7 @@ _PER_YEAR = {
     "evening": 365.0,
     "weekday": 260.0,
     "week": 52.0,
+    "wk": 52.0,
     "weekend": 52.0,
     "fortnight": 26.0,
     "month": 12.0,
@@ -275,7 +276,7 @@ _UNIT_NAMES = (
     "usually",
 )
 _UNIT = (
-    r"(?P<unit>day|night|morning|afternoon|evening|weekday|weekend|week|fortnight|month|term|year|"
+    r"(?P<unit>day|night|morning|afternoon|evening|weekday|weekend|week|wk|fortnight|month|term|year|"
     r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues|tue|weds|wed|thurs|thur|thu|fri|sat|sun)s?"
 )
 _COUNT_WORDS = {"once": 1, "twice": 2, "thrice": 3, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
@@ -286,6 +287,7 @@ _RATE_PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern, re.I), kind)
     for pattern, kind in (
         (rf"\bevery (?:other|second|2nd|alternate) {_UNIT}\b|\balternate {_UNIT.replace('unit', 'unit2')}\b", "half"),
+        (r"\beo(?P<eo>w|we|wknd)\b", "half"),
         (rf"\bevery {_N} {_UNIT}\b", "every_n"),
         (r"\bfortnightly\b|\b(?:once )?(?:a|every|each|per) fortnight\b", "fortnightly"),
         (r"\bbi-?weekly\b", "biweekly"),
@@ -386,6 +388,8 @@ def _sentence_rates(sentence: str) -> list[Rate]:
 
 def _rate(m: re.Match[str], kind: str) -> Rate | None:
     said = m.group(0)
+    if kind == "half" and m.groupdict().get("eo"):
+        return Rate((26.0,), 3, "weekend" if m.group("eo") != "w" else "", said)  # "eow": every other week(end)
     if kind == "half":
         per, day = _unit(m)
         return Rate((per / 2,), 3, day, said) if per else None

@@ -1054,7 +1054,7 @@ def check_support(
         problems.append(moved)
     # A weekday, month, season or time of day, and a rate, the turns do not say (formation/calendar_values.py).
     problems += calendar_values.problems(
-        cut,
+        claim.summary,
         "\n".join([source_text, *(t.text for t in turns if t not in sources)]),  # "the robotics one"
         said_on,
         names,
