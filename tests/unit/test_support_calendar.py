@@ -86,6 +86,16 @@ def test_a_calendar_word_the_turns_say_or_come_to_passes(summary: str, turn: str
     assert not problems(summary, turn, said_on), problems(summary, turn, said_on)
 
 
+def test_the_weekday_of_a_dated_summary_is_the_date_checks() -> None:
+    # The formation step wrote the date the turn's words meant; its weekday comes with it.
+    party = "oma turns 70!! party's on may 30 at her place"
+    assert not calendar_values.problems("The party is on Saturday, May 30, 2026.", party, date(2026, 5, 1))
+    assert not calendar_values.problems("The party is on Saturday.", party, date(2026, 5, 1))  # May 30 is one
+    assert calendar_values.problems("The party is on Sunday.", party, date(2026, 5, 1))
+    # The month of a date the summary gives is held to the months the turns name.
+    assert calendar_values.problems("The party is on June 30.", party, date(2026, 5, 1))
+
+
 def test_a_name_is_no_calendar_word() -> None:
     found = calendar_values.problems("June has ballet on Saturdays.", "june has ballet on saturdays", JUNE, ["June"])
     assert not found

@@ -116,6 +116,16 @@ _RELATIVE_WEEKS = re.compile(
     r"\bin (?P<n>a|one|two|three|four|five|six|\d{1,2}|a couple of|a few) weeks?\b|\bin a fortnight\b", re.I
 )
 _COUNTS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "a couple of": 2, "a few": 3}
+#: The weekday of a date, just before it: "Saturday, May 30" (it matches the empty string else).
+_WEEKDAY_BEFORE = re.compile(r"(?:\b(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s*(?:the\s+)?)?$", re.I)
+
+
+def _date_start(text: str, start: int) -> int:
+    """Where a date phrase at ``start`` begins with its weekday ("Saturday, May 30")."""
+    before = _WEEKDAY_BEFORE.search(text[:start])
+    return before.start() if before else start
+
+
 _OF_MONTH = re.compile(r"\s+of\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)", re.I)
 #: A date the formation step resolved and wrote into the summary: "(Friday 2026-11-27)".
 _ANNOTATION = re.compile(r"\([^()]*\d{4}-\d{2}-\d{2}[^()]*\)")
@@ -457,7 +467,7 @@ def problems(
     summary = _ANNOTATION.sub(" ", summary)  # "(Friday 2026-11-27)": the date check's
     _, spans = _excepted(summary)
     dated = [
-        (m.start, m.end)
+        (_date_start(summary, m.start), m.end)
         for m in find_dates(summary, said_on or date(2026, 6, 10))
         if re.search(r"\d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec", m.text, re.I)
     ]
