@@ -35,6 +35,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
+from functools import cache
 
 from family_memory.domain.text import normalise_for_match
 from family_memory.formation import paraphrase
@@ -291,10 +292,29 @@ def _excepted(text: str) -> tuple[set[int], list[tuple[int, int]]]:
     return days, spans
 
 
+#: Typed time words beside the check's lexicon (``support.ABBREVIATIONS``: "tmrw", "nxt", "xmas").
+_OWN_TYPED = {"tmw": "tomorrow", "2mrw": "tomorrow", "2nite": "tonight", "2day": "today", "mnth": "month"}
+_TIME_VALUES = frozenset("today tonight tomorrow next week weekend month christmas night before".split())  # noqa: SIM905
+
+
+@cache
+def _typed_times() -> dict[str, str]:
+    from family_memory.formation.support import ABBREVIATIONS  # the check's lexicon (support imports this module)
+
+    return _OWN_TYPED | {typed: full for typed, full in ABBREVIATIONS.items() if full in _TIME_VALUES}
+
+
+_TYPED_TIME = re.compile(
+    r"(?<![\w'])(?:tmw|2mrw|2nite|2day|mnth|tmrw|tmr|tmrow|2moro|nxt|wk|wknd|xmas|nite|b4)(?![\w'])", re.I
+)
+
+
 def said(text: str, said_on: date | None) -> Said:
     """The calendar values ``text`` (the cited turns) says or implies, read as said on ``said_on``."""
     out = Said()
-    folded = normalise_for_match(text).replace("’", "'")
+    folded = _TYPED_TIME.sub(
+        lambda m: _typed_times().get(m.group(0).lower(), m.group(0)), normalise_for_match(text).replace("’", "'")
+    )
     excepted, spans = _excepted(folded)
     for m in _WORD.finditer(folded):
         word = m.group(0)
