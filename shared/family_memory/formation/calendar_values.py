@@ -59,7 +59,7 @@ _SUMMARY_MONTHS: dict[str, int] = {name: n for n, name in enumerate(_MONTH_NAMES
 #: Written forms of a weekday in the turns ("weds", "thurs", "tues"; "sat" and "sun" too).
 _WEEKDAY_FORMS: dict[str, int] = {
     form: n for n, day in enumerate(WEEKDAYS) for form in (day, day + "s", day[:3], day[:3] + "s")
-} | {"tues": 1, "weds": 2, "wednes": 2, "thur": 3, "thurs": 3}
+} | {"tues": 1, "weds": 2, "wednes": 2, "thur": 3, "thurs": 3, "thrus": 3, "thrs": 3, "sats": 5, "suns": 6}
 #: Forms a summary writes a weekday in: full names, and short forms no other word has.
 _SUMMARY_WEEKDAYS: dict[str, int] = {
     form: n
@@ -97,13 +97,20 @@ _EVERY_DAY = re.compile(
     r"\b(?:every ?day|everyday|daily|every night|nightly|all week|7 days a week|seven days a week)\b", re.I
 )
 _WEEKDAYS_SAID = re.compile(
-    r"\bm-f\b|\b(?:week ?days?|wkdays?|school (?:days?|nights?|mornings?|runs?)|during the week)\b", re.I
+    r"\bm-f\b|\b(?:(?:week|wk)[ -]?(?:days?|nights?)|work ?days?|working days?|business days?|"
+    r"school (?:days?|nights?|mornings?|runs?)|during the week)\b",
+    re.I,
 )
-_WEEKEND_SAID = re.compile(r"\b(?:week ?ends?|wkn?ds?|wkends?)\b", re.I)
+_WEEKEND_SAID = re.compile(r"\b(?:week[ -]?ends?|wkn?ds?|wk[ -]?ends?|w[-'’]ends?)\b", re.I)
+#: A time of the school day: "before school", "after skool", "the school run".
+_SCHOOL_TIME = re.compile(
+    r"\b(?:before|b4|after|aftr) (?:school|skool|skl|scool)\b|\bschool (?:run|pick ?up)s?\b", re.I
+)
 #: Days left out: "every day but sunday", "weekdays except wednesday", "not on fridays".
 _EXCEPT = re.compile(
     rf"\b(?:but|except|excluding|apart from|other than|besides|bar|but not)(?: for)?(?: on)?(?: the)? "
-    rf"(?P<days>{_DAY}(?:(?:,| and| or| &| nor)\s*(?:on )?{_DAY})*)",
+    rf"(?P<days>{_DAY}(?:(?:,| and| or| &| nor)\s*(?:on )?{_DAY})*)\b"
+    r"(?!'s|\s+(?:is|are|was|were|will|we|i|he|she|they|it|you)\b)",  # "but sunday's free" says Sunday
     re.I,
 )
 #: A relative month: "next month", "this month", "the month after next", "in 2 months".
@@ -175,7 +182,7 @@ _LETTER_WORDS = {"mwf": (0, 2, 4), "tth": (1, 3), "mtwtf": (0, 1, 2, 3, 4)}
 #: A weekend typed short: "w/e", "wkend", "wknd", "eow" (every other weekend).
 _WEEKEND_SHORT = re.compile(r"(?<![\w/])w/e(?![\w/])|\bwk ?n?ds?\b|\bwk ?ends?\b|\beow(?:e|knd)?\b", re.I)
 #: "am" or "pm" after a weekday: "tues am", "sat pm".
-_DAY_HALF = re.compile(rf"\b{_DAY_NC}\s?(am|pm)\b", re.I)
+_DAY_HALF = re.compile(rf"\b{_DAY_NC}\s?(am|pm|a\.m\.|p\.m\.)(?!\w)", re.I)
 #: Words of the turns that say a part of the day without naming it.
 _SAID_PART: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern, re.I), part)
@@ -252,7 +259,7 @@ _PART_NAMES = tuple(_TIME_OF_DAY)
 
 
 def _day_number(word: str) -> int | None:
-    word = word.lower()
+    word = word.lower().removesuffix("'s").removesuffix("'")  # "sat's", "mon's"
     if word in _WEEKDAY_FORMS:
         return _WEEKDAY_FORMS[word]
     name = paraphrase.nearest(word, _DAY_NAMES)  # "thrusdays", "wensday"
@@ -260,7 +267,7 @@ def _day_number(word: str) -> int | None:
 
 
 def _month_number(word: str) -> int | None:
-    word = word.lower()
+    word = word.lower().removesuffix("'s").removesuffix("'")
     if word in _MONTH_FORMS:
         return _MONTH_FORMS[word]
     name = paraphrase.nearest(word, _MONTH_NAMES)  # "febuary", "septmber"
@@ -339,7 +346,7 @@ def said(text: str, said_on: date | None) -> Said:
             out.weekdays.add(_LETTER_DAYS[letter])
             out.lent.append(WEEKDAYS[_LETTER_DAYS[letter]])
     for m in _DAY_HALF.finditer(folded):
-        out.parts |= {"morning"} if m.group(1).lower() == "am" else {"afternoon", "evening"}
+        out.parts |= {"morning"} if m.group(1).lower().startswith("a") else {"afternoon", "evening"}
     if _WEEKEND_SHORT.search(folded):
         out.weekend = True
         out.weekdays |= _WEEKEND_SET
@@ -374,6 +381,9 @@ def said(text: str, said_on: date | None) -> Said:
             out.weekdays_all = True
     if out.weekdays & _WEEKEND_SET:
         out.weekend = True
+    if not out.weekdays and _SCHOOL_TIME.search(folded):
+        out.weekdays |= _WEEKDAY_SET  # "breakfast club b4 school": on school days
+        out.weekdays_all = True
     for pattern, part in _SAID_PART:
         if pattern.search(folded):
             out.parts.add(part)
@@ -483,7 +493,7 @@ def problems(
     seasons: set[str] = set()
     parts: set[str] = set()
     dated_months: set[int] = set()
-    weekend = weekdays = False
+    weekend = weekdays = one_weekday = False
     summary = _ANNOTATION.sub(" ", summary)  # "(Friday 2026-11-27)": the date check's
     _, spans = _excepted(summary)
     dated = [
@@ -510,10 +520,10 @@ def problems(
             seasons.add(_SEASONS[word])
         elif word in ("weekend", "weekends"):
             weekend = True
-        elif word in ("weekdays", "weekday"):
-            weekdays = weekdays or word == "weekdays"
-            if word == "weekday" and not (turns.weekdays & _WEEKDAY_SET or turns.any_weekday):
-                found.append("the turns do not say a weekday")
+        elif word == "weekdays":
+            weekdays = True
+        elif word == "weekday":  # "a weekday evening": one of them
+            one_weekday = True
         elif word in _TIME_OF_DAY:
             parts.add(_TIME_OF_DAY[word])
     for m in _SUMMARY_RANGE.finditer(summary):
@@ -531,8 +541,11 @@ def problems(
         found.append(f"the turns do not say {', '.join(sorted(seasons))}")
     if weekend and not (turns.weekend or turns.any_weekday):
         found.append("the turns do not say a weekend")
-    if weekdays and not (turns.weekdays_all or turns.any_weekday):
+    weekday_said = turns.weekdays_all or turns.any_weekday or turns.weekdays >= _WEEKDAY_SET
+    if weekdays and not weekday_said:
         found.append("the turns do not say weekdays")
+    if one_weekday and not (weekday_said or turns.weekdays & _WEEKDAY_SET):
+        found.append("the turns do not say a weekday")
     parts = {p for p in parts - turns.parts if not also_said(p)}
     if parts:
         said_parts = f"the {sorted(turns.parts)[0]}" if turns.parts else "no time of day"
