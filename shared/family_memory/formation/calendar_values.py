@@ -524,7 +524,7 @@ def problems(
             weekdays = True
         elif word == "weekday":  # "a weekday evening": one of them
             one_weekday = True
-        elif word in _TIME_OF_DAY:
+        elif word in _TIME_OF_DAY and word != "tonight":  # a time of speaking: the relative-time rule's
             parts.add(_TIME_OF_DAY[word])
     for m in _SUMMARY_RANGE.finditer(summary):
         days |= _span(_SUMMARY_WEEKDAYS[m.group(1).lower()], _SUMMARY_WEEKDAYS[m.group(2).lower()])
