@@ -197,3 +197,44 @@ def test_a_rank_or_sex_the_turns_say_is_accepted() -> None:
         )
         == []
     )
+
+
+# --- parallel parts after a shared verb (issue 10 section 2, held-out class) ---------------------
+
+JUDO = "they both do judo now, jun on mondays and kai on wednesdays"
+HOMEWORK = "homework routine is mornings for maths, evenings for reading"
+MEALS = "in our house dad does breakfast, mum does dinner"
+
+
+@pytest.mark.parametrize(
+    ("summary", "turn", "names"),
+    [
+        ("Kai does judo on Mondays.", JUDO, ("Jun", "Kai")),  # "jun" is a name here, not June
+        ("Jun does judo on Wednesdays.", JUDO, ("Jun", "Kai")),
+        ("Reading homework is done in the mornings.", HOMEWORK, ()),
+        ("Maths homework is in the evenings.", HOMEWORK, ()),
+        ("Mum makes breakfast.", MEALS, ()),
+        ("Dad cooks dinner.", "dad does breakfast, mum does dinner", ()),
+    ],
+)
+def test_a_part_of_a_parallel_after_a_shared_verb_given_to_another_part_is_refused(
+    summary: str, turn: str, names: tuple[str, ...]
+) -> None:
+    found = problems(summary, turn, names=names, known=names)
+    assert any("pairs" in p for p in found), found
+
+
+@pytest.mark.parametrize(
+    ("summary", "turn", "names"),
+    [
+        ("Kai does judo on Wednesdays.", JUDO, ("Jun", "Kai")),
+        ("Jun has judo on Mondays.", JUDO, ("Jun", "Kai")),
+        ("Reading homework is done in the evenings and maths in the mornings.", HOMEWORK, ()),
+        ("Dad makes breakfast and Mum makes dinner.", MEALS, ()),
+        ("Mum makes dinner.", MEALS, ()),
+    ],
+)
+def test_a_part_of_a_parallel_after_a_shared_verb_kept_with_its_own_part_passes(
+    summary: str, turn: str, names: tuple[str, ...]
+) -> None:
+    assert not problems(summary, turn, names=names, known=names)

@@ -43,11 +43,9 @@ _PART = re.compile(
     r"\b(?:and|but|while|whereas|cos|coz|cuz|because|so|though|although|plus|then)\b",
     re.I,
 )
-#: Times of day and week are what parallel parts are told apart by, though a paraphrase may add them.
-_TIME_QUALIFIERS = frozenset(
-    """morning mornings afternoon afternoons evening evenings night nights weekend weekends weekday
-    weekdays""".split()  # noqa: SIM905
-)
+#: Times of the week and meals are what parallel parts are told apart by, though a paraphrase may
+#: add them ("dad does breakfast, mum does dinner"); parts of the day are values of their own.
+_TIME_QUALIFIERS = frozenset("weekend weekends weekday weekdays breakfast lunch dinner".split())  # noqa: SIM905
 #: Words that tell no part from another: units of the clock, joining words.
 _NO_QUALIFIER = frozenset({"am", "pm", "o'clock", "oclock", "plus", "then", "instead", "now", "still", "each"})
 #: A later part that leans on an earlier one: its qualifiers are the earlier part's too.
@@ -64,7 +62,7 @@ _SUBJECT_WITHIN = 2
 
 @dataclass(frozen=True)
 class _Item:
-    kind: str  # "n" a number, "d" a weekday, "p" a person, "w" a word
+    kind: str  # "n" a number, "d" a weekday, "t" a part of the day, "p" a person, "w" a word
     key: str
     at: int
 
@@ -91,23 +89,61 @@ def _number_key(tokens: Sequence[str], n: int) -> str | None:
     return f"{min(values):g}" if values else None
 
 
+def _tokens(text: str, people: dict[str, str]) -> list[str]:
+    """The check's tokens, a name kept as the name where it is also a typed form ("jun" is June
+    as a month, and Jun as a boy of the family)."""
+    out: list[str] = []
+    for raw in _s._TOKEN.findall(normalise_for_match(text)):
+        word = raw.replace("’", "'").removesuffix("'s")
+        out += [word] if word in people else _s._tokens(word)
+    return out
+
+
+#: Parts of the day, by the part they name (an evening and a night are one).
+_PARTS_OF_DAY = {
+    "morning": "morning",
+    "mornings": "morning",
+    "afternoon": "afternoon",
+    "afternoons": "afternoon",
+    "evening": "evening",
+    "evenings": "evening",
+    "night": "evening",
+    "nights": "evening",
+}
+_OPENING_PREPOSITIONS = frozenset("in at on for during round around".split())  # noqa: SIM905
+#: A relative who opens a piece is its subject: "dad does breakfast, mum does dinner".
+_OPENING_KIN = frozenset(
+    """mum mom mam mummy mommy mother dad daddy father nana nan gran granny grandma grandad grandpa
+    grandmother grandfather auntie aunt uncle""".split()  # noqa: SIM905
+)
+
+
 def _items(text: str, people: dict[str, str], writer: str | None) -> list[_Item]:
-    """What a piece of text holds, in order: numbers, weekdays, people (the writer for "I") and
-    words of substance; a name used only to say whose relative someone is ("anaya's brother vir")
-    is not that person's."""
+    """What a piece of text holds, in order: numbers, weekdays, parts of the day, people (the
+    writer for "I"; a parent or grandparent named by kin alone, "dad does breakfast") and words
+    of substance; a name used only to say whose relative someone is ("anaya's brother vir") is
+    not that person's."""
     kin = _s._kin_of(text)
     items: list[_Item] = []
-    tokens = _s._tokens(text)
+    tokens = _tokens(text, people)
+    # A piece that opens on where or when ("in our house dad does breakfast") opens on its subject after it.
+    opener = 0
+    if tokens[:1] and tokens[0] in _OPENING_PREPOSITIONS:
+        opener = next((n for n, t in enumerate(tokens[:5]) if t in people or t in _OPENING_KIN), 0)
     for n, token in enumerate(tokens):
         number = _number_key(tokens, n)
         if number is not None:
             items.append(_Item("n", number, n))
         elif token in WEEKDAY_FORMS:
             items.append(_Item("d", str(WEEKDAY_FORMS[token]), n))
+        elif token in _PARTS_OF_DAY:
+            items.append(_Item("t", _PARTS_OF_DAY[token], n))
         elif token in people and token not in kin:
-            items.append(_Item("p", people[token], n))
+            items.append(_Item("p", people[token], n - opener if n == opener else n))
         elif token in _WRITER and writer:
             items.append(_Item("p", writer, n))
+        elif token in _OPENING_KIN and (n == opener or (n == opener + 1 and tokens[n - 1] in ("my", "our", "the"))):
+            items.append(_Item("p", "~" + _s.ABBREVIATIONS.get(token, token), n - opener))
         elif (
             token not in STOPWORDS
             and token not in _s.FILLER
@@ -240,7 +276,7 @@ def _clauses(summary: str, kind: str, people: dict[str, str], writer: str | None
 
 def _parallel_swap(summary: str, quoted: Sequence[str], people: dict[str, str], writer: str | None) -> str | None:
     """A value of one parallel part put beside the qualifiers of another, and none of its own."""
-    for kind in ("n", "d", "p"):
+    for kind in ("n", "d", "t", "p"):
         for text in quoted:
             if _s._CORRECTION.search(text):
                 continue  # "mr. cohen, oops I mean mr. katz": a value taken back is no part
@@ -305,7 +341,7 @@ _DAY_NAMES = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split() 
 
 
 def _shown(item: _Item) -> str:
-    return _DAY_NAMES[int(item.key)] if item.kind == "d" else item.key
+    return _DAY_NAMES[int(item.key)] if item.kind == "d" else item.key.removeprefix("~")
 
 
 # --- "X is the one who ...": a part given to one person alone --------------------------------

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from itertools import pairwise
 
 _CALENDAR = frozenset(
@@ -74,6 +75,23 @@ def typo(a: str, b: str) -> bool:
     if a in _CALENDAR and b in _CALENDAR:
         return False
     return damerau_levenshtein(a, b, 1) <= 1
+
+
+def nearest(word: str, names: Sequence[str]) -> str | None:
+    """The one of ``names`` (days, months, parts of the day) ``word`` is typed for: itself, or the
+    nearest by one edit (two in a word of seven letters or more: "wensday"), with the same first
+    letter and no other name as near ("thrusday" is Thursday; "june" is no typo of "july")."""
+    if word in names:
+        return word
+    if len(word) < 5 or not word.isalpha():
+        return None
+    limit = 2 if len(word) >= 7 else 1
+    near = sorted(
+        (damerau_levenshtein(word, name, limit), name) for name in names if name[0] == word[0] and len(name) >= 6
+    )
+    if near and near[0][0] <= limit and (len(near) == 1 or near[1][0] > near[0][0]):
+        return near[0][1]
+    return None
 
 
 # --- phrasings: a phrase of the turns -> words a summary may use for it ----------------------
@@ -147,6 +165,19 @@ PHRASINGS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
             "usually often generally normally mostly regularly",
         ),
         (r"\bor so\b|\bish\b|-ish\b|\bgive or take\b|\broughly\b", "roughly approximately around about"),
+        (
+            r"\b(?:every|each) (?:week|mon|tue|wed|thu|fri|sat|sun)(?!\w* (?:or|and) )|\b(?:once|one day) a week\b|"
+            r"\bper week\b",
+            "weekly",
+        ),
+        (r"\b(?:every|each) (?:day|morning|night|evening)\b|\bonce a day\b|\bper day\b", "daily"),
+        (r"\b(?:every|each) month\b|\bonce a month\b|\bper month\b", "monthly"),
+        (r"\b(?:every|each) year\b|\bonce a year\b|\bper year\b", "yearly annually"),
+        (
+            r"\bevery (?:other|second|2nd|alternate)\b|\balternate\b|\bevery (?:2|two) weeks\b|\bfortnight(?:ly)?\b|"
+            r"\bbi-?weekly\b|\beo(?:w|we|wknd)\b",
+            "fortnightly fortnight alternate other second biweekly every",
+        ),
     )
 )
 
@@ -178,20 +209,258 @@ _TWO_OCCASIONS = re.compile(
     r"one (?:after|before|with|at) \w+ and one (?:after|before|with|at))\b",
     re.I,
 )
+#: "every other thursday", "fortnightly": once in two weeks ("every 2 weeks", "twice a month").
+_EVERY_OTHER = re.compile(r"\bevery (?:other|second|2nd)\b|\balternate\b|\bfortnight(?:ly)?\b|\bbi-?weekly\b", re.I)
 _SMALL = {"two": 2, "three": 3, "four": 4, "six": 6}
 
 
 def rate_numbers(text: str) -> set[float]:
     """How many times a period the turns' words come to: "every 6 months" is twice a year (2),
-    "morning and evening" or "one after breakfast and one after dinner" twice a day (2)."""
+    "morning and evening" or "one after breakfast and one after dinner" twice a day (2), "every
+    other thursday" or "fortnightly" every two weeks (2), "tues and thurs" twice a week (2)."""
     out: set[float] = set()
     for m in _EVERY_N_MONTHS.finditer(text):
         n = _SMALL.get(m.group(1).lower()) or int(m.group(1))
         if n and 12 % n == 0:
             out.add(float(12 // n))
-    if _TWO_OCCASIONS.search(text):
+    if _TWO_OCCASIONS.search(text) or _EVERY_OTHER.search(text):
         out.add(2.0)
+    for sentence in re.split(r"[.!?;\n]+", text.lower()):
+        days = {
+            _WEEKDAY_UNITS[w.removesuffix("s")]
+            for w in re.findall(r"[a-z]+", sentence)
+            if w.removesuffix("s") in _WEEKDAY_UNITS
+        }
+        if len(days) > 1:
+            out.add(float(len(days)))  # "swim tues and thurs": twice a week
     return out
+
+
+# --- how often: a rate the turns give and the summary changes ------------------------------------
+
+#: A period a rate counts by, and how many of it make a year.
+_PER_YEAR = {
+    "day": 365.0,
+    "night": 365.0,
+    "morning": 365.0,
+    "afternoon": 365.0,
+    "evening": 365.0,
+    "weekday": 260.0,
+    "week": 52.0,
+    "wk": 52.0,
+    "weekend": 52.0,
+    "fortnight": 26.0,
+    "month": 12.0,
+    "term": 3.0,
+    "year": 1.0,
+}
+_WEEKDAY_UNITS = {
+    form: day
+    for day in ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+    for form in (day, day[:3])
+} | {"tues": "tuesday", "weds": "wednesday", "thur": "thursday", "thurs": "thursday"}
+#: The full names of the units, which a typo is read as ("thrusday", "fortnihgtly").
+_UNIT_NAMES = (
+    *(
+        w + s
+        for w in "monday tuesday wednesday thursday friday saturday sunday weekend weekday morning evening".split()  # noqa: SIM905
+        for s in ("", "s")
+    ),
+    "afternoon",
+    "afternoons",
+    "fortnight",
+    "fortnightly",
+    "alternate",
+    "occasionally",
+    "sometimes",
+    "usually",
+)
+_UNIT = (
+    r"(?P<unit>day|night|morning|afternoon|evening|weekday|weekend|week|wk|fortnight|month|term|year|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues|tue|weds|wed|thurs|thur|thu|fri|sat|sun)s?"
+)
+_COUNT_WORDS = {"once": 1, "twice": 2, "thrice": 3, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+_COUNT_WORDS |= {"seven": 7, "couple of": 2, "few": 3}
+_N = r"(?P<n>\d{1,2}|one|two|three|four|five|six|seven|couple of|few)"
+#: Rate phrases, each (pattern, what it comes to): "every other thursday", "twice a week", "most days".
+_RATE_PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern, re.I), kind)
+    for pattern, kind in (
+        (rf"\bevery (?:other|second|2nd|alternate) {_UNIT}\b|\balternate {_UNIT.replace('unit', 'unit2')}\b", "half"),
+        (r"\beo(?P<eo>w|we|wknd)\b", "half"),
+        (rf"\bevery {_N} {_UNIT}\b", "every_n"),
+        (r"\bfortnightly\b|\b(?:once )?(?:a|every|each|per) fortnight\b", "fortnightly"),
+        (r"\bbi-?weekly\b", "biweekly"),
+        (r"\bbi-?monthly\b", "bimonthly"),
+        (
+            r"\b(?P<count>once|twice|thrice|(?:one|two|three|four|five|six|seven|\d{1,2}) ?(?:times|x)) "
+            r"(?:a|an|per|each|every) (?P<period>day|night|week|fortnight|month|term|year)\b",
+            "count",
+        ),
+        (
+            r"\b(?P<count2>once|twice|thrice|one|two|three|four|five|six|\d) (?:days?|nights?|times?) ?(?:a|per|each) "
+            r"(?P<period2>week|fortnight|month|year)\b",
+            "count",
+        ),
+        (r"\b(?P<ly>daily|nightly|weekly|monthly|yearly|annually|termly)\b", "ly"),
+        (
+            rf"\b(?P<q>nearly every|almost every|pretty much every|most|some|the odd|a few|several|certain|"
+            rf"the occasional|occasional|not every|not all) {_UNIT}\b",
+            "qualified",
+        ),
+        (rf"\b(?:every|each|(?:one|a) (?:day|night) (?:a|every)) (?:single )?{_UNIT}\b", "every"),
+        (
+            r"\b(?P<mostly>usually|normally|generally|mostly|typically|often|tends? to|most of the time)\b|"
+            r"\b(?P<some>sometimes|occasionally|now and (?:then|again)|once in a while|from time to time|"
+            r"every so often|on and off|here and there|not always|some weeks)\b|\b(?P<always>always)\b",
+            "adverb",
+        ),
+        (r"\b(?P<plain>mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)\b", "plain"),
+    )
+)
+_PLAIN_DAYS = frozenset("mondays tuesdays wednesdays thursdays fridays saturdays sundays".split())  # noqa: SIM905
+_LY = {"daily": "day", "nightly": "night", "weekly": "week", "monthly": "month", "yearly": "year"}
+_LY |= {"annually": "year", "termly": "term"}
+_STRENGTH = {"nearly every": 2, "almost every": 2, "pretty much every": 2, "most": 2}
+#: Where a clause of a schedule ends: "piano on thursdays and swimming every other saturday".
+_RATE_CLAUSE = re.compile(r"[,;.!?]+|\b(?:and|but|while|whereas|plus)\b", re.I)
+
+
+@dataclass(frozen=True)
+class Rate:
+    """How often a text says a thing happens: times a year (none for "usually"), how surely
+    (3 every time, 2 mostly, 1 sometimes), and the weekday or "weekend" it is of."""
+
+    per_year: tuple[float, ...]
+    strength: int
+    day: str
+    text: str
+
+
+def _unit(m: re.Match[str], group: str = "unit") -> tuple[float, str]:
+    word = (m.groupdict().get(group) or m.groupdict().get("unit2") or "").lower()
+    if word in _WEEKDAY_UNITS:
+        return 52.0, _WEEKDAY_UNITS[word]
+    return _PER_YEAR.get(word, 0.0), "weekend" if word == "weekend" else ""
+
+
+def rates(text: str, *, summary: bool = False) -> list[Rate]:
+    """The rates ``text`` states, clause by clause: "every other thursday" is 26 a year of
+    Thursdays, "fortnightly" and "every 2 weeks" 26, "twice a week" 104, "once a month" 12, "most
+    days" 365 mostly, "some fridays" 52 sometimes, "usually" mostly. A weekday in the plural
+    ("on thursdays") is every such day, unless its clause gives another rate ("on thursdays,
+    every other week"); in a ``summary``, unless its sentence does ("fortnightly, on Tuesdays")."""
+    out: list[Rate] = []
+    folded = re.sub(r"[^\W\d_]{5,}", lambda m: nearest(m.group(0), _UNIT_NAMES) or m.group(0), text.lower())
+    folded = folded.replace("’", "'")
+    for sentence in re.split(r"[.!?;\n]+", folded):
+        said = _sentence_rates(sentence)
+        if two := _TWO_OCCASIONS.search(sentence):  # "one after breakfast and one after dinner": twice a day
+            said.append(Rate((730.0, 365.0), 3, "", two.group(0)))  # each of them daily
+        if summary and any(r.text not in _PLAIN_DAYS for r in said):
+            said = [r for r in said if r.text not in _PLAIN_DAYS]
+        days = {r.day for r in said if r.text.endswith("days") and r.day and r.text.rstrip("s") in _WEEKDAY_UNITS}
+        if len(days) > 1 and not summary:  # "swim on tuesdays and thursdays": twice a week
+            said.append(Rate((52.0 * len(days),), 3, "", " and ".join(sorted(days))))
+        out += said
+    return out
+
+
+def _sentence_rates(sentence: str) -> list[Rate]:
+    out: list[Rate] = []
+    for clause in _RATE_CLAUSE.split(sentence):
+        found: list[Rate] = []
+        taken: list[tuple[int, int]] = []
+        for pattern, kind in _RATE_PHRASES:
+            for m in pattern.finditer(clause):
+                if any(a < m.end() and m.start() < b for a, b in taken):
+                    continue
+                rate = _rate(m, kind)
+                if rate is None:
+                    continue
+                if kind == "plain" and found:
+                    continue  # "on thursdays, every other week"
+                taken.append((m.start(), m.end()))
+                found.append(rate)
+        out += found
+    return out
+
+
+def _rate(m: re.Match[str], kind: str) -> Rate | None:
+    said = m.group(0)
+    if kind == "half" and m.groupdict().get("eo"):
+        return Rate((26.0,), 3, "weekend" if m.group("eo") != "w" else "", said)  # "eow": every other week(end)
+    if kind == "half":
+        per, day = _unit(m)
+        return Rate((per / 2,), 3, day, said) if per else None
+    if kind == "every_n":
+        per, day = _unit(m)
+        word = m.group("n").lower()
+        n = _COUNT_WORDS.get(word) or int(word)
+        if not per or n < 2:
+            return None
+        spread = (n - 1, n, n + 1) if word in ("few", "couple of") else (n,)
+        return Rate(tuple(per / k for k in spread), 3, day, said)
+    if kind == "fortnightly":
+        return Rate((26.0,), 3, "", said)
+    if kind == "biweekly":
+        return Rate((26.0, 104.0), 3, "", said)
+    if kind == "bimonthly":
+        return Rate((6.0, 24.0), 3, "", said)
+    if kind == "count":
+        count = (m.groupdict().get("count") or m.groupdict().get("count2") or "").lower()
+        period = (m.groupdict().get("period") or m.groupdict().get("period2") or "").lower()
+        word = count.removesuffix(" times").removesuffix("times").removesuffix("x").strip()
+        n = _COUNT_WORDS.get(word) or (int(word) if word.isdigit() else 0)
+        return Rate((n * _PER_YEAR[period],), 3, "", said) if n else None
+    if kind == "ly":
+        return Rate((_PER_YEAR[_LY[m.group("ly").lower()]],), 3, "", said)
+    if kind == "qualified":
+        per, day = _unit(m)
+        q = m.group("q").lower()
+        return Rate((per,), _STRENGTH.get(q, 1), day, said) if per else None
+    if kind == "every":
+        per, day = _unit(m)
+        return Rate((per,), 3, day, said) if per else None
+    if kind == "adverb":
+        strength = 2 if m.group("mostly") else 1 if m.group("some") else 3
+        return Rate((), strength, "", said)
+    return Rate((52.0,), 3, _WEEKDAY_UNITS[m.group("plain").lower().removesuffix("s")], said)
+
+
+def _same_rate(ours: Rate, theirs: Rate) -> bool:
+    """``ours`` says no more than ``theirs``: as often (within a tenth) and no more surely; "every
+    weekday" is as often as an "every day" of school pickups and work."""
+    if ours.strength > theirs.strength:
+        return False
+    if not ours.per_year or not theirs.per_year:
+        return True
+    if 260.0 in ours.per_year and 365.0 in theirs.per_year:
+        return True
+    return any(abs(a - b) <= 0.1 * max(a, b) for a in ours.per_year for b in theirs.per_year)
+
+
+def rate_problem(summary: str, text: str) -> str | None:
+    """A rate of the summary that no rate of the turns (``text``) is: "every Thursday" for "every
+    other thursday", "weekly" for "biweekly", "every Friday" for "some fridays". A rate of a
+    weekday is compared with the turns' rates of that day when they give one, else with those of
+    no day ("every other week"); turns that give no rate are the word check's to judge."""
+    theirs = rates(text)
+    if not theirs:
+        return None
+    named = {
+        _WEEKDAY_UNITS.get(w) or _WEEKDAY_UNITS.get(w.removesuffix("s")) for w in re.findall(r"[a-z]+", text.lower())
+    }
+    for ours in rates(summary, summary=True):
+        same_day = [t for t in theirs if ours.day and t.day == ours.day]
+        # A day the turns name without a rate of its own ("luis takes her mon and wed") is not
+        # held to an adverb they say of something else ("sometimes he forgets").
+        candidates = same_day or [
+            t for t in theirs if not (ours.day and t.day) and not (ours.day in named and not t.per_year)
+        ]
+        if candidates and not any(_same_rate(ours, t) for t in candidates):
+            return f"the turns say {candidates[0].text!r}, not {ours.text!r}"
+    return None
 
 
 # --- framing words: no checkable value --------------------------------------------------

@@ -42,7 +42,7 @@ from datetime import date
 from difflib import SequenceMatcher
 
 from family_memory.domain.text import normalise_for_match
-from family_memory.formation import paraphrase, senses
+from family_memory.formation import calendar_values, paraphrase, senses
 from family_memory.formation.dates import WEEKDAY_FORMS, find_dates, past_tense, weekday_number
 from family_memory.formation.relations import ADULT_RELATIONS, CHILD_RELATIONS, RELATION_WORDS
 from family_memory.formation.text_similarity import STOPWORDS
@@ -930,6 +930,7 @@ def check_support(
     pool = _tokens(source_text) + [w for n in writers for w in _tokens(n)]
     pool += [w for t in set(pool) for w in IMPLIED.get(t, ())]
     pool += paraphrase.lent_words(source_text)  # "skint" -> "money tight", "won't" -> "refuses"
+    pool += calendar_values.implied_words(source_text, said_on)  # "every day but sunday" -> Monday..Saturday
     if _AMOUNT_A_PERIOD.search(source_text):
         # "groceries are about £450 a month": what something costs a period is what is spent on it.
         pool += ["spend", "spends", "spending", "cost", "costs"]
@@ -1062,6 +1063,14 @@ def check_support(
     moved = _value_moved(cut, primary, name_words)  # the quoted turns: a lender may give another thing its day
     if moved:
         problems.append(moved)
+    # A weekday, month, season or time of day, and a rate, the turns do not say (formation/calendar_values.py).
+    problems += calendar_values.problems(
+        claim.summary,
+        "\n".join([source_text, *(t.text for t in turns if t not in sources)]),  # "the robotics one"
+        said_on,
+        names,
+        lambda w: _said_of_the_same_thing(w, summary_tokens, lending, name_words, quoted_tokens),
+    )
     bound = (
         _misbound(claim, quoted, claim.summary, lenders)
         or _roles_swapped(claim, quoted)
