@@ -26,9 +26,10 @@ from family_memory.forgotten import (
 from family_memory.formation.candidate import Candidate
 
 SETS = Path(__file__).parents[2] / "eval" / "calibration"
-#: Measured on 2026-12-02 (docs/evaluation.md) on 502 pairs: 97.8% (262/268) and 0.4% (1/234), with
-#: the family-talk paraphrase of formation/paraphrase.py and the binding check of
-#: formation/binding.py; the issue's aim is >= 97% and <= 2%.
+#: Measured on 2026-12-02 (docs/evaluation.md) on 549 pairs: 97.9% (285/291) and 0% (0/258), with
+#: the family-talk paraphrase of formation/paraphrase.py, the binding check of formation/binding.py,
+#: the calendar check of formation/calendar_values.py and the word senses of formation/senses.py;
+#: the issue's aim is >= 97% and <= 2%. Fitted figures: the held-out sets (not held here) read lower.
 SUPPORTED_ACCEPTED_AT_LEAST = 0.977
 UNSUPPORTED_ACCEPTED_AT_MOST = 0.005
 #: Forget rules with the offline MiniLM, measured 92.1% (128/139) and 6.3% (9/142) on 281 pairs
