@@ -651,3 +651,14 @@ def test_a_regular_verb_in_the_past_tells_an_occasion_not_a_habit() -> None:
     # reports a change, and what it changed to is a standing schedule.
     turn = "bins go out weds now, the council changed it again"
     assert _one_turn("The bins now go out on Wednesdays.", turn) == []
+
+
+def test_a_time_written_with_a_dot_is_a_time() -> None:
+    # The British way: "5.30" is half past five, and still a price after a currency sign.
+    turn = "physio's been moved to 5.30 on weds, same place"
+    assert _one_turn("Physio has moved to 5:30 pm on Wednesdays.", turn) == []
+    assert _one_turn("Physio has moved to 5:15 pm on Wednesdays.", turn)
+    turn = "gran lands at 6.40am on sunday, terminal 5"
+    assert _one_turn("Gran lands at 6:40 am on Sunday at Terminal 5.", turn) == []
+    assert _one_turn("Gran lands at 6:10 am on Sunday at Terminal 5.", turn)
+    assert _one_turn("The school trip costs £7.50, due on Friday.", "school trip is £7.50 and it's due friday") == []

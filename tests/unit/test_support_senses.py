@@ -108,7 +108,7 @@ def test_the_shipped_lexicon_is_the_builders_format() -> None:
 
 
 def _tiny_wordnet(folder: Path) -> None:
-    """Three noun synsets (a root, "joint", and two joints under it) and one verb, in WordNet's
+    """Four noun synsets (a root, "joint", and two joints under it) and one verb, in WordNet's
     data and index formats."""
     folder.mkdir()
     (folder / "data.noun").write_text(

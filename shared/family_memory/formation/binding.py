@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from family_memory.domain.text import normalise_for_match
 from family_memory.formation import support as _s
+from family_memory.formation.calendar_values import PARTS_OF_DAY
 from family_memory.formation.dates import WEEKDAY_FORMS
 from family_memory.formation.text_similarity import STOPWORDS
 
@@ -85,6 +86,9 @@ def _number_key(tokens: Sequence[str], n: int) -> str | None:
         return None
     if {tokens[n - 1] if n else "", following} & _MONTHS:
         return None
+    dotted = _s._DOT_TIME.fullmatch(word)
+    if dotted:  # "6.40" is keyed as the time "6:40" is, so either spelling finds the other
+        return f"{int(dotted.group(1)) + int(dotted.group(2)) / 60:g}"
     values = _s._numbers(word)
     return f"{min(values):g}" if values else None
 
@@ -99,17 +103,6 @@ def _tokens(text: str, people: dict[str, str]) -> list[str]:
     return out
 
 
-#: Parts of the day, by the part they name (an evening and a night are one).
-_PARTS_OF_DAY = {
-    "morning": "morning",
-    "mornings": "morning",
-    "afternoon": "afternoon",
-    "afternoons": "afternoon",
-    "evening": "evening",
-    "evenings": "evening",
-    "night": "evening",
-    "nights": "evening",
-}
 _OPENING_PREPOSITIONS = frozenset("in at on for during round around".split())  # noqa: SIM905
 #: A relative who opens a piece is its subject: "dad does breakfast, mum does dinner".
 _OPENING_KIN = frozenset(
@@ -136,8 +129,8 @@ def _items(text: str, people: dict[str, str], writer: str | None) -> list[_Item]
             items.append(_Item("n", number, n))
         elif token in WEEKDAY_FORMS:
             items.append(_Item("d", str(WEEKDAY_FORMS[token]), n))
-        elif token in _PARTS_OF_DAY:
-            items.append(_Item("t", _PARTS_OF_DAY[token], n))
+        elif token in PARTS_OF_DAY:
+            items.append(_Item("t", PARTS_OF_DAY[token], n))
         elif token in people and token not in kin:
             items.append(_Item("p", people[token], n - opener if n == opener else n))
         elif token in _WRITER and writer:

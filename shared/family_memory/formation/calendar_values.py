@@ -142,8 +142,9 @@ _BARE_NTH = re.compile(r"\bthe \d{1,2}(?:st|nd|rd|th)\b", re.I)
 
 # --- times of day ------------------------------------------------------------------------------
 
-#: A summary's time of day, to the part of the day it names (an evening and a night are one).
-_TIME_OF_DAY = {
+#: Parts of the day, by the part they name (an evening and a night are one); binding.py reads
+#: them as what tells parallel parts apart ("mornings for maths, evenings for reading").
+PARTS_OF_DAY = {
     "morning": "morning",
     "mornings": "morning",
     "afternoon": "afternoon",
@@ -152,6 +153,10 @@ _TIME_OF_DAY = {
     "evenings": "evening",
     "night": "evening",
     "nights": "evening",
+}
+#: A summary's time of day, to the part of the day it names.
+_TIME_OF_DAY = {
+    **PARTS_OF_DAY,
     "nightly": "evening",
     "overnight": "evening",
     "tonight": "evening",

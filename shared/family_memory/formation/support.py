@@ -617,6 +617,10 @@ def _numbers(text: str) -> set[float]:
                     found.add(float(core.replace(",", "")))
         elif token in _NUMBER_WORDS:
             found.add(float(_NUMBER_WORDS[token]))
+    # A time written with a dot, the British way: "4.15" and "6.40am" are also 4:15 and 6:40 (the
+    # decimal stays too: "2.5 kg"); not a price ("£4.15").
+    for match in _DOT_TIME.finditer(lowered):
+        found.add(int(match.group(1)) + int(match.group(2)) / 60)
     # Thousands said once stay thousands in the same sentence: "12k total, we have about 9 saved".
     for sentence in re.split(r"(?<=[.!?])\s+|\n+", lowered):
         if _THOUSANDS.search(sentence):
@@ -630,6 +634,8 @@ _AMOUNT_A_PERIOD = re.compile(
     r"\s?(?:a|per|each|every)\s(?:week|month|year|term|fortnight)\b",
     re.I,
 )
+#: An hour and its minutes with a dot between ("at 4.15", "6.40am"), not after a currency sign.
+_DOT_TIME = re.compile(r"(?<![£$€₦¥₩\d.,])([01]?\d|2[0-3])\.([0-5]\d)(?![\d.,%])(?!\s?(?:kg|km|mg|ml|g|l|m)\b)", re.I)
 #: A value carried over from what was said before: "same time", "usual time", "as before".
 _SAME_AS_BEFORE = re.compile(r"\b(?:same time|usual time|same times|same hours?|at the usual)\b", re.I)
 _THOUSANDS = re.compile(r"\d\s?k\b|\b(?:grand|thousand)\b", re.I)
