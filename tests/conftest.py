@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -20,6 +21,28 @@ FIXTURES = Path(__file__).parent / "fixtures"
 TEST_REGION = "us-east-1"
 TEST_BUCKET = "family-memory-test-bucket"
 TEST_TABLE = "family-memory-test-table"
+
+
+#: What the command line's ``main`` sets for its own process (app/cli.py). A test that calls it
+#: must not leave them to the tests after it: metrics disabled hid the metric the extractor's
+#: alarm test reads whenever a unit test that ran the command line came first.
+_COMMAND_LINE_ENVIRONMENT = (
+    "POWERTOOLS_METRICS_DISABLED",
+    "POWERTOOLS_TRACE_DISABLED",
+    "OPENBLAS_NUM_THREADS",
+    "POWERTOOLS_LOG_LEVEL",
+)
+
+
+@pytest.fixture(autouse=True)
+def _command_line_environment_undone() -> Iterator[None]:
+    before = {name: os.environ.get(name) for name in _COMMAND_LINE_ENVIRONMENT}
+    yield
+    for name, value in before.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 @pytest.fixture
