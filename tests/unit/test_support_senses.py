@@ -6,8 +6,10 @@ swap below was accepted."""
 
 from __future__ import annotations
 
+import fnmatch
 import gzip
 import json
+import tomllib
 from datetime import date
 from pathlib import Path
 
@@ -162,9 +164,6 @@ def test_the_builder_says_what_is_missing(tmp_path: Path) -> None:
 def test_the_lexicon_ships_in_the_package_and_so_the_layer() -> None:
     # The layer is the project's wheel (layers/family-memory/Makefile): a file setuptools'
     # package-data leaves out is missing in Lambda, where the first sibling question would fail.
-    import fnmatch
-    import tomllib
-
     root = Path(__file__).resolve().parents[2]
     patterns = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
     for name in ("formation/lexicon/wordnet-senses.json.gz", "formation/lexicon/LICENSE-wordnet.txt"):

@@ -10,11 +10,11 @@ ancestor with the turn's word and is neither its synonym nor one of its kinds.
 
 The lexicon is a compact extract of Princeton WordNet 3.0 (nouns and verbs; single-word
 lemmas; each lemma's first senses, which WordNet orders by frequency; every synset those
-reach by hypernym links), built by ``scripts/build_senses.py`` and shipped with the
-package (``lexicon/wordnet-senses.json.gz``, about 0.6 MB; its licence beside it). It is
-read once per process, on the first question, in about a tenth of a second; nothing is
-fetched at run time. English only: a word WordNet does not know has no relation, and the
-check falls back to what it did before.
+reach by hypernym links), built by ``python -m family_memory_tools.lexicon`` and shipped
+with the package (``lexicon/wordnet-senses.json.gz``, about 0.7 MB; its licence beside it).
+It is read once per process, on the first question that reaches it (0.25 s measured on a
+busy 2-core machine); nothing is fetched at run time. English only: a word WordNet does not
+know has no relation, and the check falls back to what it did before.
 """
 
 from __future__ import annotations
