@@ -684,6 +684,18 @@ MUTATIONS: list[Mutation] = [
         [T_CONDITIONS],
     ),
     m(
+        "2.support-swapped-pair-reads-kin-as-values",
+        "2: faithful summaries are accepted (a kin word says whom a person is to another, not a value)",
+        [(CONDITIONS, " and w not in _KIN_WORDS]", "]", "swapped_pair")],
+        [T_CONDITIONS],
+    ),
+    m(
+        "2.support-assistant-proposal-on-one-word",
+        "2: faithful summaries are accepted (one word shared with an assistant's proposal is not the proposal)",
+        [(CONDITIONS, "        if len(theirs) < 2:", "        if not theirs:", "proposal_not_taken")],
+        [T_CONDITIONS],
+    ),
+    m(
         "2.support-assistant-proposal-accepted",
         "2: a claim the cited turns do not support does not become a memory (an assistant's suggestion not taken up)",
         [(CONDITIONS, "        if reply is None:", "        if True:", "proposal_not_taken")],

@@ -270,3 +270,42 @@ def test_a_proposal_taken_up_or_the_familys_own_words_pass(
 )
 def test_what_came_after_an_ended_state_is_not_read_as_it(summary: str, turn: str) -> None:
     assert conditions.flipped_state(summary, turn) is None
+
+
+def test_kin_words_are_not_paired_values() -> None:
+    turn = "me, my husband ben, our son max who's 16 and our girl rosa, she's 9"
+    assert (
+        conditions.swapped_pair("Ben and his wife's children are their son Max and their daughter Rosa.", turn, KNOWN)
+        is None
+    )
+    assert (
+        conditions.swapped_pair("Rosa is Ben's daughter.", "our son max and our daughter rosa, ben's a chef", KNOWN)
+        is None
+    )
+    turn = "i live with my husband ben, our daughter rosa (9) and my dad max"
+    assert conditions.swapped_pair("Rosa, 9, is Efua and Ben's daughter.", turn, KNOWN) is None
+
+
+def test_a_value_taken_must_be_the_other_persons_own_word() -> None:
+    # "sibling" is a sense of "brother", yet not a word the other part gives
+    assert conditions.swapped_pair("Sami is Noor's sibling.", "noor's brother sami, and max is a friend", KNOWN) is None
+
+
+@pytest.mark.parametrize(
+    ("summary", "turn"),
+    [
+        ("Grandad is at bowls on Fridays.", "if you ever need to reach grandad, he's at bowls on fridays"),
+        ("The spare key is under the blue pot.", "the spare key is under the blue pot in case you need it"),
+    ],
+)
+def test_a_condition_on_the_listener_frames_advice(summary: str, turn: str) -> None:
+    assert conditions.dropped_condition(summary, turn) is None
+
+
+def test_one_word_shared_with_an_assistants_proposal_is_not_the_proposal() -> None:
+    said = [
+        ("user", "no egg at all, not even egg baked into the sponge"),
+        ("assistant", "Maybe a shop-bought egg-free cake for the party?"),
+        ("user", "yes, but it can't just be 'no egg on top'"),
+    ]
+    assert conditions.proposal_not_taken("No egg at all for him, not even baked into a cake sponge.", said, ()) is None

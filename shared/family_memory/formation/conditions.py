@@ -15,7 +15,8 @@ cited around them) and is conservative: when the clause structure is unclear it 
   another clause ("we're off to the lake on sunday, and if it rains the kids can watch a film")
   binds only that clause, and a trailing condition binds only the stretch since the last comma
   ("she's mad about horses, she'd ride every day if we let her"). Not read: "even if" (a
-  concession), "as if", "if you let her" (given the chance), and "if" after
+  concession), "as if", "if you let her" (given the chance), a condition on the listener
+  ("if you're ever trying to reach him then", "in case you need it": it frames advice), and "if" after
   ask/wonder/see/check/know/sure (an indirect question). Limits: a condition said in another
   sentence or turn ("only when it's dry. they can walk then") is not seen.
 - **A flipped state.** The turn says a state ended: "no longer X", "stopped X", "quit X",
@@ -27,11 +28,12 @@ cited around them) and is conservative: when the clause structure is unclear it 
   person ("ama takes the 7:10 bus, kofi the 7:40"; "peanuts for ayo, eggs for tobi"; "lena's at
   st anne's and max is at hillcrest"). A summary clause naming one of those people that holds a
   word only another person's part says, and no word only their own part says, gives that
-  person the other's value (times, amounts, foods, places, activities alike). A part that
+  person the other's value (times, amounts, foods, places, activities alike; kin words are
+  not values, and the value must be the other's own word, not a sense of it). A part that
   points back ("kai does too", "same for kai") or says nothing of its own is not read.
 - **An assistant's proposal not taken up.** An assistant turn proposes ("how about", "maybe",
   "you could", "would you like", "shall I", "I'd suggest", ...), and the summary's distinctive
-  words (content words, not names) are held in that turn but in no word of the family's (the
+  words (content words, not names; two or more) are held in that turn but in no word of the family's (the
   user turns cited or before them, and what the family said earlier). When the family's next
   turn neither accepts (``support._AFFIRM`` without ``support._DECLINE``, or "good idea", "will
   do", "book it") nor takes up a word of the summary, the summary states a suggestion as the
@@ -97,7 +99,7 @@ _KEPT = re.compile(
 #: Not a condition of the claim: a concession, a manner, an idiom of "given the chance".
 _EXCLUDED_IF = re.compile(
     r"\b(?:even if|as if|if so|if possible|if needed|if any|what if|"
-    r"(?:if|when) (?:you|we|they|i) let (?:her|him|them|me|us)|if (?:she|he|they) (?:gets?|had|has) the chance)\b",
+    r"(?:if|when) (?:you|we|they|i) let (?:her|him|them|me|us)|if (?:you|u)\b[^,;.!?]*|in case (?:you|u)\b[^,;.!?]*|if (?:she|he|they) (?:gets?|had|has) the chance)\b",
     re.I,
 )
 
@@ -223,6 +225,11 @@ _POINTS_BACK = re.compile(r"\b(?:too|also|as well|same|either|them|ditto|both)\b
 _NOT_OWNER = frozenset({"with", "by", "from", "to", "at", "and", "mrs", "mr", "ms", "dr", "coach", "miss"})
 
 
+#: Kin words say whom a person is to another ("our son viliami", "mike's daughter"): who is
+#: whose is the binding checks' business, not a paired value.
+_KIN_WORDS = _s._KIN | _s._RELATIONS
+
+
 def _person_of(part: str, people: dict[str, str]) -> str | None:
     tokens = _s._tokens(part)
     found = {people[w] for n, w in enumerate(tokens) if w in people and (n == 0 or tokens[n - 1] not in _NOT_OWNER)}
@@ -248,7 +255,9 @@ def swapped_pair(summary: str, quoted: str, names: Sequence[str]) -> str | None:
             if _POINTS_BACK.search(part):
                 parts = {}
                 break
-            words = [w for w in _substance(part) if w not in people] + [w for w in _s._tokens(part) if w[0].isdigit()]
+            words = [w for w in _substance(part) if w not in people and w not in _KIN_WORDS] + [
+                w for w in _s._tokens(part) if w[0].isdigit()
+            ]
             parts.setdefault(person, []).extend(words)
         if len(parts) < 2:
             continue
@@ -261,8 +270,9 @@ def swapped_pair(summary: str, quoted: str, names: Sequence[str]) -> str | None:
                 continue
             if _share(only[person], tokens):
                 continue
+            stems = {_s._stem(w) for w in tokens}
             for other, words in only.items():
-                taken = [w for w in words if other != person and _s._held(w, tokens)]
+                taken = [w for w in words if other != person and _s._stem(w) in stems]
                 if taken:
                     return f"the turn gives {taken[0]} to {other}, not {person}"
     return None
@@ -299,8 +309,8 @@ def proposal_not_taken(
         if role != "assistant" or not _PROPOSAL.search(_fold(text)):
             continue
         theirs = _share(ours, _s._tokens(text))
-        if not theirs:
-            continue
+        if len(theirs) < 2:
+            continue  # one word may be a paraphrase the assistant happens to share ("cake" for "sponge")
         reply = next((t for r, t in turns[n + 1 :] if r == "user"), None)
         if reply is None:
             continue
