@@ -99,7 +99,8 @@ _KEPT = re.compile(
 #: Not a condition of the claim: a concession, a manner, an idiom of "given the chance".
 _EXCLUDED_IF = re.compile(
     r"\b(?:even if|as if|if so|if possible|if needed|if any|what if|"
-    r"(?:if|when) (?:you|we|they|i) let (?:her|him|them|me|us)|if (?:you|u)\b[^,;.!?]*|in case (?:you|u)\b[^,;.!?]*|if (?:she|he|they) (?:gets?|had|has) the chance)\b",
+    r"(?:if|when) (?:you|we|they|i) let (?:her|him|them|me|us)|if (?:you|u)\b[^,;.!?]*|"
+    r"in case (?:you|u)\b[^,;.!?]*|if (?:she|he|they) (?:gets?|had|has) the chance)\b",
     re.I,
 )
 
