@@ -82,6 +82,8 @@ CARD = "shared/family_memory/card/operations.py"
 CHANGE_SETS = "shared/family_memory/domain/changes.py"
 FORGET_RULES = "shared/family_memory/forgotten.py"
 SUPPORT = "shared/family_memory/formation/support.py"
+CONDITIONS = "shared/family_memory/formation/conditions.py"
+T_CONDITIONS = "tests/unit/test_support_conditions.py"
 RULES = "shared/family_memory/lifecycle/rules.py"
 DREAM = "shared/family_memory/lifecycle/dream.py"
 WEIGHTS = "shared/family_memory/brief/weights.py"
@@ -643,6 +645,61 @@ MUTATIONS: list[Mutation] = [
             )
         ],
         ["tests/unit/test_support_senses.py"],
+    ),
+    m(
+        "2.support-dropped-condition-accepted",
+        "2: a claim the cited turns do not support does not become a memory (a rule stated without its condition)",
+        [(CONDITIONS, "    if _KEPT.search(_fold(summary)):", "    if True:", "dropped_condition")],
+        [T_CONDITIONS],
+    ),
+    m(
+        "2.support-ended-state-accepted",
+        "2: a claim the cited turns do not support does not become a memory (an ended state stated as current)",
+        [(CONDITIONS, "    if _SAYS_ENDED.search(folded) or", "    if True or", "flipped_state")],
+        [T_CONDITIONS],
+    ),
+    m(
+        "2.support-ended-state-read-past-its-clause",
+        "2: faithful summaries are accepted (what came after an ended state is not the state)",
+        [
+            (
+                CONDITIONS,
+                "        if any(_s._held(w, _s._tokens(outside)) and",
+                "        if False and any(_s._held(w, _s._tokens(outside)) and",
+                "flipped_state",
+            )
+        ],
+        [T_CONDITIONS],
+    ),
+    m(
+        "2.support-swapped-pair-accepted",
+        "2: a claim the cited turns do not support does not become a memory (one person given another's value)",
+        [(CONDITIONS, "            if _share(only[person], tokens):", "            if True:", "swapped_pair")],
+        [T_CONDITIONS],
+    ),
+    m(
+        "2.support-swapped-pair-ignores-pointing-back",
+        "2: faithful summaries are accepted (a part that says 'too' shares the other part's value)",
+        [(CONDITIONS, "            if _POINTS_BACK.search(part):", "            if False:", "swapped_pair")],
+        [T_CONDITIONS],
+    ),
+    m(
+        "2.support-swapped-pair-reads-kin-as-values",
+        "2: faithful summaries are accepted (a kin word says whom a person is to another, not a value)",
+        [(CONDITIONS, " and w not in _KIN_WORDS]", "]", "swapped_pair")],
+        [T_CONDITIONS],
+    ),
+    m(
+        "2.support-assistant-proposal-on-one-word",
+        "2: faithful summaries are accepted (one word shared with an assistant's proposal is not the proposal)",
+        [(CONDITIONS, "        if len(theirs) < 2:", "        if not theirs:", "proposal_not_taken")],
+        [T_CONDITIONS],
+    ),
+    m(
+        "2.support-assistant-proposal-accepted",
+        "2: a claim the cited turns do not support does not become a memory (an assistant's suggestion not taken up)",
+        [(CONDITIONS, "        if reply is None:", "        if True:", "proposal_not_taken")],
+        [T_CONDITIONS],
     ),
     m(
         "3.hard-constraint-correction-kept-beside",

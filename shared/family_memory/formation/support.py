@@ -1090,6 +1090,11 @@ def check_support(
 
         earlier = [*context, *turns[: turns.index(quoted[0])]] if quoted[0] in turns else list(context)
         problems += binding_problems(claim, quoted, earlier, cut, pool)
+    # A dropped condition, an ended state, a swapped pair, an assistant's proposal (formation/conditions.py).
+    from family_memory.formation.conditions import condition_problems
+
+    spoken = [(t.role, t.text) for t in [*context, *turns]]
+    problems += condition_problems(cut, primary, spoken, sorted(names), family_text)
     return result
 
 
