@@ -938,6 +938,8 @@ def check_support(
     pool += paraphrase.lent_words(source_text)  # "skint" -> "money tight", "won't" -> "refuses"
     pool += calendar_values.implied_words(source_text, said_on)  # "every day but sunday" -> Monday..Saturday
     for head, glossed in foreign_words.glosses(claim.summary):  # "shrimp (hipon)": the family's own word
+        if _held(head, pool):
+            continue  # a head the turns hold needs no gloss ("Maya (daughter)" is an apposition)
         gloss = foreign_words.gloss_problem(head, glossed, all(_held(w, pool) for w in glossed))
         problems += [gloss] if gloss else []
         pool += [] if gloss else [head]
