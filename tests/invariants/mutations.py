@@ -634,6 +634,30 @@ MUTATIONS: list[Mutation] = [
         ["tests/unit/test_support_senses.py"],
     ),
     m(
+        "2.support-gloss-not-held-accepted",
+        "2: a claim the cited turns do not support does not become a memory (a parenthesised word the turns do not hold)",
+        [
+            (
+                "shared/family_memory/formation/foreign_words.py",
+                "return None if english else f\"the turns do not say ({' '.join(words)})\"",
+                "return None",
+            )
+        ],
+        ["tests/unit/test_support_languages.py"],
+    ),
+    m(
+        "2.support-foreign-weekday-unread",
+        "2: a wrong weekday for a weekday said in another language is refused",
+        [
+            (
+                "shared/family_memory/formation/calendar_values.py",
+                "english = foreign_words.english_calendar(text)",
+                "english = text",
+            )
+        ],
+        ["tests/unit/test_support_languages.py"],
+    ),
+    m(
         "2.support-sibling-read-across-sentences",
         "2: faithful summaries are accepted (a sibling word of another sentence is no swap)",
         [

@@ -26,9 +26,10 @@ from family_memory.forgotten import (
 from family_memory.formation.candidate import Candidate
 
 SETS = Path(__file__).parents[2] / "eval" / "calibration"
-#: Measured on 2026-12-02 (docs/evaluation.md) on 553 pairs: 98.0% (288/294) and 0% (0/259), with
+#: Measured on 2026-12-02 (docs/evaluation.md) on 585 pairs: 98.1% (304/310) and 0% (0/275), with
 #: the family-talk paraphrase of formation/paraphrase.py, the binding check of formation/binding.py,
-#: the calendar check of formation/calendar_values.py and the word senses of formation/senses.py;
+#: the calendar check of formation/calendar_values.py, the word senses of formation/senses.py and the
+#: foreign calendar words and glosses of formation/foreign_words.py;
 #: the issue's aim is >= 97% and <= 2%. Fitted figures: the held-out sets (not held here) read lower.
 SUPPORTED_ACCEPTED_AT_LEAST = 0.977
 UNSUPPORTED_ACCEPTED_AT_MOST = 0.005

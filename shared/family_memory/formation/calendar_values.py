@@ -38,7 +38,7 @@ from datetime import date, timedelta
 from functools import cache
 
 from family_memory.domain.text import normalise_for_match
-from family_memory.formation import paraphrase
+from family_memory.formation import foreign_words, paraphrase
 from family_memory.formation.dates import WEEKDAYS, find_dates
 
 _MONTH_NAMES = (
@@ -324,8 +324,10 @@ _TYPED_TIME = re.compile(
 def said(text: str, said_on: date | None) -> Said:
     """The calendar values ``text`` (the cited turns) says or implies, read as said on ``said_on``."""
     out = Said()
+    english = foreign_words.english_calendar(text)  # "jumanne" is Tuesday, "kesho" tomorrow
+    out.lent += foreign_words.calendar_words(text)
     folded = _TYPED_TIME.sub(
-        lambda m: _typed_times().get(m.group(0).lower(), m.group(0)), normalise_for_match(text).replace("’", "'")
+        lambda m: _typed_times().get(m.group(0).lower(), m.group(0)), normalise_for_match(english).replace("’", "'")
     )
     excepted, spans = _excepted(folded)
     for m in _WORD.finditer(folded):

@@ -42,7 +42,7 @@ from datetime import date
 from difflib import SequenceMatcher
 
 from family_memory.domain.text import normalise_for_match
-from family_memory.formation import calendar_values, paraphrase, senses
+from family_memory.formation import calendar_values, foreign_words, paraphrase, senses
 from family_memory.formation.dates import WEEKDAY_FORMS, find_dates, past_tense, weekday_number
 from family_memory.formation.relations import ADULT_RELATIONS, CHILD_RELATIONS, RELATION_WORDS
 from family_memory.formation.text_similarity import STOPWORDS
@@ -937,6 +937,12 @@ def check_support(
     pool += [w for t in set(pool) for w in IMPLIED.get(t, ())]
     pool += paraphrase.lent_words(source_text)  # "skint" -> "money tight", "won't" -> "refuses"
     pool += calendar_values.implied_words(source_text, said_on)  # "every day but sunday" -> Monday..Saturday
+    for head, glossed in foreign_words.glosses(claim.summary):  # "shrimp (hipon)": the family's own word
+        if _held(head, pool):
+            continue  # a head the turns hold needs no gloss ("Maya (daughter)" is an apposition)
+        gloss = foreign_words.gloss_problem(head, glossed, all(_held(w, pool) for w in glossed))
+        problems += [gloss] if gloss else []
+        pool += [] if gloss else [head]
     if _AMOUNT_A_PERIOD.search(source_text):
         # "groceries are about £450 a month": what something costs a period is what is spent on it.
         pool += ["spend", "spends", "spending", "cost", "costs"]

@@ -121,6 +121,9 @@ date comes from an earlier turn ("the party" named with its date two turns befor
 nothing from your own knowledge ("Villa" stays "Villa", not "Aston Villa"; "Lekki" is not "Lekki, \
 Lagos"), keep a condition the family gave ("if it rains") and never turn a question, a \
 maybe, a one-off or something a family member took back into a fact. Code checks this and drops the rest.
+12. When the family said a claim's key word in another language, write the English and keep the family's own \
+word in parentheses right after it: "Lola is allergic to shrimp (hipon)", "Baraka can't eat peanuts (njugu)". \
+Put only the family's word there, never another English word, and never let it stand for a number or a date.
 """
 
 

@@ -1,0 +1,302 @@
+"""Words of another language in the cited turns (part of the support check, ``support.py``).
+
+Two rules, both lexical and deterministic:
+
+1. **Calendar words in other languages.** ``CALENDAR`` is a table of weekday, month,
+   today/tomorrow/yesterday and (unambiguous) part-of-day words in Spanish, Portuguese,
+   French, Italian, German, Tagalog, Swahili, romanised Hindi/Urdu, Polish, Vietnamese (with or without tone marks) and
+   Indonesian/Malay, to their English words. ``english_calendar`` rewrites a turn's text with
+   them, so the calendar check (``calendar_values.said``) reads "jumanne" as Tuesday and "kesho"
+   as tomorrow, and still refuses "Thursday" for "martes". Words that are also another thing
+   (``AMBIGUOUS``: Tagalog "linggo" and Indonesian "minggu" are Sunday or "week", "bukas" is
+   tomorrow or "open", "mayo" May or mayonnaise, "leo" today or a name) count only in a
+   calendar context: after "sa", "tuwing", "on", "every", "hari", "kila", "w" ..., next to
+   another weekday word, or before a part of the day; a count or "next/last week" phrase
+   before "linggo"/"minggu" ("isang linggo", "susunod na linggo", "minggu depan") is a week.
+2. **The family's word beside its translation.** A summary word directly followed by a
+   parenthesised word or short phrase (at most three words, no digits) is a gloss: "allergic to
+   shrimp (hipon)". When the turns hold every word in the parenthesis, the head word counts as
+   held. A gloss whose words the turns do not hold is refused, and so is one whose
+   parenthesis is an English noun WordNet knows (``senses.py``) that the head is no synonym or
+   kind of: "shrimp (prawns)" is a swap dressed as a translation, "peanuts (groundnuts)" is not.
+   The parenthesis never covers a number, a date or a name: those are checked as before.
+Limits: the head is one word ("sweet potato (kamote)" covers "potato" only); the English head of
+a gloss is not itself checked against a bilingual dictionary.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from family_memory.formation import senses
+
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_MONTHS = (
+    "january february march april may june july august september october november december".split()  # noqa: SIM905
+)
+
+#: Per language: seven weekdays (Monday first; alternatives with "/"), twelve months, then
+#: today, tomorrow, yesterday ("-" where the language uses the English word or none is listed).
+_TABLE: dict[str, tuple[str, str, str]] = {
+    "spanish": (
+        "lunes martes miercoles jueves viernes sabado domingo",
+        "enero febrero marzo abril mayo junio julio agosto septiembre/setiembre octubre noviembre diciembre",
+        "hoy manana ayer",
+    ),
+    "portuguese": (
+        "segunda-feira terca-feira/terca quarta-feira quinta-feira sexta-feira sabado domingo",
+        "janeiro fevereiro marco abril maio junho julho agosto setembro outubro novembro dezembro",
+        "hoje amanha ontem",
+    ),
+    "french": (
+        "lundi mardi mercredi jeudi vendredi samedi dimanche",
+        "janvier fevrier mars avril mai juin juillet aout septembre octobre novembre decembre",
+        "aujourd'hui demain hier",
+    ),
+    "italian": (
+        "lunedi martedi mercoledi giovedi venerdi sabato domenica",
+        "gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre novembre dicembre",
+        "oggi domani ieri",
+    ),
+    "german": (
+        "montag dienstag mittwoch donnerstag freitag samstag/sonnabend sonntag",
+        "januar februar marz/maerz april mai juni juli august september oktober november dezember",
+        "heute morgen gestern",
+    ),
+    "tagalog": (
+        "lunes martes miyerkules/miyerkoles huwebes biyernes sabado linggo",
+        "enero pebrero/febrero marso abril mayo hunyo hulyo agosto setyembre/septiyembre oktubre nobyembre disyembre",
+        "ngayon bukas kahapon",
+    ),
+    "swahili": (
+        "jumatatu jumanne jumatano alhamisi ijumaa jumamosi jumapili",
+        "januari februari machi aprili mei juni julai agosti septemba oktoba novemba desemba",
+        "leo kesho jana",
+    ),
+    "hindi-urdu": (
+        "somvar/peer mangalvar/mangal budhvar/budh guruvar/jumeraat shukravar/juma/jumma shanivar/hafta"
+        " ravivar/itwar/itvar",
+        "janvari farvari - aprail - joon julai agast sitambar aktubar navambar disambar",
+        "aaj - -",
+    ),
+    "polish": (
+        "poniedzialek/poniedzialki wtorek/wtorki sroda/srode/srody czwartek/czwartki piatek/piatki sobota/sobote/soboty"
+        " niedziela/niedziele",
+        "styczen/stycznia luty/lutego marzec/marca kwiecien/kwietnia maj/maja czerwiec/czerwca lipiec/lipca"
+        " sierpien/sierpnia wrzesien/wrzesnia pazdziernik/pazdziernika listopad/listopada grudzien/grudnia",
+        "dzis/dzisiaj jutro wczoraj",
+    ),
+    "vietnamese": (
+        "thu_hai/thu_2 thu_ba/thu_3 thu_tu/thu_4 thu_nam/thu_5 thu_sau/thu_6 thu_bay/thu_7 chu_nhat",
+        "thang_mot/thang_1 thang_hai/thang_2 thang_ba/thang_3 thang_tu/thang_4 thang_nam/thang_5 thang_sau/thang_6"
+        " thang_bay/thang_7 thang_tam/thang_8 thang_chin/thang_9 thang_muoi/thang_10 thang_muoi_mot/thang_11"
+        " thang_muoi_hai/thang_12",
+        "hom_nay ngay_mai hom_qua",
+    ),
+    "indonesian-malay": (
+        "senin/isnin selasa rabu kamis/khamis jumat/jumaat sabtu minggu/ahad",
+        "januari februari maret/mac april mei juni juli agustus/ogos september oktober november desember/disember",
+        "hari_ini besok/esok kemarin",
+    ),
+}
+
+
+def _table() -> dict[str, str]:
+    out: dict[str, str] = {}
+    for days, months, relative in _TABLE.values():
+        for names, english in (
+            (days.split(), _WEEKDAYS),
+            (months.split(), _MONTHS),
+            (relative.split(), ("today", "tomorrow", "yesterday")),
+        ):
+            for forms, word in zip(names, english, strict=True):
+                for form in forms.split("/"):
+                    if form != "-" and form.replace("_", " ") != word:
+                        out.setdefault(form.replace("_", " "), word)
+    return out
+
+
+#: Parts of the day, in the languages above whose words have no other common sense.
+_PARTS_OF_DAY = {
+    "umaga": "morning",
+    "hapon": "afternoon",
+    "asubuhi": "morning",
+    "mchana": "afternoon",
+    "jioni": "evening",
+    "usiku": "night",
+    "pagi": "morning",
+    "malam": "night",
+    "matin": "morning",
+    "soir": "evening",
+    "mattina": "morning",
+    "pomeriggio": "afternoon",
+    "abend": "evening",
+    "nachmittag": "afternoon",
+}
+#: Foreign calendar word (accents stripped) -> its English word.
+CALENDAR: dict[str, str] = _table() | _PARTS_OF_DAY
+#: Words that are also another thing: they count only in a calendar context.
+AMBIGUOUS = frozenset(
+    [
+        "linggo",
+        "minggu",
+        "bukas",
+        "ngayon",
+        "mayo",
+        "mars",
+        "mai",
+        "maj",
+        "maja",
+        "leo",
+        "jana",
+        "domingo",
+        "julio",
+        "peer",
+        "mangal",
+        "budh",
+        "juma",
+        "hafta",
+        "segunda-feira",
+        "manana",
+        "morgen",
+        "marco",
+    ]
+)
+#: Words before a calendar word that say it is one ("sa linggo", "tuwing lunes", "kila jumamosi").
+_CONTEXT_BEFORE = frozenset(
+    "sa tuwing on every this hari kila siku el los le am w we de setiap pada ng until till by".split()  # noqa: SIM905
+)
+#: Parts of the day after a calendar word ("linggo ng umaga", "leo jioni", "bukas ng gabi").
+_PARTS = frozenset(
+    [
+        "morning",
+        "afternoon",
+        "evening",
+        "night",
+        "umaga",
+        "hapon",
+        "gabi",
+        "tanghali",
+        "asubuhi",
+        "mchana",
+        "jioni",
+        "usiku",
+        "pagi",
+        "siang",
+        "sore",
+        "malam",
+        "noche",
+        "tarde",
+        "soir",
+        "matin",
+    ]
+)
+#: Words before "linggo"/"minggu" that make it a week ("isang linggo", "susunod na linggo").
+_WEEK_BEFORE = frozenset(
+    [
+        "isang",
+        "dalawang",
+        "tatlong",
+        "ilang",
+        "susunod",
+        "nakaraang",
+        "ngayong",
+        "kada",
+        "bawat",
+        "a",
+        "one",
+        "two",
+        "three",
+        "few",
+        "couple",
+        "satu",
+        "dua",
+        "tiga",
+        "beberapa",
+        "setiap",
+    ]
+)
+_WEEK_AFTER = frozenset("depan lalu ini".split())  # noqa: SIM905
+#: Words after "bukas" that make it "open" ("bukas ang tindahan", "bukas pa ba").
+_OPEN_AFTER = frozenset("ang pa ba".split())  # noqa: SIM905
+
+
+def _plain(text: str) -> str:
+    text = unicodedata.normalize("NFKD", text.replace("ł", "l").replace("Ł", "L").replace("đ", "d").replace("Đ", "D"))
+    return "".join(c for c in text if not unicodedata.combining(c)).replace("’", "'")
+
+
+_FORMS = sorted(CALENDAR, key=len, reverse=True)
+_FOREIGN = re.compile(r"(?<![\w'-])(" + "|".join(re.escape(f) for f in _FORMS) + r")(?![\w-])", re.I)
+_WORD = re.compile(r"[\w'-]+")
+
+
+def _counts(text: str, m: re.Match[str]) -> bool:
+    form = m.group(1).lower()
+    before = [w.lower() for w in _WORD.findall(text[: m.start()])[-2:]]
+    after = [w.lower() for w in _WORD.findall(text[m.end() :])[:2]]
+    if form in ("linggo", "minggu") and (set(before) & _WEEK_BEFORE or set(after[:1]) & _WEEK_AFTER):
+        return False
+    if form == "bukas" and set(after[:1]) & _OPEN_AFTER:
+        return False
+    if form == "kesho" and after[:1] == ["kutwa"]:
+        return False  # "kesho kutwa": the day after tomorrow
+    if form not in AMBIGUOUS:
+        return True
+    if m.group(1)[0].isupper() and text[: m.start()].strip()[-1:] not in ("", ".", "!", "?", "\n"):
+        return form in ("linggo", "minggu")  # a capitalised word mid-sentence: a name, save the weekdays
+    near = _WORD.findall(text[max(0, m.start() - 30) : m.start()]) + _WORD.findall(text[m.end() : m.end() + 30])
+    return bool(
+        (before and before[-1] in _CONTEXT_BEFORE)
+        or set(after[:2]) & _PARTS
+        or any(w.lower() in _WEEKDAYS or (w.lower() in CALENDAR and w.lower() not in AMBIGUOUS) for w in near)
+        or form in ("linggo", "minggu", "bukas", "ngayon")  # these mostly are the day: a week or "open" is marked
+    )
+
+
+def english_calendar(text: str) -> str:
+    """``text`` with its foreign weekday, month and today/tomorrow/yesterday words (accents
+    stripped) written in English: "sa linggo ng umaga" -> "sa sunday ng umaga"."""
+    plain = _plain(text)
+    return _FOREIGN.sub(lambda m: CALENDAR[m.group(1).lower()] if _counts(plain, m) else m.group(1), plain)
+
+
+def calendar_words(text: str) -> list[str]:
+    """The English words ``text``'s foreign calendar words stand for (for the word check's pool)."""
+    plain = _plain(text)
+    return [CALENDAR[m.group(1).lower()] for m in _FOREIGN.finditer(plain) if _counts(plain, m)]
+
+
+_GLOSS = re.compile(r"([^\W\d_]+(?:['’-][^\W\d_]+)*)\s+\(([^\W\d_]+(?:[\s'’-][^\W\d_]+){0,2})\)")
+
+
+def glosses(summary: str) -> list[tuple[str, list[str]]]:
+    """Each (head word, parenthesised words) of the summary's glosses: "shrimp (hipon)"."""
+    return [
+        (m.group(1).lower(), [w.lower() for w in re.split(r"[\s'’-]+", _plain(m.group(2))) if w])
+        for m in _GLOSS.finditer(summary)
+    ]
+
+
+def gloss_problem(head: str, words: list[str], held: bool) -> str | None:
+    """Why a gloss does not hold: its words, not English ones, are not the turns' (``held``: an
+    English parenthesis the turns do not hold is the word check's), or its parenthesis is an
+    English noun for a different thing than the head ("shrimp (prawns)")."""
+    english = all(senses.senses_of(_base(w), "n") or senses.senses_of(_base(w), "v") for w in words)
+    if not held:
+        return None if english else f"the turns do not say ({' '.join(words)})"
+    if (
+        len(words) == 1
+        and senses.senses_of(_base(words[0]), "n")
+        and senses.relation(head, words[0]) not in ("same", "broader", "narrower")
+    ):
+        return f"the turns say {words[0]}, not {head}"
+    return None
+
+
+def _base(word: str) -> str:
+    for form in (word, word.removesuffix("s"), word.removesuffix("es")):
+        if senses.senses_of(form, "n"):
+            return form
+    return word
