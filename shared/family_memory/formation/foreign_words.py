@@ -280,12 +280,13 @@ def glosses(summary: str) -> list[tuple[str, list[str]]]:
 
 
 def gloss_problem(head: str, words: list[str], held: bool) -> str | None:
-    """Why a gloss does not hold: its words, not English ones, are not the turns' (``held``: an
-    English parenthesis the turns do not hold is the word check's), or its parenthesis is an
-    English noun for a different thing than the head ("shrimp (prawns)")."""
-    english = all(senses.senses_of(_base(w), "n") or senses.senses_of(_base(w), "v") for w in words)
+    """Why a gloss does not hold: its parenthesis is an English noun for a different thing than
+    the head ("shrimp (prawns)"). A parenthesis the turns do not hold (``held`` false) grants
+    nothing and refuses nothing here: the head and the parenthesised words are then new words
+    for the word check, as any other ("Dadaji (Arjun's father)" is an apposition the word
+    check reads through the names and relations on file)."""
     if not held:
-        return None if english else f"the turns do not say ({' '.join(words)})"
+        return None
     if (
         len(words) == 1
         and senses.senses_of(_base(words[0]), "n")

@@ -940,9 +940,10 @@ def check_support(
     for head, glossed in foreign_words.glosses(claim.summary):  # "shrimp (hipon)": the family's own word
         if _held(head, pool):
             continue  # a head the turns hold needs no gloss ("Maya (daughter)" is an apposition)
-        gloss = foreign_words.gloss_problem(head, glossed, all(_held(w, pool) for w in glossed))
+        held = all(_held(w, pool) for w in glossed)
+        gloss = foreign_words.gloss_problem(head, glossed, held)
         problems += [gloss] if gloss else []
-        pool += [] if gloss else [head]
+        pool += [head] if held and not gloss else []
     if _AMOUNT_A_PERIOD.search(source_text):
         # "groceries are about £450 a month": what something costs a period is what is spent on it.
         pool += ["spend", "spends", "spending", "cost", "costs"]
