@@ -157,6 +157,32 @@ PHRASINGS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
         (r"\bnot (?:a (?:big )?fan of|keen on|into)\b|\bcan'?t stand\b", "dislikes dislike hates hate"),
         (r"\b(?:big fan of|mad about|obsessed with|(?:really|big|so) into)\b", "loves love likes enjoys fan"),
         (r"\bonly (?:on|at|for|when|after|before|if|with)\b", "except unless apart"),
+        # Giving a thing up is no longer doing it: "given up meat", "quit dairy", "not shy anymore".
+        (
+            r"\b(?:give|gives|gave|given|giving) (?:up|it up)\b|\bquit(?:s|ting)?\b|\bstopped\b|"
+            r"\bcut (?:out|\w+ out)\b|\bno longer\b|\bany ?more\b",
+            "stopped stop stops quit cut no longer anymore avoids avoid",
+        ),
+        (
+            r"\b(?:give|gives|gave|given|giving) up (?:drinking|booze)\b|\bquit(?:s|ting)? (?:drinking|booze)\b",
+            "alcohol",
+        ),
+        # Two negations that make a yes: "never misses", "doesn't forget" -> "always attends".
+        (
+            r"\b(?:never|not once|\w+n't)(?: \w+)? (?:miss|misses|missed|forget|forgets|forgot|skip|skips|skipped)\b",
+            "always every all attends attend attended goes remembers remember",
+        ),
+        # Without a prompt is of one's own accord: "tidies without being asked" -> "unprompted".
+        (
+            r"\bwithout (?:being (?:asked|told|reminded|prompted)|"
+            r"(?:anyone|anybody|us) (?:asking|telling|reminding))\b",
+            "unprompted independently own herself himself themselves voluntarily",
+        ),
+        # A condition said in other words: "provided she has her helmet" -> "as long as", "if".
+        (
+            r"\b(?:if|provided|providing|as long as|so long as|on (?:the )?condition (?:that )?)\b",
+            "if provided providing long condition only when",
+        ),
         # how often, how much
         (
             r"\b(?:pretty much|nearly|almost) (?:every|each|always|daily|weekly)\b|"
@@ -302,6 +328,12 @@ _RATE_PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             r"(?P<period2>week|fortnight|month|year)\b",
             "count",
         ),
+        (
+            # "twice weekly", "3 times daily": a count said with the period's adverb.
+            r"\b(?P<count3>once|twice|thrice|(?:one|two|three|four|five|six|seven|\d{1,2}) ?(?:times|x)) "
+            r"(?P<ly2>daily|nightly|weekly|monthly|yearly|annually|termly)\b",
+            "count_ly",
+        ),
         (r"\b(?P<ly>daily|nightly|weekly|monthly|yearly|annually|termly)\b", "ly"),
         (
             rf"\b(?P<q>nearly every|almost every|pretty much every|most|some|the odd|a few|several|certain|"
@@ -413,6 +445,10 @@ def _rate(m: re.Match[str], kind: str) -> Rate | None:
         word = count.removesuffix(" times").removesuffix("times").removesuffix("x").strip()
         n = _COUNT_WORDS.get(word) or (int(word) if word.isdigit() else 0)
         return Rate((n * _PER_YEAR[period],), 3, "", said) if n else None
+    if kind == "count_ly":
+        word = m.group("count3").lower().removesuffix(" times").removesuffix("times").removesuffix("x").strip()
+        n = _COUNT_WORDS.get(word) or (int(word) if word.isdigit() else 0)
+        return Rate((n * _PER_YEAR[_LY[m.group("ly2").lower()]],), 3, "", said) if n else None
     if kind == "ly":
         return Rate((_PER_YEAR[_LY[m.group("ly").lower()]],), 3, "", said)
     if kind == "qualified":
@@ -606,6 +642,32 @@ OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
 )
 
 
+#: Opposites by which a negation is restated (used only to accept, never to refuse): "no longer
+#: scared of the dark" is "fine with the dark", "no longer banned from the oven" "allowed to use
+#: the oven", "no longer needs walking to school" "walks to school alone", "no longer wakes at
+#: night" "sleeps through the night". ``OPPOSITES`` count too.
+NEGATION_ANTONYMS: tuple[tuple[frozenset[str], frozenset[str]], ...] = OPPOSITES + tuple(
+    (frozenset(a.split()), frozenset(b.split()))
+    for a, b in (
+        (
+            "scared afraid frightened nervous anxious shy fussy picky worried terrified",
+            "fine okay ok confident brave comfortable outgoing adventurous relaxed calm happy",
+        ),
+        ("need needs needed needing help", "alone own independently herself himself themselves"),
+        ("wake wakes waking woke awake", "sleep sleeps sleeping asleep slept"),
+        ("allowed permitted let", "banned forbidden stopped"),
+        ("forget forgets forgot forgetting", "remember remembers remembered"),
+        ("miss misses missed missing skip skips skipped", "attend attends attended goes go makes"),
+        ("late", "time punctual"),
+    )
+)
+
+
+def antonyms(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` are opposites a negation may be restated by (``NEGATION_ANTONYMS``)."""
+    return any((a in one and b in other) or (a in other and b in one) for one, other in NEGATION_ANTONYMS)
+
+
 def _flat(words: Iterable[str]) -> frozenset[str]:
     return frozenset(w.replace("-", "") for w in words)
 
@@ -616,10 +678,13 @@ _OPPOSED_FLAT: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
 )
 
 
-def opposed(summary: Sequence[str], pool: Sequence[str]) -> tuple[str, str] | None:
+def opposed(summary: Sequence[str], pool: Sequence[str], negated: Iterable[str] = ()) -> tuple[str, str] | None:
     """(the turns' word, the summary's) where the summary says a value whose opposite the turns
-    say, and says neither the turns' value nor its own is in the turns."""
-    said = _flat([*pool, *(a + b for a, b in pairwise(pool))])  # "pick up" is "pickup"
+    say, and says neither the turns' value nor its own is in the turns. A value the turns say
+    only under a negation (``negated``: "no longer banned from the oven") is not said: its
+    opposite ("allowed to use the oven") restates it."""
+    denied = _flat(negated)
+    said = _flat([*pool, *(a + b for a, b in pairwise(pool))]) - denied  # "pick up" is "pickup"
     ours = _flat([*summary, *(a + b for a, b in pairwise(summary))])
     for mine, theirs in _OPPOSED_FLAT:
         if ours & mine and not said & mine and said & theirs and not ours & theirs:

@@ -416,9 +416,14 @@ _HEDGE = re.compile(
     r"thinking (?:about|of)|considering|consider|"
     r"(?:i|we|i'd|we'd) (?:would )?(?:love|like) to|(?:i|we)'d (?:love|like) to|would be nice|could maybe|"
     r"talked about|hoping|hope to|not sure|undecided|"
-    r"haven't decided|if|unless|may not be able|we'll see|someday|one day|at some point)\b",
+    r"haven't decided|if|unless|may not be able|we'll see|someday|one day|at some point|"
+    r"as long as|so long as|on (?:the )?condition(?: that)?|"
+    r"provid(?:ed|ing)(?: that)?(?= (?:she|he|they|it|we|you|i|the|there|his|her|their|everyone)\b))\b",
     re.I,
 )
+#: The words that put a condition on a rule or a permission, never a maybe: "provided she has her
+#: helmet", "as long as", "so long as", "on condition that", "only if".
+_CONDITION = re.compile(r"^(?:as long as|so long as|on (?:the )?condition(?: that)?|provid(?:ed|ing)(?: that)?)$", re.I)
 _SUMMARY_HEDGE = re.compile(
     r"\b(?:might|may|maybe|perhaps|considering|thinking|would like|hopes?|if|unless|plans? to|wants? to|"
     r"not (?:yet )?decided|undecided|possibly|could|"
@@ -582,9 +587,14 @@ GENERIC_FORMS = frozenset({"given", "taken", "gone", "done", "kept", "brought", 
 CONNECTIVES = frozenset({"while", "whereas", "whilst"})
 
 
+#: "once" as a conjunction ("once his chores are done"), not a count.
+_ONCE_CONJUNCTION = r" (?:he|she|they|it|we|you|i|the|his|her|their|my|our|everyone|that|this)\b"
+
+
 def _numbers(text: str) -> set[float]:
     """Numbers and times a text states, normalised: "quarter to 8" is 7.75, "half 4" and "half
-    four" 4.5, "5:30" 5.5, "9 grand" 9000."""
+    four" 4.5, "5:30" 5.5, "9 grand" 9000, "1.2 mil" 1,200,000; "once" before a clause ("once
+    his chores are done") is no number."""
     found: set[float] = set()
     lowered = normalise_for_match(text)
     # "half four", "quarter to eight": the hour as a digit; "9 grand": 9000.
@@ -617,6 +627,9 @@ def _numbers(text: str) -> set[float]:
                     found.add(float(core.replace(",", "")))
         elif token in _NUMBER_WORDS:
             found.add(float(_NUMBER_WORDS[token]))
+    conjunction_only = not re.search(r"\bonce\b(?!" + _ONCE_CONJUNCTION + ")", lowered)
+    if "once" in _tokens(lowered) and conjunction_only and not re.search(r"\b(?:1|one|first)\b", lowered):
+        found.discard(1.0)
     # A time written with a dot, the British way: "4.15" and "6.40am" are also 4:15 and 6:40 (the
     # decimal stays too: "2.5 kg"); not a price ("£4.15").
     for match in _DOT_TIME.finditer(lowered):
@@ -640,7 +653,55 @@ _DOT_TIME = re.compile(r"(?<![£$€₦¥₩\d.,])([01]?\d|2[0-3])\.([0-5]\d)(?!
 _SAME_AS_BEFORE = re.compile(r"\b(?:same time|usual time|same times|same hours?|at the usual)\b", re.I)
 _THOUSANDS = re.compile(r"\d\s?k\b|\b(?:grand|thousand)\b", re.I)
 #: Millions: "₦1.2m", "2.5 million" (also read as the bare number: "10m" may be metres).
-_MILLIONS = re.compile(r"(?<![\w.,])(\d+(?:\.\d+)?)\s?(?:m|mn|million)\b", re.I)
+_MILLIONS = re.compile(r"(?<![\w.,])(\d+(?:\.\d+)?)\s?(?:m|mn|mil|mill|million)\b", re.I)
+#: The words of an amount's scale: the number check reads them ("1.2 million" for "1.2m").
+SCALE_WORDS = frozenset({"thousand", "thousands", "million", "millions", "grand", "mil", "mill", "mn", "k"})
+#: Currencies by what a family calls them: a sign, a code, a name or its slang ("bob" is shillings).
+CURRENCIES: dict[str, str] = {
+    word: currency
+    for currency, words in (
+        ("shilling", "ksh kes ush tsh shilling shillings bob sh"),
+        ("pound", "£ gbp pound pounds quid"),
+        ("dollar", "$ usd aud cad nzd dollar dollars bucks"),
+        ("euro", "€ eur euro euros"),
+        ("naira", "₦ ngn naira"),
+        ("rand", "zar rand"),
+        ("rupee", "₹ inr rupee rupees rs"),
+        ("yen", "¥ jpy yen"),
+        ("won", "₩ krw"),
+        ("peso", "php mxn peso pesos"),
+        ("cedi", "ghs cedi cedis"),
+    )
+    for word in words.split()
+}
+_CURRENCY_MARK = re.compile(
+    r"[£$€₦₹¥₩]|\b(?:" + "|".join(sorted((w for w in CURRENCIES if w.isalpha()), key=len, reverse=True)) + r")\b",
+    re.I,
+)
+
+
+def _currencies(text: str) -> set[str]:
+    """The currencies ``text`` names ({"pound"} for "£1.5k" or "1,500 quid")."""
+    return {CURRENCIES[m.group(0).lower()] for m in _CURRENCY_MARK.finditer(normalise_for_match(text))}
+
+
+def _currency_of_an_amount(word: str, summary: str, source_text: str) -> bool:
+    """Whether ``word`` is the currency of an amount, which the turns state with no currency or
+    with the same one ("KSh 22,000" or "22,000 shillings" for "22k bob"; not "$22,000"): the
+    number check reads the amount itself."""
+    if word not in CURRENCIES or not re.search(r"\d", source_text):
+        return False
+    said = _currencies(source_text)
+    return not said or CURRENCIES[word] in said
+
+
+def currency_problem(summary: str, source_text: str) -> str | None:
+    """The summary gives an amount in a currency the turns do not, where they name one ("$22,000"
+    for "22k bob")."""
+    ours, said = _currencies(summary), _currencies(source_text)
+    if ours and said and not ours & said and re.search(r"\d", summary):
+        return f"the turns say {sorted(said)[0]}s, not {sorted(ours)[0]}s"
+    return None
 
 
 def _numbers_plain(text: str) -> set[float]:
@@ -669,7 +730,8 @@ FILLER = frozenset(
     bless big news fyi guess think know mean sure right well kinda sorta stuff things thing lot lots""".split()  # noqa: SIM905
 )
 _NEGATORS = re.compile(
-    r"\b(?:not|no longer|no|never|nor|none|nothing|nobody|cannot|any ?more|stopped|quit|gave up|"
+    r"\b(?:not|no longer|no|never|nor|none|nothing|nobody|cannot|any ?more|stopped|quit|quits|quitting|"
+    r"(?:give|gives|gave|given|giving) up|"
     r"outgrown|outgrew|refuses?|refused|hates?|hated|dislikes?|disliked|can't stand|cant stand|scared|afraid|"
     r"frightened|terrified|petrified|banned|forbidden|\w+n't)\b",
     re.I,
@@ -699,7 +761,12 @@ _OUT = re.compile(
     re.I,
 )
 #: Two negations that make a yes: "won't sleep without her night light", "never lets me forget".
-_DOUBLE = re.compile(r"\b(?:\w+n't|never)(?: \w+){1,2} without\b|\bnever lets? \w+ forget\b", re.I)
+#: Also a negation of a verb of lacking: "never misses training" attends it, "doesn't forget" remembers.
+_DOUBLE = re.compile(
+    r"\b(?:\w+n't|never)(?: \w+){1,2} without\b|\bnever lets? \w+ forget\b|"
+    r"\b(?:\w+n't|never|not once)(?: \w+)? (?:miss|misses|missed|forget|forgets|forgot|skip|skips|skipped)\b",
+    re.I,
+)
 
 
 def _negated(text: str) -> bool:
@@ -1021,6 +1088,7 @@ def check_support(
         and not _said_of_the_same_thing(w, summary_tokens, lending, name_words, quoted_tokens)
         and not _framing(w, pool, source_text)
         and not (w in _NUMBER_WORDS and _number_supported(float(_NUMBER_WORDS[w]), said_numbers))
+        and not (w in SCALE_WORDS or _currency_of_an_amount(w, claim.summary, source_text))
     ]
     proper = [w for w in new if _capitalised(w, claim.summary) and w not in name_words and w not in _CALENDAR]
     quantifiers = [
@@ -1066,7 +1134,9 @@ def check_support(
     elif new and (sibling := _sibling_swapped(new, dropped, summary_tokens, said_by_family)):
         # One word for one word is paraphrase only if it means the same: "knee" for "hip" is not.
         problems.append(f"the turns say {sibling[0]}, not {sibling[1]}")
-    opposite = paraphrase.opposed(_tokens(cut), pool)
+    opposite = paraphrase.opposed(_tokens(cut), pool, _only_negated(sources))
+    if currency := currency_problem(cut, source_text):
+        problems.append(currency)
     if opposite:
         problems.append(f"the turns say {opposite[0]}, not {opposite[1]}")
     swap = _swapped(things, summary_tokens, name_words, lines, primary)
@@ -1315,14 +1385,27 @@ def _hedged(lead: str, quote: str, summary: str) -> bool:
     states as fact ("we might get a dog"; "if it rains saturday the party moves inside" ->
     "the party is inside"). An "if" or "unless" whose condition the summary keeps is a
     rule's condition, not a possibility ("if ur ever doin food for her no gluten" -> "any
-    food for her must be gluten-free")."""
+    food for her must be gluten-free"). "Provided", "as long as", "so long as", "on condition
+    that" and "only if" always make a condition, whatever modal is near ("she may bike to
+    school provided she has her helmet"): the summary must keep the condition (in those words,
+    "if", "when" or "once"), not drop it."""
     if _SUMMARY_HEDGE.search(summary):
         return False
     summary_tokens = _tokens(summary)
-    keeps_a_condition = bool(re.search(r"\b(?:when|whenever|any ?time|in case)\b", summary, re.I))
+    keeps_a_condition = bool(
+        re.search(
+            r"\b(?:when|whenever|any ?time|in case|once|as long as|so long as|provided|providing|on condition)\b",
+            summary,
+            re.I,
+        )
+    )
     for text in (lead, quote):
         for match in _HEDGE.finditer(text):
-            if match.group(0).lower() not in ("if", "unless") or _SUPPOSING.search(lead + " " + quote):
+            word = match.group(0).lower()
+            condition_only = bool(_CONDITION.match(word)) or (
+                word == "if" and text[: match.start()].lower().rstrip().endswith("only")
+            )
+            if not condition_only and (word not in ("if", "unless") or _SUPPOSING.search(lead + " " + quote)):
                 return True
             condition = _CLAUSE.split(text[match.end() :], maxsplit=1)[0]
             # An "if" whose consequence is an instruction is a rule's condition, not a maybe: "if
@@ -1334,7 +1417,7 @@ def _hedged(lead: str, quote: str, summary: str) -> bool:
                 for w in _content(_tokens(condition))
                 if w not in GENERIC and w not in FILLER and not _DAY_WORD.fullmatch(w)
             ]
-            if keeps_a_condition and not _SUPPOSING.search(lead + " " + quote):
+            if keeps_a_condition and (condition_only or not _SUPPOSING.search(lead + " " + quote)):
                 continue
             if not words or sum(_held(w, summary_tokens) for w in words) < 0.5 * len(words):
                 return True
@@ -1405,7 +1488,20 @@ _DETERMINER_NEGATORS = frozenset({"no", "nothing", "none", "nobody"})
 _ANSWER_NO = re.compile(r"\b(?:the answer (?:is|was) no|(?:i|we) said no)\b", re.I)
 #: Verbs that turn down what follows them, beside the negators ("cut back on sugar").
 _TURNING_DOWN = re.compile(
-    r"\b(?:cut(?:ting)? (?:back|down) on|avoids?|avoiding|skips?|skipping|stays? away from)\b", re.I
+    r"\b(?:cut(?:ting)? (?:back|down) on|avoids?|avoiding|skips?|skipping|stays? away from|"
+    # "cut out sugar", "cut dairy out"; a verb of lacking ("misses training", "forgets her inhaler").
+    r"cut(?:s|ting)?(?= (?:out|\w+ out)\b)|miss(?:es|ed)?|forg[eo]t(?:s|ten)?)\b",
+    re.I,
+)
+#: The negators that are an aversion or a ban: negated themselves ("isn't scared of", "no longer
+#: banned from", "doesn't hate"), they say yes.
+_AVERSION = re.compile(
+    r"refuses?|refused|hates?|hated|dislikes?|disliked|scared|afraid|frightened|terrified|petrified|banned|forbidden",
+    re.I,
+)
+#: "dairy-free", "gluten free": no dairy, no gluten (read as "no ..." for polarity).
+_FREE_OF = re.compile(
+    r"\b([a-z]+)-free\b|\b(dairy|gluten|nut|peanut|sugar|meat|egg|alcohol|caffeine|lactose|wheat|soy) free\b"
 )
 #: Where the noun phrase a "no" governs ends ("no dairy for vy": Vy is not negated).
 _NOUN_PHRASE_END = re.compile(
@@ -1426,13 +1522,15 @@ _SUBJECT_WORDS = frozenset({"i", "we", "you", "the", "my", "our", "his", "her", 
 Polar = tuple[str, dict[str, bool | None]]
 
 
-def _word_polarity(clause: str, inherited: bool) -> dict[str, bool | None]:
+def _word_polarity(clause: str, inherited: bool, *, generic: bool = False) -> dict[str, bool | None]:
     """Each content word of ``clause`` and whether a negation governs it: a verb's negation
     ("doesn't", "never", "hates", "cut back on") everything after it, a determiner's ("no",
     "nothing") its noun phrase (up to "and", "for", "at", ...); "... is out", "off limits" the whole clause;
     a double negation ("won't sleep without her night light") nothing. ``inherited``: a list
-    item negated by the negation before it ("no dairy, eggs or honey")."""
+    item negated by the negation before it ("no dairy, eggs or honey"); ``generic``: the
+    generic words too ("needs")."""
     folded = normalise_for_match(clause).replace("’", "'")
+    folded = _FREE_OF.sub(lambda m: f"no {m.group(1) or m.group(2)}", folded)
     whole: bool | None = None
     if _DOUBLE.search(folded):
         whole = False
@@ -1441,6 +1539,14 @@ def _word_polarity(clause: str, inherited: bool) -> dict[str, bool | None]:
     negations: list[tuple[int, int, bool]] = []  # (start, end, a determiner's)
     if whole is None:
         for m in _NEGATORS.finditer(folded):
+            previous = negations[-1] if negations else None
+            if (
+                previous
+                and _AVERSION.fullmatch(m.group(0))
+                and re.fullmatch(r"\s+(?:(?:be|being|been|so|that|as|too|really) )?", folded[previous[1] : m.start()])
+            ):
+                negations.pop()  # "isn't scared of the dark", "no longer banned from": a yes
+                continue
             negations.append((m.start(), m.end(), m.group(0).lower() in _DETERMINER_NEGATORS))
         for m in _TURNING_DOWN.finditer(folded):
             negations.append((m.start(), m.end(), False))
@@ -1450,7 +1556,7 @@ def _word_polarity(clause: str, inherited: bool) -> dict[str, bool | None]:
     polarity: dict[str, bool | None] = {}
     for m in _TOKEN.finditer(folded):
         token = m.group(0).lower()
-        if token in STOPWORDS or token in FILLER or token in GENERIC or _NEGATORS.fullmatch(token):
+        if token in STOPWORDS or token in FILLER or (token in GENERIC and not generic) or _NEGATORS.fullmatch(token):
             continue
         if _EXCEPTION.fullmatch(token):
             continue
@@ -1569,7 +1675,9 @@ def _polarity_problems(summary: str, sources: Sequence[SpokenTurn]) -> list[str]
     polarity of its words turned ("doesn't drink" -> "enjoys a drink", "may not use" -> "may
     use"): at least half of the words they share are negated in one and not the other.
     Clauses that only share some words with several source clauses are not compared: their
-    polarity cannot be read off words alone."""
+    polarity cannot be read off words alone. A negation restated by an opposite is no flip: one
+    clause negates a word whose opposite the other says plainly ("sam is no longer scared of the
+    dark" -> "Sam is fine with the dark now"; ``paraphrase.NEGATION_ANTONYMS``)."""
     source_clauses = [c for t in sources for c in _polar_clauses(t.text)]
     for clause, ours_polarity in _polar_clauses(summary):
         ours = _restated_words(clause)
@@ -1586,6 +1694,11 @@ def _polarity_problems(summary: str, sources: Sequence[SpokenTurn]) -> list[str]
         if len(scored) > 1 and scored[1][0] == scored[0][0]:
             continue
         theirs_polarity = scored[0][2]
+        if _restated_by_an_opposite(
+            {**_word_polarity(clause, False, generic=True), **ours_polarity},
+            {**_word_polarity(scored[0][1], False, generic=True), **theirs_polarity},
+        ):
+            continue
         compared = flipped = 0
         turned_negative = False
         for word, state in ours_polarity.items():
@@ -1600,6 +1713,31 @@ def _polarity_problems(summary: str, sources: Sequence[SpokenTurn]) -> list[str]
             said = "the summary negates what the turn says" if turned_negative else "the summary says the opposite"
             return [said if turned_negative else f"{said} of the turn"]
     return []
+
+
+def _only_negated(sources: Sequence[SpokenTurn]) -> set[str]:
+    """The aversions and bans the turns say only under a negation ("no longer banned from the
+    oven", "isn't scared of"), whose opposite ("allowed", "fine") restates them. Other values
+    are not read so: "won't get in a lift" is no "uses the stairs"."""
+    negated, plain = set(), set()
+    for turn in sources:
+        folded = normalise_for_match(turn.text).replace("’", "'")
+        pattern = r"\b(?:no longer|not|never|\w+n't)(?: (?:be|being|been))? (" + _AVERSION.pattern + r")\b"
+        negated |= {m.group(1) for m in re.finditer(pattern, folded)}
+        plain |= {m.group(0) for m in re.finditer(_AVERSION.pattern, re.sub(pattern, " ", folded))}
+    return negated - plain
+
+
+def _restated_by_an_opposite(ours: dict[str, bool | None], theirs: dict[str, bool | None]) -> bool:
+    """One side negates a word whose opposite the other says plainly, and neither says the
+    other's word: "no longer scared" / "fine", "not allowed" / "banned"."""
+    for mine, my_state in ours.items():
+        for word, state in theirs.items():
+            if my_state is None or state is None or my_state == state or not paraphrase.antonyms(mine, word):
+                continue
+            if not any(_alike(mine, w) for w in theirs) and not any(_alike(word, w) for w in ours):
+                return True
+    return False
 
 
 def _capitalised(word: str, summary: str) -> bool:
