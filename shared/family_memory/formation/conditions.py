@@ -47,6 +47,7 @@ from collections.abc import Sequence
 
 from family_memory.domain.text import normalise_for_match
 from family_memory.formation import support as _s
+from family_memory.formation import paraphrase
 
 # --- shared pieces --------------------------------------------------------------------------
 
@@ -171,7 +172,7 @@ _STATE_END = re.compile(r"\b(?:since|because|cos|after|now|and|but|so|as|when|th
 _SAYS_ENDED = re.compile(
     r"\b(?:stopped|stops|quit|quits|used to|gave up|given up|give up|left|leaves|ended|ends|finished|former|"
     r"formerly|previously|no more|no longer|any ?more|dropped|came off|come off|weaned|until|was|were|had|did|"
-    r"outgrown|outgrew|past)\b",
+    r"outgrown|outgrew|past|free|without|avoids?)\b",
     re.I,
 )
 
@@ -210,6 +211,8 @@ def flipped_state(summary: str, quoted: str) -> str | None:
         if not words or not held or len(held) * 2 < len(words):
             continue
         state_tokens = _s._tokens(state)
+        if any(paraphrase.antonyms(w, t) for w in ours for t in state_tokens):
+            continue  # the ended state's opposite, said as current: "no longer scared" -> "fine with"
         if any(_s._held(w, _s._tokens(outside)) and not _s._held(w, state_tokens) for w in _substance(summary)):
             continue
         return f"the turn says '{' '.join(state.split()[:6])}' ended; the summary states it as current"
