@@ -46,8 +46,8 @@ import re
 from collections.abc import Sequence
 
 from family_memory.domain.text import normalise_for_match
-from family_memory.formation import support as _s
 from family_memory.formation import paraphrase
+from family_memory.formation import support as _s
 
 # --- shared pieces --------------------------------------------------------------------------
 
