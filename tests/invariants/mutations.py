@@ -646,6 +646,18 @@ MUTATIONS: list[Mutation] = [
         ["tests/unit/test_support_languages.py"],
     ),
     m(
+        "2.support-currency-swapped-accepted",
+        "2: a claim the cited turns do not support does not become a memory (an amount in another currency)",
+        [(SUPPORT, "    if currency := currency_problem(cut, source_text):", "    if currency := None:")],
+        ["tests/unit/test_support_refusals.py"],
+    ),
+    m(
+        "2.support-given-up-read-as-doing",
+        '2: "given up meat" reads as a negation: "no longer eats meat" is accepted, "eats meat" refused',
+        [(SUPPORT, '    r"(?:give|gives|gave|given|giving) up|"', '    r""')],
+        ["tests/unit/test_support_refusals.py"],
+    ),
+    m(
         "2.support-foreign-weekday-unread",
         "2: a wrong weekday for a weekday said in another language is refused",
         [
