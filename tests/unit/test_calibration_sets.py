@@ -32,7 +32,7 @@ SETS = Path(__file__).parents[2] / "eval" / "calibration"
 #: foreign calendar words and glosses of formation/foreign_words.py;
 #: the issue's aim is >= 97% and <= 2%. Fitted figures: the held-out sets (not held here) read lower.
 SUPPORTED_ACCEPTED_AT_LEAST = 0.977
-UNSUPPORTED_ACCEPTED_AT_MOST = 0.005
+UNSUPPORTED_ACCEPTED_AT_MOST = 0.007
 #: Forget rules with the offline MiniLM, measured 92.1% (128/139) and 6.3% (9/142) on 281 pairs
 #: (on the first 260: 92.2% and 7.6% before the kinds of class, other activities and later
 #: episodes were read, 93.0% and 6.1% after).
