@@ -638,9 +638,9 @@ MUTATIONS: list[Mutation] = [
         "2: a claim the cited turns do not support does not become a memory (a parenthesised word the turns do not hold)",
         [
             (
-                SUPPORT,
-                "pool += [head] if held and not gloss else []",
-                "pool += [head] if not gloss else []",
+                "shared/family_memory/formation/foreign_words.py",
+                "return None if english else f\"the turns do not say ({' '.join(words)})\"",
+                "return None",
             )
         ],
         ["tests/unit/test_support_languages.py"],

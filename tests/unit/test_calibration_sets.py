@@ -26,13 +26,13 @@ from family_memory.forgotten import (
 from family_memory.formation.candidate import Candidate
 
 SETS = Path(__file__).parents[2] / "eval" / "calibration"
-#: Measured on 2026-12-02 (docs/evaluation.md) on 585 pairs: 98.1% (304/310) and 0% (0/275), with
+#: Measured on 2026-12-02 (docs/evaluation.md) on 627 pairs: 98.2% (323/329) and 0% (0/298), with
 #: the family-talk paraphrase of formation/paraphrase.py, the binding check of formation/binding.py,
 #: the calendar check of formation/calendar_values.py, the word senses of formation/senses.py and the
-#: foreign calendar words and glosses of formation/foreign_words.py;
+#: foreign calendar words and glosses of formation/foreign_words.py and formation/conditions.py;
 #: the issue's aim is >= 97% and <= 2%. Fitted figures: the held-out sets (not held here) read lower.
 SUPPORTED_ACCEPTED_AT_LEAST = 0.977
-UNSUPPORTED_ACCEPTED_AT_MOST = 0.007
+UNSUPPORTED_ACCEPTED_AT_MOST = 0.005
 #: Forget rules with the offline MiniLM, measured 92.1% (128/139) and 6.3% (9/142) on 281 pairs
 #: (on the first 260: 92.2% and 7.6% before the kinds of class, other activities and later
 #: episodes were read, 93.0% and 6.1% after).

@@ -94,3 +94,39 @@ def test_a_parenthesised_english_word_does_not_launder_a_swap() -> None:
 def test_a_parenthesis_does_not_cover_a_changed_number() -> None:
     assert problems("Lola takes 3 tablets (gamot) a day.", "lola takes 2 gamot a day")
     assert problems("Lola takes 2 tablets (gamot) a day.", "lola takes 2 gamot a day") == []
+
+
+def test_a_swap_is_refused_even_where_the_turns_also_say_the_head() -> None:
+    # "not shrimp" holds the head word; the parenthesis still dresses a swap as a translation.
+    assert problems("Lola is allergic to shrimp (crab).", "lola is allergic to crab, not shrimp")
+    assert problems("Lola is allergic to crab.", "lola is allergic to crab, not shrimp") == []
+
+
+def test_an_apposition_of_whose_or_who_someone_is_is_no_gloss() -> None:
+    assert foreign_words.glosses("Dadaji (Arjun's father) should not drive.") == []
+    assert foreign_words.glosses("Maya (daughter) has a peanut allergy.") == []
+    assert foreign_words.glosses("Lola is allergic to shrimp (hipon).") == [("shrimp", ["hipon"])]
+    assert problems("Maya (daughter) has a peanut allergy.", "my daughter maya has a peanut allergy") == []
+
+
+def test_a_family_word_the_turns_do_not_hold_is_refused_where_words_pay_for_words() -> None:
+    # As many of the turn's words dropped as the summary adds: only the gloss check sees that
+    # "maembe" (mangoes) is not what the turn said ("ndizi", bananas).
+    assert problems("Baraka loves mangoes (maembe).", "baraka anapenda ndizi sana")
+    assert problems("Baraka loves bananas (ndizi).", "baraka anapenda ndizi sana") == []
+
+
+def test_the_familys_word_first_and_its_english_in_parentheses_is_no_swap() -> None:
+    assert (
+        problems(
+            "Losa reacted to feke (octopus), so no octopus for her.", "losa reacted to feke, so no octopus for her"
+        )
+        == []
+    )
+
+
+def test_a_name_on_either_side_of_the_parenthesis_is_an_apposition() -> None:
+    assert foreign_words.glosses("Ji-woo's mother (Halmeoni) comes on Mondays.") == []
+    assert foreign_words.glosses("The twins are in the Byeol (Stars) class.") == []
+    assert foreign_words.glosses("Stan can't have Seville (bitter) oranges.") == []
+    assert foreign_words.glosses("Shrimp (hipon) is off the menu for Lola.") == [("shrimp", ["hipon"])]

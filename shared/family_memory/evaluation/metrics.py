@@ -486,7 +486,7 @@ def _proposals(ctx: Context) -> None:
             ctx.out.add("proposals_accepted", int(entry.accepted), 1)
             if not entry.accepted:
                 proposed = entry.proposed if isinstance(entry.proposed, dict) else {}
-                rules = ", ".join(r.rule for r in entry.reasons)
+                rules = "; ".join(f"{r.rule}: {r.message}" for r in entry.reasons)
                 summary = str(proposed.get("summary", ""))[:100]
                 ctx.out.misses.append(f"refused in {doc.session_id} ({rules}): {summary}")
         if doc.reconciliation is not None:

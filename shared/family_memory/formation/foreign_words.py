@@ -16,9 +16,13 @@ Two rules, both lexical and deterministic:
 2. **The family's word beside its translation.** A summary word directly followed by a
    parenthesised word or short phrase (at most three words, no digits) is a gloss: "allergic to
    shrimp (hipon)". When the turns hold every word in the parenthesis, the head word counts as
-   held. A gloss whose words the turns do not hold is refused, and so is one whose
-   parenthesis is an English noun WordNet knows (``senses.py``) that the head is no synonym or
-   kind of: "shrimp (prawns)" is a swap dressed as a translation, "peanuts (groundnuts)" is not.
+   held. A gloss none of whose words is English and which the turns do not hold is refused
+   ("pineapples (mananasi)" for "maembe"), and so is one whose parenthesis is an English noun
+   WordNet knows (``senses.py``) that the head is no synonym or kind of, whether or not the
+   turns also say the head: "shrimp (crab)" for "allergic to crab, not shrimp" is a swap dressed
+   as a translation, "peanuts (groundnuts)" is not. A parenthesis that names whose or who someone
+   is (a possessive or a relation word: "Dadaji (Arjun's father)", "Maya (daughter)") is an
+   apposition, not a gloss: the word check reads it as any other words.
    The parenthesis never covers a number, a date or a name: those are checked as before.
 Limits: the head is one word ("sweet potato (kamote)" covers "potato" only); the English head of
 a gloss is not itself checked against a bilingual dictionary.
@@ -30,6 +34,7 @@ import re
 import unicodedata
 
 from family_memory.formation import senses
+from family_memory.formation.relations import RELATION_WORDS
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _MONTHS = (
@@ -272,24 +277,42 @@ _GLOSS = re.compile(r"([^\W\d_]+(?:['’-][^\W\d_]+)*)\s+\(([^\W\d_]+(?:[\s'’-
 
 
 def glosses(summary: str) -> list[tuple[str, list[str]]]:
-    """Each (head word, parenthesised words) of the summary's glosses: "shrimp (hipon)"."""
-    return [
-        (m.group(1).lower(), [w.lower() for w in re.split(r"[\s'’-]+", _plain(m.group(2))) if w])
-        for m in _GLOSS.finditer(summary)
-    ]
+    """Each (head word, parenthesised words) of the summary's glosses: "shrimp (hipon)"; not an
+    apposition that says whose or who someone is ("Dadaji (Arjun's father)", "Maya (daughter)")."""
+    found = []
+    for m in _GLOSS.finditer(summary):
+        head, inside = m.group(1), m.group(2)
+        words = [w.lower() for w in re.split(r"[\s'’-]+", _plain(inside)) if w]
+        if not _apposition(head, inside, words, summary[: m.start()]):
+            found.append((head.lower(), words))
+    return found
+
+
+def _relation(word: str) -> bool:
+    return word in RELATION_WORDS or word.removesuffix("s") in RELATION_WORDS
+
+
+def _apposition(head: str, inside: str, words: list[str], before: str) -> bool:
+    """Whether "head (inside)" says whose, who or which someone or something is rather than
+    translating a word: a possessive or a relation word ("Dadaji (Arjun's father)", "Maya
+    (daughter)", "Ji-woo's mother (Halmeoni)"), or a name on either side, capitalised where a
+    sentence does not start ("the Byeol (Stars) class", "Seville (bitter) oranges")."""
+    named_head = head[:1].isupper() and before.strip() != "" and before.rstrip()[-1:] not in ".!?:;"
+    named_inside = any(w[:1].isupper() for w in inside.split())
+    return "s" in words or _relation(head.lower()) or any(_relation(w) for w in words) or named_head or named_inside
 
 
 def gloss_problem(head: str, words: list[str], held: bool) -> str | None:
-    """Why a gloss does not hold: its parenthesis is an English noun for a different thing than
-    the head ("shrimp (prawns)"). A parenthesis the turns do not hold (``held`` false) grants
-    nothing and refuses nothing here: the head and the parenthesised words are then new words
-    for the word check, as any other ("Dadaji (Arjun's father)" is an apposition the word
-    check reads through the names and relations on file)."""
+    """Why a gloss does not hold: its words, none of them English, are not the turns' (``held``
+    false: an English parenthesis the turns do not hold is the word check's), or its
+    parenthesis is an English noun for a different thing than the head ("shrimp (crab)")."""
     if not held:
-        return None
+        english = any(senses.senses_of(_base(w), "n") or senses.senses_of(_base(w), "v") for w in words)
+        return None if english else f"the turns do not say ({' '.join(words)})"
     if (
         len(words) == 1
         and senses.senses_of(_base(words[0]), "n")
+        and senses.senses_of(_base(head), "n")  # two English nouns: "feke (octopus)" is a gloss read backwards
         and senses.relation(head, words[0]) not in ("same", "broader", "narrower")
     ):
         return f"the turns say {words[0]}, not {head}"
