@@ -76,9 +76,22 @@ def test_vietnamese_weekdays_are_read_as_phrases_without_tone_marks() -> None:
 
 
 def test_the_familys_word_in_parentheses_covers_its_translation() -> None:
-    assert problems("Lola is allergic to shrimp.", "allergic si lola sa hipon")
+    assert problems("Lola is allergic to peanuts.", "allergic si lola sa mani")  # "mani" is in no table
+    assert problems("Lola is allergic to peanuts (mani).", "allergic si lola sa mani") == []
     assert problems("Lola is allergic to shrimp (hipon).", "allergic si lola sa hipon") == []
     assert problems("Baraka cannot eat peanuts (njugu).", "baraka hawezi kula njugu") == []
+
+
+def test_allergens_and_conditions_in_the_familys_language_are_read_in_english() -> None:
+    # formation/foreign_words.py FOOD_AND_HEALTH: the word check reads "hipon" as shrimp ...
+    assert problems("Lola is allergic to shrimp.", "allergic si lola sa hipon") == []
+    assert problems("Baraka cannot eat peanuts.", "baraka hawezi kula njugu") == []
+    assert problems("Emil has a coeliac check-up.", "emil has his zöliakie check") == []
+    assert problems("Vy can't have milk.", "vy can't have sữa bò") == []
+    # ... and still refuses another allergen for it.
+    assert problems("Lola is allergic to peanuts.", "allergic si lola sa hipon")
+    assert problems("Baraka cannot drink milk.", "baraka hawezi kula njugu")
+    assert foreign_words.food_and_health_words("tom and sam") == []  # a name is no Vietnamese shrimp
 
 
 def test_a_parenthesis_the_turns_do_not_hold_is_refused() -> None:

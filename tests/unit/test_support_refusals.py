@@ -55,6 +55,16 @@ FAITHFUL = [
     ("The wedding budget is 15,000 euros.", "wedding budget is 15k"),
 ]
 
+FAITHFUL += [
+    # "apparently" names no one: the family passes on a fact it was told.
+    ("The first payment comes on Monday, May 25, 2026.", "first payment comes monday apparently"),
+    # An allergen's polarity: "egg free bc of her allergy" is her egg allergy.
+    (
+        "Sofi is bringing egg-free cupcakes because of her egg allergy.",
+        "sofi's bringing cupcakes. egg free bc of her allergy",
+    ),
+]
+
 REFUSED = [
     ("Jonas eats meat.", "jonas has given up meat"),
     ("Dad drinks alcohol.", "dad's given up alcohol"),
@@ -71,6 +81,10 @@ REFUSED = [
     ("Wanjiru's fees are $22,000 a term.", "wanjiru's fees are 22k bob a term"),
     ("The rent is 12 million naira a year.", "rent is 1.2m a year"),
     ("Ayla's grandmother refuses to use stairs.", "nana won't get in a lift since she got stuck in one"),
+    # ... but a permission does not stand on "apparently", and an allergen is not what she may eat.
+    ("The kids may skip chores this week.", "apparently the kids can skip chores this week"),
+    ("Sofi is not allergic to eggs.", "sofi is allergic to eggs"),
+    ("Sofi is allergic to eggs.", "sofi isn't allergic to eggs"),
 ]
 
 

@@ -24,6 +24,14 @@ Two rules, both lexical and deterministic:
    is (a possessive or a relation word: "Dadaji (Arjun's father)", "Maya (daughter)") is an
    apposition, not a gloss: the word check reads it as any other words.
    The parenthesis never covers a number, a date or a name: those are checked as before.
+3. **Food, allergy and health words in other languages.** ``FOOD_AND_HEALTH`` gives the English
+   words of the allergens, diets and conditions families name in their own language in the
+   same eleven languages and Korean/Japanese romanised ("zöliakie" is coeliac, "hipon" shrimp,
+   "maziwa" milk, "moongphali" peanuts). ``food_and_health_words`` lends those English words
+   to the word check, so "Emil's coeliac check-up" is what "emil has his zöliakie check" says,
+   and "peanuts" is still refused for "hipon". Only words that mean nothing else in English or
+   in another listed language are in the table ("anda", Hindi egg, is Spanish "go"; "mani" is
+   left out for the manicure).
 Limits: the head is one word ("sweet potato (kamote)" covers "potato" only); the English head of
 a gloss is not itself checked against a bilingual dictionary.
 """
@@ -271,6 +279,86 @@ def calendar_words(text: str) -> list[str]:
     """The English words ``text``'s foreign calendar words stand for (for the word check's pool)."""
     plain = _plain(text)
     return [CALENDAR[m.group(1).lower()] for m in _FOREIGN.finditer(plain) if _counts(plain, m)]
+
+
+#: The family's word (or words) -> the English words it stands for (accents stripped, lower case).
+_FOOD_AND_HEALTH: tuple[tuple[str, str], ...] = (
+    # German
+    ("zoliakie, zoeliakie", "coeliac celiac"),
+    ("erdnuss, erdnusse, erdnuesse", "peanut peanuts"),
+    ("nusse, nuesse, haselnuss, haselnusse, walnusse", "nuts"),
+    ("milch, kuhmilch", "milk"),
+    ("laktoseintoleranz", "lactose intolerance intolerant"),
+    ("allergie, allergien, allergisch", "allergy allergic"),
+    ("neurodermitis", "eczema"),
+    ("heuschnupfen", "hay fever"),
+    ("glutenfrei", "gluten-free gluten"),
+    ("vegetarisch, vegetarierin, vegetarier", "vegetarian"),
+    ("krankenhaus", "hospital"),
+    ("kinderarzt, kinderarztin", "paediatrician pediatrician doctor"),
+    # Spanish, Portuguese, Italian, French
+    ("alergia, alergica, alergico, allergico, allergica, allergique", "allergy allergic"),
+    ("cacahuate, cacahuates, cacahuete, cacahuetes, amendoim, arachidi", "peanut peanuts"),
+    ("nueces, nozes, noci, noix", "nuts"),
+    ("mariscos, marisco, frutos do mar, crostacei, fruits de mer", "shellfish"),
+    ("camarones, camaron, gambas, camarao, camaroes, gamberi, crevettes", "shrimp prawns"),
+    ("leche, leite, lait", "milk"),
+    ("huevo, huevos, ovos, uova, oeufs", "egg eggs"),
+    ("asma, asthme", "asthma"),
+    ("celiaco, celiaca, celiaquia, celiachia, coeliaque", "coeliac celiac"),
+    # Tagalog
+    ("hipon", "shrimp prawns"),
+    ("alimango, alimasag", "crab"),
+    ("gatas", "milk"),
+    ("itlog", "egg eggs"),
+    ("hika", "asthma"),
+    # Swahili
+    ("karanga, njugu", "peanut peanuts groundnuts"),
+    ("maziwa", "milk"),
+    ("mayai", "egg eggs"),
+    ("pumu", "asthma"),
+    ("kisukari", "diabetes diabetic"),
+    # romanised Hindi and Urdu
+    ("moongphali, mungfali, moongfali", "peanut peanuts"),
+    ("doodh, dudh", "milk"),
+    ("shakahari", "vegetarian"),
+    ("sugar ki bimari, madhumeh", "diabetes diabetic"),
+    # Polish
+    ("orzeszki, orzeszkow", "peanuts nuts"),
+    ("mleko, mleka", "milk"),
+    ("jajka, jajko, jajek", "egg eggs"),
+    ("uczulenie, uczulona, uczulony", "allergy allergic"),
+    # Vietnamese
+    ("dau phong", "peanut peanuts"),
+    ("sua bo", "milk"),
+    ("trung ga", "egg eggs"),
+    # Indonesian and Malay
+    ("kacang tanah", "peanut peanuts"),
+    ("udang", "shrimp prawns"),
+    ("susu", "milk"),
+    ("telur", "egg eggs"),
+    # Korean and Japanese, romanised
+    ("ttangkong", "peanut peanuts"),
+    ("gyeran", "egg eggs"),
+    ("uyu", "milk"),
+    ("rakkasei, piinatsu", "peanut peanuts"),
+    ("tamago", "egg eggs"),
+    ("gyunyu", "milk"),
+    ("soba", "buckwheat"),
+)
+FOOD_AND_HEALTH: dict[str, tuple[str, ...]] = {
+    form.strip(): tuple(english.split()) for forms, english in _FOOD_AND_HEALTH for form in forms.split(",")
+}
+_FOOD_FORMS = re.compile(
+    r"(?<![\w'-])(" + "|".join(re.escape(f) for f in sorted(FOOD_AND_HEALTH, key=len, reverse=True)) + r")(?![\w'-])",
+    re.I,
+)
+
+
+def food_and_health_words(text: str) -> list[str]:
+    """The English words ``text``'s foreign allergen, diet and condition words stand for (for the
+    word check's pool): "emil has his zöliakie check" -> coeliac, celiac."""
+    return [w for m in _FOOD_FORMS.finditer(_plain(text)) for w in FOOD_AND_HEALTH[m.group(1).lower()]]
 
 
 _GLOSS = re.compile(r"([^\W\d_]+(?:['’-][^\W\d_]+)*)\s+\(([^\W\d_]+(?:[\s'’-][^\W\d_]+){0,2})\)")

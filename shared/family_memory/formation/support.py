@@ -650,6 +650,11 @@ _AMOUNT_A_PERIOD = re.compile(
 #: An hour and its minutes with a dot between ("at 4.15", "6.40am"), not after a currency sign.
 _DOT_TIME = re.compile(r"(?<![£$€₦¥₩\d.,])([01]?\d|2[0-3])\.([0-5]\d)(?![\d.,%])(?!\s?(?:kg|km|mg|ml|g|l|m)\b)", re.I)
 #: A value carried over from what was said before: "same time", "usual time", "as before".
+#: An age: "turns 3", "she'll be 3", "3 years old", "third birthday" (what the family said of a
+#: person's age holds for the summary's "third birthday party" of the same person).
+_AGE = re.compile(
+    r"\b(?:turns?|turning|(?:will|'ll|is|'s) be|aged?)\s+(\w+)\b|\b(\w+) (?:years?|yrs?) old\b|\b(\w+) birthday\b", re.I
+)
 _SAME_AS_BEFORE = re.compile(r"\b(?:same time|usual time|same times|same hours?|at the usual)\b", re.I)
 _THOUSANDS = re.compile(r"\d\s?k\b|\b(?:grand|thousand)\b", re.I)
 #: Millions: "₦1.2m", "2.5 million" (also read as the bare number: "10m" may be metres).
@@ -743,9 +748,16 @@ _CLAUSE = re.compile(r"[,;:!?]+|\.(?!\d)|\s[—–-]\s|\b(?:but|while|whereas|so
 _REPORTED = re.compile(
     r"\b(?:(?:said|says|say|told (?:me|us)|tells (?:me|us))(?: that)? (?:i|we|you|he|she|they|the kids)\b"
     r"(?:'re|'m| are| am| is)? ?(?:can|could|may|allowed|should|shouldn't|need|must|have to|get to)\b|"
-    r"(?:said|says) (?:it's|its) (?:ok|okay|fine)|reckons|apparently|keeps? telling|always says|"
+    r"(?:said|says) (?:it's|its) (?:ok|okay|fine)|reckons|keeps? telling|always says|"
     r"told me|heard (?:that )?|according to|my friend (?:\w+ )?(?:said|says|told))",
     re.I,
+)
+#: "apparently" names no one: the family passes on what it was told ("first one for both comes
+#: monday apparently") and a fact stands on it; a permission or a rule does not ("apparently we
+#: can skip chores" is not the household's rule).
+_APPARENTLY = re.compile(r"\bapparently\b", re.I)
+_PERMISSION = re.compile(  # lower case: "May" is the month
+    r"\b(?:can|can't|cannot|may|allowed|must|mustn't|should|shouldn't|has to|have to|rule|permission)\b"
 )
 
 
@@ -965,6 +977,30 @@ def _lenders(turns: Sequence[SpokenTurn], quoted: Sequence[SpokenTurn], statemen
     return lenders
 
 
+def _sentences_about(text: str, people: set[str]) -> list[str]:
+    """The sentences of ``text`` that name one of ``people`` (all the words of a name)."""
+    names = [set(_tokens(p)) for p in people if p]
+    if not names or not text:
+        return []
+    return [s for s in re.split(r"(?<=[.!?])\s+|\n+", text) if any(name <= set(_tokens(s)) for name in names)]
+
+
+def _ages_said(family_text: str, people: set[str]) -> list[str]:
+    """The ages the family gave before of ``people`` ("Rosalie ... turns 3 in 2026")."""
+    return [m.group(0) for s in _sentences_about(family_text, people) for m in _AGE.finditer(s)]
+
+
+def _recalled(new: Sequence[str], family_text: str, people: set[str]) -> list[str]:
+    """The words of ``new`` the family said before in a sentence naming one of ``people``
+    (values aside: an allergen, a medicine, a condition is named by the cited turns or not at all)."""
+    about = [_tokens(sentence) for sentence in _sentences_about(family_text, people)]
+    return [
+        w
+        for w in new
+        if w not in VALUES and w not in paraphrase.VALUE_WORDS and any(_held(w, words) for words in about)
+    ]
+
+
 def check_support(
     claim: Claim,
     turns: Sequence[SpokenTurn],
@@ -1004,6 +1040,7 @@ def check_support(
     pool += [w for t in set(pool) for w in IMPLIED.get(t, ())]
     pool += paraphrase.lent_words(source_text)  # "skint" -> "money tight", "won't" -> "refuses"
     pool += calendar_values.implied_words(source_text, said_on)  # "every day but sunday" -> Monday..Saturday
+    pool += foreign_words.food_and_health_words(source_text)  # "zöliakie" -> coeliac
     for head, glossed in foreign_words.glosses(claim.summary):  # "shrimp (hipon)": the family's own word
         held = all(_held(w, pool) for w in glossed)
         if gloss := foreign_words.gloss_problem(head, glossed, held):
@@ -1046,6 +1083,8 @@ def check_support(
         for sentence in re.split(r"(?<=[.!?])\s+|\n+", family_text):
             if any(_held(w, _tokens(sentence)) for w in carried):
                 said_numbers |= _numbers(sentence)
+    if _AGE.search(cut):
+        said_numbers |= {n for age in _ages_said(family_text, set(claim.names)) for n in _numbers(age)}
     # "the evening one" in the summary stands for a thing (the turns' "one"s all count).
     for value in _numbers(_PRONOUN_ONE.sub(lambda m: m.group(0)[: -len("one")], cut)):
         if not _number_supported(value, said_numbers):
@@ -1124,6 +1163,14 @@ def check_support(
         and w not in restated
         and w not in paraphrase.FRAMING
     ]
+    # A detail the family gave before of the same person ("kabir has a match tmrw at 8": his cricket
+    # match, when "Kabir has cricket every Saturday" is on file) is no invention, so long as it
+    # replaces no word of the cited turns (every word they drop is another new word's) and is no
+    # value: "tree nuts" said now is never "peanuts" said of him before.
+    recalled = _recalled(new, family_text, set(claim.names)) if new else []
+    if recalled and len(new) - len(recalled) >= len(dropped):
+        new = [w for w in new if w not in recalled]
+        proper = [w for w in proper if w not in recalled]
     if proper or values:
         problems.append(f"the turns do not name {', '.join([*proper, *values][:4])}")
     elif quantifiers:
@@ -1457,7 +1504,7 @@ def _speech_problems(claim: Claim, primary: str) -> list[str]:
         quote_text = " ".join(claim.quotes)
         if _hedged(lead, quote_text, claim.summary):
             problems.append("the turn speaks of a possibility; the summary states it as fact")
-        if _REPORTED.search(sentence):
+        if _REPORTED.search(sentence) or (_APPARENTLY.search(sentence) and _PERMISSION.search(claim.summary)):
             problems.append("the turn reports what someone else said or allowed")
         if (
             _EPISODE.search(sentence)
@@ -1507,8 +1554,11 @@ _FREE_OF = re.compile(
 #: Where the noun phrase a "no" governs ends ("no dairy for vy": Vy is not negated).
 _NOUN_PHRASE_END = re.compile(
     r"\b(?:and|for|at|in|on|with|to|from|during|after|before|when|until|by|near|around|is|are|was|were|"
-    r"unless|except|other than|apart from)\b"
+    r"unless|except|other than|apart from|because|bc|cos|coz|cuz|since)\b"
 )
+#: An allergen before "allergy": "egg allergy" and "egg-free" say one thing, so its polarity is
+#: compared neither way. ("allergic to dogs" keeps it: "scared of dogs" is no allergy.)
+_ALLERGEN = re.compile(r"\b[a-z]+(?= (?:allergy|allergies|intolerance)\b)")
 #: Where any negation's reach ends: what follows is the exception ("no takeaway except the first
 #: friday", "doesn't have cereal unless it's a birthday").
 _EXCEPTION = re.compile(r"\b(?:unless|except|other than|apart from)\b")
@@ -1555,14 +1605,15 @@ def _word_polarity(clause: str, inherited: bool, *, generic: bool = False) -> di
             if m.group(0) in _NT_WORDS:
                 negations.append((m.start(), m.end(), False))
     polarity: dict[str, bool | None] = {}
+    allergens = list(_ALLERGEN.finditer(folded))
     for m in _TOKEN.finditer(folded):
         token = m.group(0).lower()
         if token in STOPWORDS or token in FILLER or (token in GENERIC and not generic) or _NEGATORS.fullmatch(token):
             continue
         if _EXCEPTION.fullmatch(token):
             continue
-        if _EXCEPTION.search(folded[: m.start()]):
-            state = None  # the exception's words: compared neither way
+        if _EXCEPTION.search(folded[: m.start()]) or any(a.start() == m.start() for a in allergens):
+            state = None  # the exception's words, an allergen: compared neither way
         elif whole is not None:
             state = whole
         else:
