@@ -322,3 +322,24 @@ def test_every_score_is_the_one_product_over_all_rows_to_the_bit(tmp_path: Path)
             del live[gone]
             index.delete(FAMILY, [gone])
         check()
+
+
+def test_the_engine_s_hits_are_hits_as_their_constructor_makes_them(tmp_path: Path) -> None:
+    """``_hits`` sets a hit's slots without ``Hit.__init__``: every field must be the one it names
+    (a field added to ``Hit`` and left unset there fails here)."""
+    import dataclasses
+
+    from family_memory.retrieval.search_index import Hit
+
+    assert [f.name for f in dataclasses.fields(Hit)] == ["memory_id", "score", "revision"]
+    index = EmbeddedIndex(tmp_path / "index", hashed().dimension)
+    memories = [memory(summary=f"piano lesson {n}", about="piano") for n in range(6)]
+    index.upsert(FAMILY, [doc(m) for m in memories])
+    revisions = {m.id: doc(m).revision for m in memories}
+    vector = hashed().embed_one("piano lesson")
+    hits = [*index.semantic(FAMILY, vector, SearchFilter(), 6), *index.keyword(FAMILY, "piano", SearchFilter(), 6)]
+    assert len(hits) == 12
+    for hit in hits:
+        assert type(hit) is Hit
+        assert hit == Hit(hit.memory_id, hit.score, hit.revision) and hash(hit) == hash(Hit(*dataclasses.astuple(hit)))
+        assert hit.revision == revisions[hit.memory_id] and isinstance(hit.score, float)
