@@ -188,3 +188,31 @@ def test_query_words_cap_each_word_and_the_characters_in_all() -> None:
     chosen = query_words(" ".join(long_words))
     assert chosen == long_words[: len(chosen)] and len(chosen) < MAX_QUERY_WORDS
     assert sum(map(len, chosen)) <= MAX_QUERY_TEXT_CHARS < sum(map(len, chosen)) + len(long_words[len(chosen)])
+
+
+def test_a_message_s_tasks_read_at_word_starts_are_those_a_search_finds() -> None:
+    """``_tasks_of`` tries each task pattern only where a word starts; ``search`` tries every
+    position. Same tasks on phrases of every pattern, run together, cased, inside words and beside
+    characters that fold to ASCII letters under re.I (the Kelvin sign, the long s)."""
+    import random
+
+    from family_memory.retrieval.must_know import _TASKS, _tasks_of
+
+    def searched(message: str) -> frozenset[str]:
+        return frozenset(task for task, pattern in _TASKS.items() if pattern.search(message))
+
+    rng = random.Random(3)
+    phrases = [
+        "eat", "pack for the train", "can sam have", "a&e", "what does dad take tonight", "who can watch rosie",
+        "book us a table", "sleepover", "e-mail", "café", "pick the kids up", "screen time", "take her to",
+        "allowed to eat", "check-up", "ice cream", "who could mind the twins", "group chat", "set it up",
+    ]  # fmt: skip
+    glue = ["", " ", "_", "9", "x", "-", "'", ".", "\u212a", "\u017f", "İ", "ı", "é", "\n", "?"]
+    texts = [*phrases, "", " ", "Eat", "EAT", "heat", "eats_", "_eat", "\u212aids", "\u017fleepover"]
+    for _ in range(4000):
+        parts = [rng.choice(phrases + glue) for _ in range(rng.randint(1, 6))]
+        text = "".join(rng.choice(glue) + (p.upper() if rng.random() < 0.2 else p) for p in parts)
+        texts.append(text)
+    assert sum(bool(searched(t)) for t in texts) > 1000  # most texts name a task
+    for text in texts:
+        assert _tasks_of.__wrapped__(text) == searched(text), text

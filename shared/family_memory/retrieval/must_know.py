@@ -225,7 +225,16 @@ def tasks_of(message: str) -> set[str]:
 #: remembered by the message's text for the few messages of the moment.
 @functools.lru_cache(maxsize=64)
 def _tasks_of(message: str) -> frozenset[str]:
-    return frozenset(task for task, pattern in _TASKS.items() if pattern.search(message))
+    # Every task pattern is ``\b`` and words that start with a letter, so a match can only start where
+    # a word does: each pattern is tried at the message's word starts alone (``pattern.match`` reads
+    # the letter before ``pos`` for ``\b``), not at every character as ``search`` would, with the
+    # same answer (``tests/unit/test_retrieval_units.py`` checks it against ``search``).
+    starts = [m.start() for m in _WORD_START.finditer(message)]
+    return frozenset(task for task, pattern in _TASKS.items() if any(pattern.match(message, start) for start in starts))
+
+
+#: Where a word starts: the positions at which a task pattern can match.
+_WORD_START = re.compile(r"\b\w")
 
 
 #: Allergies that are not to a food: "allergic to penicillin" is no food rule.

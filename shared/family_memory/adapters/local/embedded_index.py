@@ -137,7 +137,7 @@ _HISTOGRAM_BUCKETS = 32
 _DEAD_LENGTH = -1000
 _EXPANSIONS_CACHED = 4096
 #: Up to this many words left by the length and letter bounds are measured without the histogram's.
-_MEASURED_OUTRIGHT = 64
+_MEASURED_OUTRIGHT = 256
 #: Query vectors whose scores a snapshot keeps (a lookup's passes, and a few lookups at once).
 _SCORED_KEPT = 4
 #: A filter whose statuses are among these admits only rows of the active block.
@@ -186,6 +186,9 @@ class _Vocabulary:
         self._letters = np.zeros(capacity, dtype=np.uint32)
         self._letters[: len(self._words)] = _letter_bits(self._histograms[: len(self._words)])
         self._expansions: dict[str, tuple[str, ...]] = {}
+        #: The slots in order of their words' length, their letter bits in that order, and where each
+        #: length's slots start (``_by_length``).
+        self._sorted: tuple[Any, Any, list[int]] | None = None
 
     def __contains__(self, word: str) -> bool:
         return word in self.df
@@ -215,6 +218,7 @@ class _Vocabulary:
                     self._lengths[slot] = _DEAD_LENGTH
                     self._free.append(slot)
                     self._expansions.clear()
+                    self._sorted = None
 
     def _place(self, word: str) -> None:
         import numpy as np
@@ -239,6 +243,23 @@ class _Vocabulary:
         self._histograms[slot] = _histogram(word)
         self._letters[slot] = _letter_bits(self._histograms[slot : slot + 1])[0]
         self._expansions.clear()
+        self._sorted = None
+
+    def _by_length(self) -> tuple[Any, Any, list[int]]:
+        """The used slots ordered by their word's length (a dead slot's is ``_DEAD_LENGTH``, first),
+        their letter bits in that order, and for each length from 0 to the longest word's plus one
+        where its slots start: the words within an edit budget of a length are one slice. Built on
+        the first search after the vocabulary changed (under the lock)."""
+        import numpy as np
+
+        if self._sorted is None:
+            used = len(self._words)
+            lengths = self._lengths[:used]
+            order = np.argsort(lengths, kind="stable")
+            longest = int(lengths.max(initial=0))
+            starts = np.searchsorted(lengths[order], np.arange(longest + 2), side="left").tolist()
+            self._sorted = (order, self._letters[:used][order], starts)
+        return self._sorted
 
     def near(self, word: str, budget: int) -> tuple[str, ...]:
         """Up to 3 vocabulary words within ``budget`` edits of ``word``, closest first
@@ -251,18 +272,19 @@ class _Vocabulary:
             cached = self._expansions.get(word)
             if cached is not None:
                 return cached
-            used = len(self._words)
             bits = 0
             for ch in word:
                 bits |= 1 << (ord(ch) & (_HISTOGRAM_BUCKETS - 1))
             letters = np.uint32(bits)
+            # Only the words of a length within the budget, one slice of the slots by length.
+            order, by_length_letters, starts = self._by_length()
+            first = starts[min(max(len(word) - budget, 0), len(starts) - 1)]
+            last = starts[min(len(word) + budget + 1, len(starts) - 1)]
+            window = by_length_letters[first:last]
             # Each letter one word has and the other lacks costs at least one edit.
-            lengths = self._lengths[:used]
-            possible = (lengths >= len(word) - budget) & (lengths <= len(word) + budget)
-            used_letters = self._letters[:used]
-            possible &= np.bitwise_count(used_letters & ~letters) <= budget
-            possible &= np.bitwise_count(letters & ~used_letters) <= budget
-            candidates = np.flatnonzero(possible)
+            possible = np.bitwise_count(window & ~letters) <= budget
+            possible &= np.bitwise_count(letters & ~window) <= budget
+            candidates = order[first:last][possible]
             # The histogram's bound costs about as much as measuring a few dozen words: only worth
             # it for more (a bound only passes over words the measure would refuse: same answer).
             if len(candidates) > _MEASURED_OUTRIGHT:
@@ -270,6 +292,8 @@ class _Vocabulary:
                 more = np.clip(excess, 0, None).sum(axis=1)
                 fewer = np.clip(-excess, 0, None).sum(axis=1)
                 candidates = candidates[np.maximum(more, fewer) <= budget]
+            # The candidates' order does not matter: the words found are sorted by distance, then by
+            # the word itself (no two words are equal).
             found = []
             for slot in candidates.tolist():
                 other = self._words[slot]
@@ -1047,15 +1071,28 @@ class EmbeddedIndex(MemoryIndex):
         return found
 
 
+#: A ``Hit`` made without its frozen ``__init__`` (which sets each field through ``object.__setattr__``):
+#: the object and its three slots, set as ``__init__`` sets them (same type, fields, equality and
+#: hash), in about half the time; a lookup makes a hundred hits.
+_new_hit = object.__new__
+_set_memory_id = Hit.memory_id.__set__  # type: ignore[attr-defined]
+_set_score = Hit.score.__set__  # type: ignore[attr-defined]
+_set_revision = Hit.revision.__set__  # type: ignore[attr-defined]
+
+
 def _hits(snapshot: _Snapshot, scores: Any, rows: Any) -> list[Hit]:
     """The hits of ``rows`` (best first), each with its score and revision (read in one go)."""
     ids = snapshot.ids
-    return [
-        Hit(ids[row], score, revision)
-        for row, score, revision in zip(
-            rows.tolist(), scores[rows].tolist(), snapshot.columns.revisions[rows].tolist(), strict=True
-        )
-    ]
+    hits = []
+    for row, score, revision in zip(
+        rows.tolist(), scores[rows].tolist(), snapshot.columns.revisions[rows].tolist(), strict=True
+    ):
+        hit = _new_hit(Hit)
+        _set_memory_id(hit, ids[row])
+        _set_score(hit, score)
+        _set_revision(hit, revision)
+        hits.append(hit)
+    return hits
 
 
 @functools.lru_cache(maxsize=256)
@@ -1072,7 +1109,7 @@ def _best(scores: Any, candidates: Any, k: int) -> Any:
 
     if len(candidates) > k:
         values = scores[candidates]
-        threshold = values[np.argpartition(values, len(values) - k)[len(values) - k]]
+        threshold = np.partition(values, len(values) - k)[len(values) - k]  # the k-th best score
         above = candidates[values > threshold]
         candidates = np.concatenate([above, candidates[values == threshold][: k - len(above)]])
     return candidates[np.lexsort((candidates, -scores[candidates]))]
