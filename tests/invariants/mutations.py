@@ -646,6 +646,66 @@ MUTATIONS: list[Mutation] = [
         ["tests/unit/test_support_languages.py"],
     ),
     m(
+        "2.support-recalled-replaces-a-dropped-word",
+        "2: a detail on file counts as said only where it replaces no word the turns said",
+        [(SUPPORT, "    if recalled and len(new) - len(recalled) >= len(dropped):", "    if recalled:")],
+        ["tests/unit/test_support_on_file.py"],
+    ),
+    m(
+        "2.support-apparently-permission-accepted",
+        '2: "apparently we can skip chores" is reported, not the household\'s rule',
+        [(SUPPORT, "(_APPARENTLY.search(sentence) and _PERMISSION.search(claim.summary))", "False")],
+        ["tests/unit/test_support_refusals.py"],
+    ),
+    m(
+        "2.support-scots-negation-unread",
+        '2: "nae fizzy juice" is a negation: "can have fizzy juice" is refused',
+        [(SUPPORT, ' + foreign_words.NEGATORS + r")\\b",', ' + r"nonesuch)\\b",')],
+        ["tests/unit/test_support_englishes.py"],
+    ),
+    m(
+        "2.support-foreign-frequency-lent-everywhere",
+        '2: "roz subah" lends "every morning", not "every evening"',
+        [
+            (
+                "shared/family_memory/formation/foreign_words.py",
+                '    "shaam": "evening",',
+                '    "shaam": "morning",',
+            )
+        ],
+        ["tests/unit/test_support_englishes.py"],
+    ),
+    m(
+        "2.support-clock-words-any-minute",
+        '2: "twenty past 10" is 10:20, not 10:40',
+        [
+            (
+                SUPPORT,
+                "found.add(hour - past / 60 if before else hour + past / 60)",
+                "found.add(hour + 20 / 60 + 20 / 60)",
+            )
+        ],
+        ["tests/unit/test_support_englishes.py"],
+    ),
+    m(
+        "2.support-yearless-date-any-day",
+        "2: a day of the year without its year is that day in the years either side, not any day",
+        [(SUPPORT, "days |= {m.first_day.replace(year=m.first_day.year + n) for n in (-1, 1)}", "days = set()")],
+        ["tests/unit/test_support_englishes.py"],
+    ),
+    m(
+        "11.minors-family-together-any-subset",
+        "11 §4: a trip of one parent and one child is about the child, not the household",
+        [
+            (
+                SENSITIVITY,
+                "return bool(children) and all(names[m.id] & named for m in children)",
+                "return bool(children) and any(names[m.id] & named for m in children)",
+            )
+        ],
+        ["tests/unit/test_sensitivity_tagger.py"],
+    ),
+    m(
         "2.support-currency-swapped-accepted",
         "2: a claim the cited turns do not support does not become a memory (an amount in another currency)",
         [(SUPPORT, "    if currency := currency_problem(cut, source_text):", "    if currency := None:")],
@@ -1114,7 +1174,13 @@ MUTATIONS: list[Mutation] = [
     m(
         "6.tagger-household-wide-for-any-claim",
         "6: sensitive memories are excluded (a claim about some of the children is minors)",
-        [(SENSITIVITY, "    if household_wide(family, applies_to):", "    if applies_to:")],
+        [
+            (
+                SENSITIVITY,
+                "    if household_wide(family, applies_to) or the_family_together(claim, family, applies_to):",
+                "    if applies_to:",
+            )
+        ],
         [T_TAGGER],
     ),
     # --- 7. The agent reads; it never writes ---------------------------------------------------

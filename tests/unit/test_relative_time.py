@@ -89,3 +89,16 @@ def test_a_day_of_next_month_is_resolved_not_refused() -> None:
 def test_a_monthly_day_is_a_schedule_not_a_date() -> None:
     for text in ("The loan debits on the 28th of each month.", "Pay comes in on the 25th every month."):
         assert absolutise(text, date(2026, 2, 10)).summary == text
+
+
+def test_a_day_of_a_monthly_schedule_is_no_date() -> None:
+    for text in (
+        "Ailsa is now paid monthly, on the last Friday of the month.",
+        "Sunita's salary is 9,000 rupees a month, paid on the 1st.",
+        "The window cleaner comes on the 2nd, every month.",
+    ):
+        result = absolutise(text, FRIDAY)
+        assert result.summary == text and not result.resolved
+    # Last week's Friday is still a date, and so is "on the 1st" of no schedule.
+    assert absolutise("Ailsa was paid last Friday.", FRIDAY).resolved
+    assert absolutise("The parcel comes on the 1st.", FRIDAY).resolved

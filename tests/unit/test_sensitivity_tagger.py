@@ -256,3 +256,26 @@ def test_a_claim_naming_a_carer_on_file_is_someones_care() -> None:
     assert tag([sitter], summary=summary, **said) == "normal"
     neighbour = aide.model_copy(update={"relationship": "neighbour"})
     assert tag([neighbour], summary=summary, **said) == "normal"
+
+
+def test_a_family_holiday_without_the_grandparent_is_about_the_household() -> None:
+    from family_memory.domain.memory import Sensitivity
+    from family_memory.formation.sensitivity import detect
+
+    family = household().model_copy(
+        update={"members": [*household().members, Member(id="nona", name="Nona Rivera", address_as="Nona")]}
+    )
+    trip = "We're going to the lake the first week of August, a cabin by the water"
+
+    def texts(summary: str) -> list[str]:
+        return ["Lake holiday", summary, "", "Plans in August", trip]
+
+    summary = "The family is going to the lake the first week of August, staying in a cabin."
+    assert detect(texts(summary), family, EVERYONE) is None  # Nona lives apart: still the household's trip
+    # Its own words name a child, or it is not the family's: about the children.
+    assert detect(texts("The family is going to the lake so Maya can swim."), family, EVERYONE) is Sensitivity.MINORS
+    assert detect(texts("Maya and Leo are going to the lake in August."), family, ["maya", "leo"]) is (
+        Sensitivity.MINORS
+    )
+    # Not every child: a trip of one parent and one child is about that child.
+    assert detect(texts(summary), family, ["lucia", "maya"]) is Sensitivity.MINORS

@@ -91,7 +91,7 @@ def test_allergens_and_conditions_in_the_familys_language_are_read_in_english() 
     # ... and still refuses another allergen for it.
     assert problems("Lola is allergic to peanuts.", "allergic si lola sa hipon")
     assert problems("Baraka cannot drink milk.", "baraka hawezi kula njugu")
-    assert foreign_words.food_and_health_words("tom and sam") == []  # a name is no Vietnamese shrimp
+    assert foreign_words.english_words("tom and sam") == []  # a name is no Vietnamese shrimp
 
 
 def test_a_parenthesis_the_turns_do_not_hold_is_refused() -> None:

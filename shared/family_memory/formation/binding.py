@@ -646,7 +646,7 @@ def binding_problems(
     ``before``: the turns said before the quoted ones that the check may read (the context and
     the cited turns before them); ``summary``: the summary with its absolute dates cut; ``pool``:
     the words of the turns that may support it."""
-    people, writer = _s._people_and_writer([*claim.names, *claim.known_names], quoted)
+    people, writer = _s._people_and_writer([*claim.names, *claim.known_names], quoted, claim.aliases)
     texts = [t.text for t in quoted]
     found = (
         _invented_qualifier(claim.summary, pool)

@@ -1,6 +1,6 @@
 """Words of another language in the cited turns (part of the support check, ``support.py``).
 
-Two rules, both lexical and deterministic:
+Four rules, all lexical and deterministic:
 
 1. **Calendar words in other languages.** ``CALENDAR`` is a table of weekday, month,
    today/tomorrow/yesterday and (unambiguous) part-of-day words in Spanish, Portuguese,
@@ -32,6 +32,12 @@ Two rules, both lexical and deterministic:
    and "peanuts" is still refused for "hipon". Only words that mean nothing else in English or
    in another listed language are in the table ("anda", Hindi egg, is Spanish "go"; "mani" is
    left out for the manicure).
+4. **Frequency, scope and negation in other languages.** ``FREQUENCY_AND_SCOPE`` lends the
+   English words for "every", "all", "always", "never", "only" and "daily" ("roz subah" is every
+   morning, "har mahine" every month, "saare reminders" all the reminders, "kabhi ... mat" never)
+   the same way, and ``NEGATORS`` / ``POSTPOSED_NEGATOR`` let the polarity reading see a
+   negation said in Scots ("nae cranberry juice", "I cannae manage stairs") or Hindi ("pasand
+   nahi").
 Limits: the head is one word ("sweet potato (kamote)" covers "potato" only); the English head of
 a gloss is not itself checked against a bilingual dictionary.
 """
@@ -144,6 +150,20 @@ _PARTS_OF_DAY = {
     "soir": "evening",
     "mattina": "morning",
     "pomeriggio": "afternoon",
+    "arvo": "afternoon",  # Australian English
+    "arvos": "afternoon",
+    "subah": "morning",
+    "subha": "morning",
+    "savere": "morning",
+    "dopahar": "afternoon",
+    "shaam": "evening",
+    "raat": "night",
+    "morgens": "morning",
+    "abends": "evening",
+    "nachts": "night",
+    "manha": "morning",
+    "noite": "night",
+    "noche": "night",
     "abend": "evening",
     "nachmittag": "afternoon",
 }
@@ -355,10 +375,82 @@ _FOOD_FORMS = re.compile(
 )
 
 
-def food_and_health_words(text: str) -> list[str]:
-    """The English words ``text``'s foreign allergen, diet and condition words stand for (for the
-    word check's pool): "emil has his zöliakie check" -> coeliac, celiac."""
-    return [w for m in _FOOD_FORMS.finditer(_plain(text)) for w in FOOD_AND_HEALTH[m.group(1).lower()]]
+#: The family's word -> the English words of frequency, scope and only-ness it says (rule 4).
+_FREQUENCY_AND_SCOPE: tuple[tuple[str, str], ...] = (
+    # romanised Hindi/Urdu
+    ("roz, rozana, roj, rojana, har roz, har din", "every daily day"),
+    ("har", "every each"),
+    ("saare, saari, sabhi, sab", "all every"),
+    ("bilkul", "at all completely"),
+    ("hamesha, humesha", "always"),
+    ("sirf", "only just"),
+    ("har mahine", "monthly month every"),
+    ("mahine, mahina", "month"),
+    ("har hafte", "weekly week every"),
+    ("hafte", "week"),
+    ("har saal", "yearly annual year every"),
+    ("saal", "year"),
+    # Tagalog
+    ("araw-araw, araw araw", "every daily day"),
+    ("tuwing, kada, bawat", "every each"),
+    ("lahat", "all every"),
+    ("palagi, lagi", "always"),
+    ("lang, lamang", "only just"),
+    # Swahili
+    ("kila siku", "every daily day"),
+    ("kila", "every each"),
+    ("wote, zote, yote", "all"),
+    ("kamwe", "never"),
+    # Spanish, Portuguese, Italian, French, German
+    ("todos los dias, todo dia, todos os dias, ogni giorno, tous les jours, jeden tag, taglich", "every daily day"),
+    ("cada, ogni, chaque, jede, jeder, jedes", "every each"),
+    ("todos, todas, tous, toutes, tutti, tutte, alle", "all every"),
+    ("siempre, sempre, toujours, immer", "always"),
+    ("nunca, jamais, niemals", "never"),
+    ("solamente, somente, seulement, nur, soltanto", "only just"),
+    # Indonesian and Malay
+    ("setiap hari, tiap hari", "every daily day"),
+    ("setiap, tiap", "every each"),
+    ("semua", "all every"),
+    ("selalu", "always"),
+    ("hanya", "only just"),
+    ("tidak pernah, tak pernah", "never"),
+)
+#: "kabhi ... nahi", "kabhi bhi ... mat": never (the words between at most five).
+_HINDI_NEVER = re.compile(r"\bkabhi\b(?:\s+\S+){0,5}?\s+(?:nahi|nahin|nhi|mat|na)\b", re.I)
+FREQUENCY_AND_SCOPE: dict[str, tuple[str, ...]] = {
+    form.strip(): tuple(english.split()) for forms, english in _FREQUENCY_AND_SCOPE for form in forms.split(",")
+}
+_LENT = FOOD_AND_HEALTH | FREQUENCY_AND_SCOPE
+_LENT_FORMS = re.compile(
+    r"(?<![\w'-])(" + "|".join(re.escape(f) for f in sorted(_LENT, key=len, reverse=True)) + r")(?![\w'-])", re.I
+)
+
+
+def english_words(text: str) -> list[str]:
+    """The English words ``text``'s foreign allergen, diet, condition, frequency and scope words
+    stand for (for the word check's pool): "emil has his zöliakie check" -> coeliac, celiac; "roz
+    subah" -> every, daily, day; "kabhi chikki mat daalna" -> never."""
+    plain = _plain(text)
+    words = [w for m in _LENT_FORMS.finditer(plain) for w in _LENT[m.group(1).lower()]]
+    return words + (["never"] if _HINDI_NEVER.search(plain) else [])
+
+
+#: Negators of other Englishes and languages that go before what they negate, as "not" and "no"
+#: do (read by the support check's polarity): Scots "cannae", "dinnae", "nae red meat"; Spanish
+#: and Portuguese "nunca", French "jamais", German "nicht"/"kein", Tagalog "huwag"/"bawal",
+#: Swahili "hapana", Indonesian "tidak"/"jangan". Left out: words that are also English or
+#: another listed language's ordinary word ("wag", "tak", "non", Tagalog "hindi", the language).
+NEGATORS = (
+    r"nae|cannae|canna|canny|cannie|dinnae|dinna|didnae|doesnae|disnae|isnae|wasnae|wouldnae|widnae|couldnae|"
+    r"cudnae|shouldnae|willnae|winnae|hasnae|havenae|huvnae|urnae|arenae|"
+    r"nunca|jamais|niemals|nicht|kein|keine|keinen|nie|huwag|bawal|walang|hapana|jangan|tidak|bukan"
+)
+#: Of those, the ones that negate only their noun phrase, as "no" does ("nae phones at the table").
+DETERMINER_NEGATORS = frozenset("nae kein keine keinen walang".split())  # noqa: SIM905
+#: Negators said after what they negate (Hindi/Urdu "karela pasand nahi"): a clause holding one
+#: has no polarity the English reading can tell.
+POSTPOSED_NEGATOR = re.compile(r"\b(?:nahi|nahin|nahee|nhi)\b", re.I)
 
 
 _GLOSS = re.compile(r"([^\W\d_]+(?:['’-][^\W\d_]+)*)\s+\(([^\W\d_]+(?:[\s'’-][^\W\d_]+){0,2})\)")

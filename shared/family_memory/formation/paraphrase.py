@@ -22,7 +22,7 @@ general means by which such a word is read as said, in four kinds:
 - **Compounds** (``compound_parts``): "drop-off", "daytime", "pickup" are read as their
   parts, of which at least one must be held by the turns.
 
-The other side, kept as strict as before: value words (``VALUE_WORDS``: colours, medical
+The other side, kept as strict as before: value words (``VALUE_WORDS``: colours, holidays, medical
 specialties and therapies, household chores) a summary may name only if the turns do, and
 opposites (``OPPOSITES``): a summary word whose opposite the turns say, and which they do not
 say themselves, is a changed value ("drop-off" for "pick-up", "loves" for "not a fan of").
@@ -118,6 +118,12 @@ PHRASINGS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
         (r"\b(?:handyman|diy|fix(?:es|ed|ing)?|mend(?:s|ed|ing)?)\b", "repairs repair fixes fix"),
         (r"\b(?:home from|off) (?:school|nursery|work|daycare)\b|\boff sick\b", "staying home absent"),
         (r"\b(?:trip|going|go|fly(?:ing)?|flight|heading) (?:back )?home\b|\bback home\b", "back return"),
+        # Being somewhere for a time is spending it there: "hogmanay we're at lorraine's".
+        (
+            r"\b(?:we're|we are|we'll be|we will be|they're|they are|i'm|i am|i'll be)"
+            r" (?:at|in|with|over at|down at)\b",
+            "spending spend",
+        ),
         (
             r"\b(?:got|get|gets|getting) (?:in|into|a place)\b|\bmade the (?:team|squad|choir|band)\b",
             "accepted admitted selected place",
@@ -183,6 +189,30 @@ PHRASINGS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
             r"\b(?:if|provided|providing|as long as|so long as|on (?:the )?condition (?:that )?)\b",
             "if provided providing long condition only when",
         ),
+        # Other Englishes' words for everyday things (Scots, Indian, Australian, South African,
+        # Singaporean, British/American): "isla's piece" is her packed lunch.
+        (r"\b(?:my|his|her|their|your|our|the weans'?|\w+'s) piece\b", "packed lunch sandwich sandwiches"),
+        (r"\b(?:the|doing the|do the|get the|got the|for the) messages\b", "shopping groceries grocery"),
+        (r"\b(?:weans?|bairns?)\b", "children kids child kid"),
+        (r"\b(?:ma|my|his|her|\w+'?s) maw\b", "mother mum mom"),
+        (r"\b(?:packed|jacked|chucked) (?:it )?in\b", "stopped stop quit gave given up"),
+        (r"\btiffins?\b", "lunch lunchbox packed box"),
+        (r"\bprepone[ds]?\b|\bpreponing\b", "earlier brought forward moved"),
+        (r"\bbrekkie\b", "breakfast"),
+        (r"\bservo\b", "petrol station garage"),
+        (r"\bbraai\b", "barbecue bbq"),
+        (r"\bbakkie\b", "pickup truck ute"),
+        (r"\bmakan\b", "eat eating food meal"),
+        (r"\b(?:tapau|da ?bao)\b", "takeaway takeout"),
+        (r"\bnapp(?:y|ies)\b", "diaper diapers"),
+        (r"\bdiapers?\b", "nappy nappies"),
+        (r"\bprams?\b|\bbuggy\b|\bpushchair\b", "stroller pram buggy pushchair"),
+        (r"\bstrollers?\b", "pram buggy pushchair"),
+        (r"\bdumm(?:y|ies)\b", "pacifier"),
+        (r"\bcrisps\b", "chips"),
+        (r"\bjumpers?\b", "sweater sweaters"),
+        (r"\btrainers\b", "sneakers"),
+        (r"\bsneakers\b", "trainers"),
         # how often, how much
         (
             r"\b(?:pretty much|nearly|almost) (?:every|each|always|daily|weekly)\b|"
@@ -512,7 +542,7 @@ HABITUAL = frozenset("usually often normally generally regularly typically mostl
 _RECURRENCE = re.compile(
     r"\b(?:every|each|per|most|usually|normally|generally|often|regularly|daily|nightly|weekly|fortnightly|"
     r"monthly|always|tends? to|a (?:day|night|week|fortnight|month|year)|mondays|tuesdays|wednesdays|thursdays|"
-    r"fridays|saturdays|sundays|weekends|weekdays|mornings|evenings|nights)\b",
+    r"fridays|saturdays|sundays|weekends|weekdays|mornings|evenings|nights|of (?:the|every|each) month)\b",
     re.I,
 )
 
@@ -612,8 +642,14 @@ def compound_parts(word: str, held: Callable[[str], bool], free: Callable[[str],
 # --- the strict side: values and opposites ----------------------------------------------------
 
 #: Values beside the check's ``VALUES``: a summary may name one only if the turns do.
-VALUE_WORDS = frozenset(
-    """red orange yellow green blue purple pink black white brown grey gray silver gold navy
+#: Holidays by name: a value, which the conversation must name ("Christmas" is not "new year").
+HOLIDAYS = frozenset(
+    """christmas xmas hogmanay easter diwali eid ramadan thanksgiving hanukkah chanukah halloween passover
+    holi onam pongal lohri navratri""".split()  # noqa: SIM905
+)
+VALUE_WORDS = (
+    frozenset(
+        """red orange yellow green blue purple pink black white brown grey gray silver gold navy
     physiotherapy physiotherapist cardiology cardiologist dermatology dermatologist neurology neurologist
     orthopaedic orthopedic paediatrician pediatrician audiology audiologist optician optometrist psychiatrist
     psychologist occupational speech orthodontist gynaecologist oncology oncologist allergist podiatrist
@@ -621,6 +657,8 @@ VALUE_WORDS = frozenset(
     iron calcium zinc magnesium potassium folic vitamin vitamins b12 omega
     piano violin viola cello guitar drums flute clarinet trumpet trombone saxophone harp ukulele recorder
     girl girls boy boys""".split()  # noqa: SIM905
+    )
+    | HOLIDAYS
 )
 
 #: Pairs of opposite or alternative values: a summary that says one where the turns say the other.

@@ -87,11 +87,19 @@ def _relative(mention: DateMention, text: str) -> bool:
     ("tonight", "next Friday", "on the 14th"), not an absolute date or a schedule."""
     if _ABSOLUTE.search(mention.text):
         return False
+    if _OF_THE_MONTH.match(text[mention.end :]):
+        return False  # "paid on the last Friday of the month": a schedule, not last week's Friday
     if _DAY_WORDS.match(mention.text) or mention.text.lower().endswith("next month"):
         return True
     if mention.text.lower().startswith("the ") and re.match(r"the \d", mention.text.lower()):
         after = text[mention.end : mention.end + 12].lower()
-        return bool(_DAY_OF_MONTH_USE.search(text[: mention.start])) and not re.match(
-            r"\s*(?:of (?:every|each|the month)|(?:every|each|a) month|monthly|floor)", after
+        return (
+            bool(_DAY_OF_MONTH_USE.search(text[: mention.start]))
+            and not re.match(r"\s*(?:(?:every|each|a) month|monthly|floor)", after)
+            and not _MONTHLY.search(text)  # "9,000 rupees a month, paid on the 1st"
         )
     return False
+
+
+_OF_THE_MONTH = re.compile(r"\s*of (?:the|every|each) month\b", re.I)
+_MONTHLY = re.compile(r"\b(?:a|per|every|each) month\b|\bmonthly\b", re.I)

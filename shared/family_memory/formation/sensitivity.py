@@ -207,6 +207,25 @@ def household_wide(family: FamilySettings, applies_to: Iterable[str]) -> bool:
     return all(forms & named for forms in member_names(family).values())
 
 
+#: A claim whose subject is the household itself: "The family is going to Arran", "We're all ...".
+_THE_FAMILY = re.compile(
+    r"\bthe (?:whole )?(?:family|household)(?: is| are| was| were| will|'s| has| have)\b|\bwe all\b|\ball of us\b"
+)
+
+
+def the_family_together(claim: str, family: FamilySettings, applies_to: Iterable[str]) -> bool:
+    """Whether the claim (comparison form) has the family as a subject and applies to
+    every child of the household and an adult: a family holiday or visit, about the household
+    even when a grandparent who lives apart is not in it ("The family is going to Arran")."""
+    if not _THE_FAMILY.search(claim):
+        return False
+    named = {normalise_for_match(n) for n in applies_to}
+    names = member_names(family)
+    children = [m for m in family.members if m.role is MemberRole.CHILD]
+    adults = [m for m in family.members if m.role is not MemberRole.CHILD]
+    return bool(children) and all(names[m.id] & named for m in children) and any(names[m.id] & named for m in adults)
+
+
 _PET_WORDS = "|".join(re.escape(p) for p in sorted(PETS, key=len, reverse=True))
 
 
@@ -332,7 +351,7 @@ def about_a_child(
     """Whether the claim (its own texts and its evidence, in comparison form) is about a
     child of the household: a child word, a child's name, or a child among its subjects;
     for a household-wide claim, only a child word or a child's name in its own texts."""
-    if household_wide(family, applies_to):
+    if household_wide(family, applies_to) or the_family_together(claim, family, applies_to):
         return child_words(claim) or names_any(claim, child_names(family, entities))
     if child_words(claim) or child_words(evidence):
         return True

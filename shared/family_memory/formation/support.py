@@ -403,8 +403,11 @@ _NUMBER_WORDS = {
     "dozen": 12,
 }
 _TOKEN = re.compile(r"\d+(?:[:.,]\d+)*(?:st|nd|rd|th|k)?|[^\W\d_]+(?:['’-][^\W\d_]+)*", re.UNICODE)
+#: Minutes said in words before "past" or "to" ("twenty past 10", "ten to 8", "half 4").
+_CLOCK_MINUTES = {"five": 5, "ten": 10, "quarter": 15, "twenty": 20, "twenty-five": 25, "twenty five": 25, "half": 30}
 _TIME_WORDS = re.compile(
-    r"\b(?:quarter to|quarter past|half past|half) (\d{1,2})\b|\b(\d{1,2})(?::(\d{2}))? ?(?:am|pm|a\.m\.|p\.m\.)",
+    r"\b(?:(twenty-five|twenty five|quarter|half|twenty|ten|five) (past|after|to|till)|(\d{1,2}) (past|after)|half)"
+    r" (\d{1,2})\b(?!:\d)|\b(\d{1,2})(?::(\d{2}))? ?(?:am|pm|a\.m\.|p\.m\.)",
     re.I,
 )
 
@@ -466,6 +469,8 @@ _PAST_VERB = re.compile(
 
 #: A rule the family draws from an occasion: "she reacted to feke at a wedding last year so no
 #: octopus for her either" makes the rule, not the summary.
+#: What comes round every year by nature, so one occasion of it is its date ("birthday was on the 2nd").
+_ANNUAL = re.compile(r"\b(?:birthday|anniversary|name day|nameday)\b", re.I)
 _RULE_FROM_IT = re.compile(
     r"\b(?:so|which is why|that's why|that’s why)\s+(?:no|never|don't|dont|do not|always|avoid|keep)\b", re.I
 )
@@ -490,6 +495,9 @@ class Claim:
     #: Every name the family's members and entities answer to (to find people in the turns).
     known_names: tuple[str, ...] = ()
     statement: bool = True
+    #: (another name, the name it is for): a member's ``address_as`` ("Vicky" for Vikram), so a
+    #: turn that uses it speaks of that person.
+    aliases: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass
@@ -506,7 +514,8 @@ class Support:
 
 def _stem(word: str) -> str:
     for suffix in ("ings", "ing", "ies", "ied", "ed", "es", "s", "ly"):
-        if len(word) - len(suffix) >= 3 and word.endswith(suffix):
+        # "owing", "doing", "using": a two-letter base before "ing" only ("fees" is not "feed").
+        if len(word) - len(suffix) >= (2 if suffix == "ing" else 3) and word.endswith(suffix):
             base = word[: -len(suffix)]
             return base + "y" if suffix in ("ies", "ied") else base
     return word
@@ -569,7 +578,8 @@ def _held(word: str, pool: Sequence[str]) -> bool:
 
 
 _SPOKEN_HOUR = re.compile(
-    r"\b(quarter to|quarter past|half past|half) (one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b"
+    r"\b((?:twenty-five|twenty five|quarter|half|twenty|ten|five) (?:past|after|to|till)|half)"
+    r" (one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b"
 )
 _GRAND = re.compile(r"\b(\d+(?:\.\d+)?) ?(?:grand|thousand)\b")
 
@@ -605,15 +615,11 @@ def _numbers(text: str) -> set[float]:
     for match in _MILLIONS.finditer(lowered):
         found.add(float(match.group(1)) * 1_000_000)  # "1.2m per term" (the bare 1.2 stays too)
     for match in _TIME_WORDS.finditer(lowered):
-        phrase = match.group(0)
-        if match.group(1):
-            hour = int(match.group(1))
-            if phrase.startswith("quarter to"):
-                found.add(hour - 0.25)
-            elif phrase.startswith("quarter past"):
-                found.add(hour + 0.25)
-            else:
-                found.add(hour + 0.5)
+        if match.group(5):
+            hour = int(match.group(5))
+            past = _CLOCK_MINUTES.get(match.group(1) or "", 0) or int(match.group(3) or 30)
+            before = (match.group(2) or "") in ("to", "till")
+            found.add(hour - past / 60 if before else hour + past / 60)
     for token in _tokens(lowered):
         if token[0].isdigit():
             core = re.sub(r"(st|nd|rd|th)$", "", token)
@@ -738,7 +744,7 @@ _NEGATORS = re.compile(
     r"\b(?:not|no longer|no|never|nor|none|nothing|nobody|cannot|any ?more|stopped|quit|quits|quitting|"
     r"(?:give|gives|gave|given|giving) up|"
     r"outgrown|outgrew|refuses?|refused|hates?|hated|dislikes?|disliked|can't stand|cant stand|scared|afraid|"
-    r"frightened|terrified|petrified|banned|forbidden|\w+n't)\b",
+    r"frightened|terrified|petrified|banned|forbidden|\w+n't|" + foreign_words.NEGATORS + r")\b",
     re.I,
 )
 _NT_WORDS = frozenset(
@@ -904,7 +910,13 @@ def _absolute_dates(summary: str, said_on: date) -> tuple[str, list[set[date]]]:
     cut = summary
     for m in sorted(find_dates(summary, said_on), key=lambda m: -m.start):
         if re.search(r"\d{4}|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec", m.text, re.I):
-            mentions.append(_days(m.first_day, m.last_day))
+            days = _days(m.first_day, m.last_day)
+            if not re.search(r"\d{4}", m.text) and len(days) == 1:
+                # A day of the year without its year ("Isla's birthday is on November 2") names it
+                # in the years either side too: "my birthday was on monday the 2nd" is this one.
+                with contextlib.suppress(ValueError):
+                    days |= {m.first_day.replace(year=m.first_day.year + n) for n in (-1, 1)}
+            mentions.append(days)
             # "Tuesday, March 24, 2026": the weekday belongs to the date, which the check compares.
             head = re.sub(
                 r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s*(?:the\s+)?$", "", cut[: m.start], flags=re.I
@@ -1040,9 +1052,12 @@ def check_support(
     pool += [w for t in set(pool) for w in IMPLIED.get(t, ())]
     pool += paraphrase.lent_words(source_text)  # "skint" -> "money tight", "won't" -> "refuses"
     pool += calendar_values.implied_words(source_text, said_on)  # "every day but sunday" -> Monday..Saturday
-    pool += foreign_words.food_and_health_words(source_text)  # "zöliakie" -> coeliac
+    pool += foreign_words.english_words(source_text)  # "zöliakie" -> coeliac, "roz" -> every
+    phrased = set(paraphrase.lent_words(source_text))
     for head, glossed in foreign_words.glosses(claim.summary):  # "shrimp (hipon)": the family's own word
         held = all(_held(w, pool) for w in glossed)
+        if held and head in phrased:
+            continue  # "packed lunch (piece)": the turns' phrasing says the head ("isla's piece")
         if gloss := foreign_words.gloss_problem(head, glossed, held):
             problems.append(gloss)
         elif held:
@@ -1092,7 +1107,10 @@ def check_support(
             break
 
     # A rate's period: "£220 a fortnight" is not "£220 a week".
-    ours_periods, said_periods = _periods(cut), _periods(source_text)
+    ours_periods = _periods(cut)
+    # "har mahine" is monthly; "roz" (every day) says how often, not the period of an amount.
+    lent_periods = [w for w in foreign_words.english_words(source_text) if w in ("weekly", "monthly", "yearly")]
+    said_periods = _periods(f"{source_text} {' '.join(lent_periods)}")
     if ours_periods and said_periods and not ours_periods & said_periods:
         problems.append(f"the turns say a {sorted(said_periods)[0]}, not a {sorted(ours_periods)[0]}")
 
@@ -1138,11 +1156,13 @@ def check_support(
         and not (w == "each" and _MONTH_DAY_SAID.search(source_text) and _EACH_MONTH.search(claim.summary))
         and not (w in paraphrase.HABITUAL and paraphrase.recurring(source_text))
     ]
+    session_tokens = _tokens(session_text) if any(w in paraphrase.HOLIDAYS for w in new) else []
     values = [
         w
         for w in new
         if w in VALUES
-        or w in paraphrase.VALUE_WORDS
+        # A holiday the conversation is about ("ok now easter. we're hosting") names the menu's day too.
+        or (w in paraphrase.VALUE_WORDS and not (w in paraphrase.HOLIDAYS and _held(w, session_tokens)))
         or (
             w in VENUES
             and not _GENERIC_PLACE.search(source_text)
@@ -1511,6 +1531,8 @@ def _speech_problems(claim: Claim, primary: str) -> list[str]:
             and _PAST_VERB.search(sentence)
             and _generalises(claim.summary)
             and not _RULE_FROM_IT.search(sentence)
+            and not paraphrase.recurring(sentence)  # "has went to monthly pay, last friday of the month"
+            and not _ANNUAL.search(claim.summary)  # "my birthday was on monday the 2nd": it is every year
         ):
             problems.append("the turn tells of one occasion; the summary makes it a habit")
     summary_tokens = _tokens(claim.summary)
@@ -1531,7 +1553,7 @@ _CLAUSE_PARTS = re.compile(
     r"(,)|[;:!?()]+|\.(?!\d)|\s[—–-]\s|\b(?:but|while|whereas|so|because|though|although)\b", re.I
 )
 #: Negations whose scope is the noun phrase after them; "or" keeps it going, "and" ends it.
-_DETERMINER_NEGATORS = frozenset({"no", "nothing", "none", "nobody"})
+_DETERMINER_NEGATORS = frozenset({"no", "nothing", "none", "nobody"}) | foreign_words.DETERMINER_NEGATORS
 #: A whole sentence's polarity turned by its ending ("... and the answer is no").
 _ANSWER_NO = re.compile(r"\b(?:the answer (?:is|was) no|(?:i|we) said no)\b", re.I)
 #: Verbs that turn down what follows them, beside the negators ("cut back on sugar").
@@ -1564,6 +1586,8 @@ _ALLERGEN = re.compile(r"\b[a-z]+(?= (?:allergy|allergies|intolerance)\b)")
 _EXCEPTION = re.compile(r"\b(?:unless|except|other than|apart from)\b")
 #: A list item that carries its own negation ("no pork, and no alcohol in cooking either").
 _OWN_NEGATION = re.compile(r"^\s*(?:and |or |nor )?(?:no|not|never|nothing|none)\b", re.I)
+#: A piece that says what is left, not more of what was ruled out ("no onion or garlic, only fruit").
+_ONLY = re.compile(r"^\s*(?:only|just|but)\b", re.I)
 #: A piece that goes on with the one before it ("cut back on sugar, including pan dulce").
 _EXTENDS = re.compile(r"^\W*(?:including|incl|even|especially|like|such as|e\.g\.|apart from|except)\b", re.I)
 _SUBJECT_WORDS = frozenset({"i", "we", "you", "the", "my", "our", "his", "her", "their"})
@@ -1583,6 +1607,8 @@ def _word_polarity(clause: str, inherited: bool, *, generic: bool = False) -> di
     folded = normalise_for_match(clause).replace("’", "'")
     folded = _FREE_OF.sub(lambda m: f"no {m.group(1) or m.group(2)}", folded)
     whole: bool | None = None
+    if foreign_words.POSTPOSED_NEGATOR.search(folded):  # "karela bilkul pasand nahi"
+        return {m.group(0).lower(): None for m in _TOKEN.finditer(folded)}
     if _DOUBLE.search(folded):
         whole = False
     elif _OUT.search(folded):
@@ -1661,6 +1687,7 @@ def _polar_clauses(text: str) -> list[Polar]:
                     and words[0].split("'")[0] not in _SUBJECT_PRONOUNS | _SUBJECT_WORDS
                     and not first_raw.isupper()
                     and not _OWN_NEGATION.match(part)
+                    and not _ONLY.match(part)
                 )
                 inherited: bool | None = (True if listing else None) if continues else None
                 polarity = _word_polarity(part, bool(inherited))
@@ -2013,7 +2040,7 @@ def _misbound(
     only a clause that opens with another person's name (or with "I" for the writer) and does
     not name the summary's subject counts against it."""
     del lenders
-    people, writer = _people_and_writer([*claim.names, *claim.known_names], quoted)
+    people, writer = _people_and_writer([*claim.names, *claim.known_names], quoted, claim.aliases)
     first_clause = _person_clauses(summary)[0] if summary else ""
     ours = _subject(first_clause, people, writer, frozenset())
     kin = {name: relation for name, relation in _kin_of(first_clause).items() if name != writer}
@@ -2105,10 +2132,13 @@ def _clauses_of(text: str, people: dict[str, str]) -> list[str]:
     return joined
 
 
-def _people_and_writer(names: Iterable[str], quoted: Sequence[SpokenTurn]) -> tuple[dict[str, str], str | None]:
+def _people_and_writer(
+    names: Iterable[str], quoted: Sequence[SpokenTurn], aliases: Iterable[tuple[str, str]] = ()
+) -> tuple[dict[str, str], str | None]:
     """``{a first name as written: the person}`` for ``names`` and the writers of ``quoted``, and
     the writer's first name. "Do-hyun" and "Dohyun" are one person, named as written with the
-    hyphen, whatever order the names come in."""
+    hyphen, whatever order the names come in. A one-word alias of one of them ("vicky" for
+    Vikram) is that person too, unless it is a relation word ("Gran") or a stopword."""
     writer_names = [n for t in quoted for n in t.writer_names]
     firsts = []
     for name in {*names, *writer_names}:
@@ -2121,6 +2151,15 @@ def _people_and_writer(names: Iterable[str], quoted: Sequence[SpokenTurn]) -> tu
     for first in sorted(firsts):
         person = hyphened.get(first.replace("-", ""), first)
         people[first] = people[first.replace("-", "")] = person
+    for alias, name in aliases:
+        if re.search(r"['’]|\s", alias.strip()):
+            continue  # "Luis's wife", "the eye doctor": a description, not another name
+        said = [w for w in _raw_words(alias) if w not in _TITLES][:1]
+        whose = [w for w in _raw_words(name) if w not in _TITLES][:1]
+        if not (said and whose and whose[0] in people and said[0] != whose[0] and len(said[0]) > 1):
+            continue
+        if said[0] not in STOPWORDS and said[0] not in _RELATIONS:
+            people[said[0]] = people[whose[0]]
     writer = next((w for n in writer_names[1:2] or writer_names[:1] for w in _raw_words(n)), None)
     return people, hyphened.get(writer.replace("-", ""), writer) if writer else None
 
@@ -2141,7 +2180,7 @@ def _roles_swapped(claim: Claim, quoted: Sequence[SpokenTurn]) -> str | None:
     clauses of someone else is bound to them ("he" and "she" are never the writer: the nearest
     person named before who is not). The people are the family's, not every name the claim gives
     ("Sori Academy changed seo-yeon's piano" is no person's clause)."""
-    people, writer = _people_and_writer(claim.known_names, quoted)
+    people, writer = _people_and_writer(claim.known_names, quoted, claim.aliases)
     pieces = [piece for chunk in _NEXT_PERSON.split(claim.summary) for piece in _person_clauses(chunk)]
     parts = [(part, _subject(part, people, writer, frozenset())) for part in pieces]
     parts = [(part, ours) for part, ours in parts if ours and "family" not in ours]

@@ -307,6 +307,7 @@ class _Check:
             quotes=tuple(item.quote for item in candidate.evidence),
             names=tuple(self._expand_names(names)),
             known_names=tuple(known),
+            aliases=tuple((m.address_as, m.name) for m in self.family.members if m.address_as),
             statement=candidate.is_statement,
         )
         earliest = min(cited_numbers or {1})

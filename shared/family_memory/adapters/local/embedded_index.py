@@ -1075,9 +1075,9 @@ class EmbeddedIndex(MemoryIndex):
 #: the object and its three slots, set as ``__init__`` sets them (same type, fields, equality and
 #: hash), in about half the time; a lookup makes a hundred hits.
 _new_hit = object.__new__
-_set_memory_id = Hit.memory_id.__set__  # type: ignore[attr-defined]
-_set_score = Hit.score.__set__  # type: ignore[attr-defined]
-_set_revision = Hit.revision.__set__  # type: ignore[attr-defined]
+_set_memory_id = Hit.memory_id.__set__  # type: ignore[attr-defined,misc]
+_set_score = Hit.score.__set__  # type: ignore[attr-defined,misc]
+_set_revision = Hit.revision.__set__  # type: ignore[attr-defined,misc]
 
 
 def _hits(snapshot: _Snapshot, scores: Any, rows: Any) -> list[Hit]:

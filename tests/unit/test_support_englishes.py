@@ -1,0 +1,118 @@
+"""Faithful summaries of other Englishes and code-switched talk the support check used to
+refuse, each class beside a near miss it must still refuse (formation/support.py,
+formation/foreign_words.py rule 4, formation/paraphrase.py): Scots negation ("nae", "cannae"),
+Hindi frequency and scope words ("roz", "har", "saare", "kabhi ... mat"), a negation said after
+what it negates ("pasand nahi"), "only" after a negated list, clock times in words ("twenty past
+10"), a dialect word glossed ("packed lunch (piece)"), a day of the year without its year, a
+recurring change said in the past tense, a nickname on file, an "-ing" form of a short verb."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from family_memory.formation import foreign_words
+from family_memory.formation.support import Claim, SpokenTurn, check_support
+
+NAMES = ("Ailsa Boyd", "Ruaridh Boyd", "Nisha Rao", "Karthik Rao")
+
+
+def verdict(
+    summary: str,
+    turn: str,
+    *,
+    said_on: date = date(2026, 11, 12),
+    aliases: tuple[tuple[str, str], ...] = (),
+    known: tuple[str, ...] = (),
+    writer: str = "Ailsa Boyd",
+) -> list[str]:
+    claim = Claim(
+        summary=summary,
+        quotes=(turn,),
+        names=tuple(n for n in NAMES if n.split()[0] in summary),
+        known_names=(*NAMES, *known),
+        aliases=aliases,
+    )
+    return check_support(claim, [SpokenTurn("user", turn, (writer,), quoted=True)], said_on).problems
+
+
+FAITHFUL = [
+    # Scots negation: "nae" before a noun, "-nae" verbs.
+    ("Ruaridh can have no fizzy juice after 6.", "ruaridh's to have nae fizzy juice after 6, he's up all night"),
+    ("Ailsa cannot do the school run on Mondays.", "I cannae do the school run on mondays"),
+    ("Ruaridh does not eat mushrooms.", "ruaridh disnae eat mushrooms"),
+    # Hindi/Urdu frequency and scope words.
+    ("Karthik walks the dog every morning.", "karthik roz subah dog ko walk karata hai"),
+    ("The rent goes out on the 3rd of every month.", "rent har mahine 3 tareekh ko jaata hai"),
+    ("Send all of Nisha's school updates to Karthik.", "nisha ke saare school updates karthik ko bhejna"),
+    ("Never give Nisha cold drinks at night.", "nisha ko raat ko kabhi cold drink mat dena"),
+    ("Nisha does not like okra at all.", "nisha ko bhindi bilkul pasand nahi, okra bhi nahi"),
+    ("Karthik has yoga every evening at 6.", "karthik ka yoga roz shaam 6 baje hai"),
+    # "only" after a list under "no" is what is left, not more of what was ruled out.
+    (
+        "On fast days Nisha's gran has no rice and no wheat, only fruit and milk.",
+        "fast days pe no rice, no wheat. sirf fruit and milk",
+    ),
+    # Clock times in words.
+    ("Ruaridh's dentist appointment is at 10:20 am.", "ruaridh's dentist is twenty past 10"),
+    ("The bus goes at 7:50.", "the bus goes at ten to 8"),
+    # A dialect word glossed by what it means.
+    ("Ruaridh needs a packed lunch (piece) on Fridays.", "ruaridh needs his piece on fridays, no school dinners"),
+    # A change of schedule said in the past tense is still a schedule.
+    (
+        "Ailsa is now paid monthly, on the last Friday of the month.",
+        "ailsa's work has went to monthly pay, last friday of the month",
+    ),
+    # "-ing" of a short verb: "owing" is "owe".
+    ("Ailsa still owes the garage £120.", "I'm still owing the garage £120"),
+    # Being somewhere for a time is spending it there.
+    ("The family is spending New Year at Auntie Jean's.", "new year we're at auntie jean's, staying over"),
+]
+
+REFUSED = [
+    ("Ruaridh can have fizzy juice after 6.", "ruaridh's to have nae fizzy juice after 6, he's up all night"),
+    ("Ailsa can do the school run on Mondays.", "I cannae do the school run on mondays"),
+    ("Karthik walks the dog every evening.", "karthik roz subah dog ko walk karata hai"),
+    ("The rent goes out on the 3rd of every week.", "rent har mahine 3 tareekh ko jaata hai"),
+    ("Never give Nisha cold drinks at night.", "nisha ko raat ko cold drink thoda hi dena"),
+    ("Karthik has yoga every morning at 6.", "karthik ka yoga roz shaam 6 baje hai"),
+    ("Ruaridh's dentist appointment is at 10:40 am.", "ruaridh's dentist is twenty past 10"),
+    ("The bus goes at 8:10.", "the bus goes at ten to 8"),
+    ("Ruaridh needs a packed lunch (piece) on Mondays.", "ruaridh needs his piece on fridays, no school dinners"),
+    ("Ailsa still owes the garage £210.", "I'm still owing the garage £120"),
+    ("The family is spending Christmas at Auntie Jean's.", "new year we're at auntie jean's, staying over"),
+]
+
+
+@pytest.mark.parametrize(("summary", "turn"), FAITHFUL)
+def test_a_faithful_summary_is_accepted(summary: str, turn: str) -> None:
+    assert verdict(summary, turn) == []
+
+
+@pytest.mark.parametrize(("summary", "turn"), REFUSED)
+def test_its_near_miss_is_still_refused(summary: str, turn: str) -> None:
+    assert verdict(summary, turn) != []
+
+
+def test_a_nickname_on_file_is_the_person() -> None:
+    turn = "kitty got the job in leeds, she starts on the 4th of january"
+    summary = "Katherine got the job in Leeds and starts on January 4, 2027."
+    known = ("Katherine Boyd", "Kitty")
+    assert verdict(summary, turn, known=known, aliases=(("Kitty", "Katherine Boyd"),)) == []
+    # Without the alias the turn speaks of someone else.
+    assert verdict(summary, turn, known=known) != []
+
+
+def test_a_day_of_the_year_without_its_year_is_the_one_just_past() -> None:
+    turn = "my birthday was on monday the 9th, I got a bike"
+    assert verdict("Ruaridh's birthday is on November 9.", turn, writer="Ruaridh Boyd") == []
+    assert verdict("Ruaridh's birthday is on November 10.", turn, writer="Ruaridh Boyd") != []
+
+
+def test_frequency_words_are_lent_only_where_the_family_says_them() -> None:
+    assert "every" in foreign_words.english_words("roz subah")
+    assert "never" in foreign_words.english_words("kabhi bhi chikki mat daalna")
+    assert "never" not in foreign_words.english_words("kabhi kabhi chikki deti hoon")  # sometimes
+    assert "every" not in foreign_words.english_words("is mahine rent late hai")  # this month
+    assert foreign_words.english_words("tom and sam") == []
