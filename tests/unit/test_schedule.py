@@ -79,10 +79,12 @@ def test_the_quick_check_for_a_day_word_agrees_with_its_pattern() -> None:
     from family_memory.retrieval.schedule import _MAY_NAME_A_DAY, _may_name_a_day
 
     rng = random.Random(7)
-    letters = "monteuwdhfrisaykcl .-"
-    texts = ["".join(rng.choice(letters) for _ in range(rng.randint(0, 30))) for _ in range(20000)]
+    pieces = ["mon", "tu", "tue", "we", "wed", "th", "thu", "fr", "fri", "sa", "sat", "su", "sun", "week", "day"]
+    pieces += ["weekend", "school", " days", "every", "each", "dai", "ly", "end", " ", "-", "é", "ı", "ſ", "Ｍ", "K"]
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 6))) for _ in range(20000)]
     texts += ["frıday", "ſunday", "Ｍonday", "SCHOOL DAYS", "every  day", "weekend", "no day here"]
-    assert sum(bool(_MAY_NAME_A_DAY.search(t)) for t in texts) > 1000
+    found = [bool(_MAY_NAME_A_DAY.search(fold_lookalikes(normalise_for_match(t)))) for t in texts]
+    assert 1000 < sum(found) < len(texts) - 1000  # both answers, many times
     for text in texts:
         folded = fold_lookalikes(normalise_for_match(text))
         assert _may_name_a_day(folded) == bool(_MAY_NAME_A_DAY.search(folded)), text
