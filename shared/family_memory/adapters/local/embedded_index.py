@@ -186,9 +186,9 @@ class _Vocabulary:
         self._letters = np.zeros(capacity, dtype=np.uint32)
         self._letters[: len(self._words)] = _letter_bits(self._histograms[: len(self._words)])
         self._expansions: dict[str, tuple[str, ...]] = {}
-        #: The slots in order of their words' length, their letter bits in that order, how many bits
-        #: each has, and where each length's slots start (``_by_length``).
-        self._sorted: tuple[Any, Any, Any, list[int]] | None = None
+        #: The slots in order of their words' length, their letter bits in that order, and where each
+        #: length's slots start (``_by_length``).
+        self._sorted: tuple[Any, Any, list[int]] | None = None
 
     def __contains__(self, word: str) -> bool:
         return word in self.df
@@ -245,12 +245,11 @@ class _Vocabulary:
         self._expansions.clear()
         self._sorted = None
 
-    def _by_length(self) -> tuple[Any, Any, Any, list[int]]:
+    def _by_length(self) -> tuple[Any, Any, list[int]]:
         """The used slots ordered by their word's length (a dead slot's is ``_DEAD_LENGTH``, first),
-        their letter bits in that order and the number of those bits, and for each length from 0 to
-        the longest word's plus one where its slots start: the words within an edit budget of a
-        length are one slice. Built on the first search after the vocabulary changed (under the
-        lock)."""
+        their letter bits in that order, and for each length from 0 to the longest word's plus one
+        where its slots start: the words within an edit budget of a length are one slice. Built on
+        the first search after the vocabulary changed (under the lock)."""
         import numpy as np
 
         if self._sorted is None:
@@ -259,8 +258,7 @@ class _Vocabulary:
             order = np.argsort(lengths, kind="stable")
             longest = int(lengths.max(initial=0))
             starts = np.searchsorted(lengths[order], np.arange(longest + 2), side="left").tolist()
-            letters = self._letters[:used][order]
-            self._sorted = (order, letters, np.bitwise_count(letters).astype(np.int16), starts)
+            self._sorted = (order, self._letters[:used][order], starts)
         return self._sorted
 
     def near(self, word: str, budget: int) -> tuple[str, ...]:
@@ -268,7 +266,6 @@ class _Vocabulary:
         (ties in code-point order), as ``rapidfuzz.process.extract`` over the sorted
         vocabulary gives them."""
         import numpy as np
-        from rapidfuzz import process
         from rapidfuzz.distance import Levenshtein
 
         with self._lock:
@@ -280,15 +277,13 @@ class _Vocabulary:
                 bits |= 1 << (ord(ch) & (_HISTOGRAM_BUCKETS - 1))
             letters = np.uint32(bits)
             # Only the words of a length within the budget, one slice of the slots by length.
-            order, by_length_letters, bit_counts, starts = self._by_length()
+            order, by_length_letters, starts = self._by_length()
             first = starts[min(max(len(word) - budget, 0), len(starts) - 1)]
             last = starts[min(len(word) + budget + 1, len(starts) - 1)]
-            # Each letter one word has and the other lacks costs at least one edit. The letters a
-            # word has and the query lacks are its letters less those they share, and the other way
-            # round: both within the budget is the shared ones at least each side's count less it.
-            shared = np.bitwise_count(by_length_letters[first:last] & letters)
-            possible = shared >= bit_counts[first:last] - budget
-            possible &= shared >= max(bits.bit_count() - budget, 0)
+            window = by_length_letters[first:last]
+            # Each letter one word has and the other lacks costs at least one edit.
+            possible = np.bitwise_count(window & ~letters) <= budget
+            possible &= np.bitwise_count(letters & ~window) <= budget
             candidates = order[first:last][possible]
             # The histogram's bound costs about as much as measuring a few dozen words: only worth
             # it for more (a bound only passes over words the measure would refuse: same answer).
@@ -299,12 +294,14 @@ class _Vocabulary:
                 candidates = candidates[np.maximum(more, fewer) <= budget]
             # The candidates' order does not matter: the words found are sorted by distance, then by
             # the word itself (no two words are equal).
-            others = [other for slot in candidates.tolist() if (other := self._words[slot]) is not None]
             found = []
-            if others:
-                # One call measures them all (a distance past the cutoff is the cutoff plus one).
-                distances = process.cdist([word], others, scorer=Levenshtein.distance, score_cutoff=budget)[0]
-                found = [(distance, others[n]) for n, distance in enumerate(distances.tolist()) if distance <= budget]
+            for slot in candidates.tolist():
+                other = self._words[slot]
+                if other is None:
+                    continue
+                distance = Levenshtein.distance(word, other, score_cutoff=budget)
+                if distance <= budget:
+                    found.append((distance, other))
             found.sort()
             expansion = tuple(other for _, other in found[:3])
             if len(self._expansions) >= _EXPANSIONS_CACHED:
