@@ -74,12 +74,13 @@ def covers(summary: str, weekday: int) -> bool:
 #: What every day's reading needs: a weekday's form, or a word for weekdays or weekends ("daily").
 #: Text with none of them covers no day (every pattern below needs one of them, matched the same way).
 _MAY_NAME_A_DAY = re.compile(r"mon|tue|wed|thu|fri|sat|sun|weekday|weekend|school days|every day|daily|each day", re.I)
-#: ``_MAY_NAME_A_DAY``'s words, for text that is ASCII and lower case, where finding one is finding
-#: the pattern (a case-blind pattern's other matches are letters outside ASCII): ``str`` finds a
-#: word in a text faster than an unanchored pattern tries every position (weekday and weekend
-#: hold "wed" and "we..." only as text that holds "wed" or not: each is tried on its own).
-_DAY_HINTS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun", "weekday", "weekend", "school days", "every day")
-_DAY_HINTS += ("daily", "each day")
+#: ``_MAY_NAME_A_DAY``'s alternatives. In ASCII lower-case text, finding one of them with ``str`` is
+#: finding the pattern (its case-blind matches beyond lower case are capitals and letters outside
+#: ASCII), and ``str`` is faster than an unanchored pattern that is tried at every position.
+_DAY_HINTS = (
+    *("mon", "tue", "wed", "thu", "fri", "sat", "sun"),
+    *("weekday", "weekend", "school days", "every day", "daily", "each day"),
+)
 
 
 def _may_name_a_day(folded: str) -> bool:
