@@ -216,3 +216,57 @@ def test_a_message_s_tasks_read_at_word_starts_are_those_a_search_finds() -> Non
     assert sum(bool(searched(t)) for t in texts) > 1000  # most texts name a task
     for text in texts:
         assert _tasks_of.__wrapped__(text) == searched(text), text
+
+
+def test_fusion_is_the_sum_of_reciprocal_ranks_in_turn_whatever_the_lists() -> None:
+    """``reciprocal_rank_fusion`` against its definition written out plainly: random lists with
+    repeats, shared ids and every k, the same order (so equal sums tie the same way too)."""
+    import random
+
+    def plainly(semantic: list[str], keyword: list[str], k: int) -> list[str]:
+        score: dict[str, float] = {}
+        for hits in (semantic, keyword):
+            seen: set[str] = set()
+            for rank, memory_id in enumerate(hits, start=1):
+                if memory_id not in seen:
+                    seen.add(memory_id)
+                    score[memory_id] = score.get(memory_id, 0.0) + 1.0 / (k + rank)
+        first: dict[str, int] = {}
+        for place in range(max(len(semantic), len(keyword))):
+            for hits in (semantic, keyword):
+                if place < len(hits):
+                    first.setdefault(hits[place], len(first))
+        return sorted(score, key=lambda memory_id: (-score[memory_id], first[memory_id]))
+
+    rng = random.Random(11)
+    for _ in range(3000):
+        pool = [f"m{n}" for n in range(rng.randint(1, 30))]
+        semantic = [rng.choice(pool) for _ in range(rng.randint(0, 25))]
+        keyword = [rng.choice(pool) for _ in range(rng.randint(0, 25))]
+        k = rng.choice([0, 1, 2, 10, 60])
+        assert reciprocal_rank_fusion(semantic, keyword, k) == plainly(semantic, keyword, k), (semantic, keyword, k)
+
+
+def test_words_of_ascii_text_are_those_of_the_general_path() -> None:
+    """``words`` and ``analyzer_tokens`` take a short cut for ASCII text: the same words as
+    case-folding, NFKD and dropping combining marks give, on every ASCII character and beside
+    text that is not ASCII."""
+    import random
+    import re
+    import string
+    import unicodedata
+
+    from family_memory.retrieval.query_words import _ANALYZER_TOKEN, analyzer_tokens, words
+
+    token = re.compile(r"[^\W_]+", re.UNICODE)
+
+    def general(text: str) -> list[str]:
+        decomposed = unicodedata.normalize("NFKD", text.casefold())
+        return token.findall("".join(ch for ch in decomposed if not unicodedata.combining(ch)))
+
+    rng = random.Random(5)
+    texts = ["", "Maya's DENTIST", "x_y", "ÉCOLE", "ﬁsh", "Straße", "日本語 text", *(chr(n) * 3 for n in range(128))]
+    texts += ["".join(rng.choice(string.printable) for _ in range(rng.randint(0, 40))) for _ in range(3000)]
+    for text in texts:
+        assert words(text) == general(text), text
+        assert analyzer_tokens(text) == _ANALYZER_TOKEN.findall(text), text

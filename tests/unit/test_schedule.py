@@ -66,3 +66,25 @@ def test_a_weekday_with_a_lookalike_letter_is_read_not_a_crash() -> None:
     assert covers("Swim club runs monday to frıday at 6 am.", 4)
     assert covers("Piano every Frıday at 4.", 4)
     assert asked_weekday("what's on frıday?", date(2026, 6, 1)) == 4
+
+
+def test_the_quick_check_for_a_day_word_agrees_with_its_pattern() -> None:
+    """``days_covered`` first asks whether a text could name a day; for ASCII text it looks for the
+    words with ``str``: the same answer as the case-blind pattern, on text built from their letters
+    and on text outside ASCII (the dotless i, the long s, full-width letters)."""
+    import random
+
+    from family_memory.domain.text import normalise_for_match
+    from family_memory.formation.dates import fold_lookalikes
+    from family_memory.retrieval.schedule import _MAY_NAME_A_DAY, _may_name_a_day
+
+    rng = random.Random(7)
+    pieces = ["mon", "tu", "tue", "we", "wed", "th", "thu", "fr", "fri", "sa", "sat", "su", "sun", "week", "day"]
+    pieces += ["weekend", "school", " days", "every", "each", "dai", "ly", "end", " ", "-", "é", "ı", "ſ", "Ｍ", "K"]
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 6))) for _ in range(20000)]
+    texts += ["frıday", "ſunday", "Ｍonday", "SCHOOL DAYS", "every  day", "weekend", "no day here"]
+    found = [bool(_MAY_NAME_A_DAY.search(fold_lookalikes(normalise_for_match(t)))) for t in texts]
+    assert 1000 < sum(found) < len(texts) - 1000  # both answers, many times
+    for text in texts:
+        folded = fold_lookalikes(normalise_for_match(text))
+        assert _may_name_a_day(folded) == bool(_MAY_NAME_A_DAY.search(folded)), text

@@ -51,6 +51,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
+from itertools import zip_longest
 from typing import Literal
 
 from family_memory.domain.clock import Clock, local_date
@@ -139,20 +140,22 @@ def reciprocal_rank_fusion(semantic: Sequence[str], keyword: Sequence[str], k: i
     (rank 1 is the top; a list names an id once, at its first place). Equal sums keep the order in
     which the ids first appear taking the lists in turn, semantic first, so the answer depends only
     on the two lists. Ranks only: neither engine's scores need to be comparable with the other's."""
+    # Each list's score of an id is its first place's (setdefault keeps it); an id in both sums the
+    # two, semantic first, as adding them in turn to 0.0 would.
     score: dict[str, float] = {}
-    first: dict[str, int] = {}
-    for hits in (semantic, keyword):
-        seen: set[str] = set()
-        for rank, memory_id in enumerate(hits, start=1):
-            if memory_id in seen:
-                continue
-            seen.add(memory_id)
-            score[memory_id] = score.get(memory_id, 0.0) + 1.0 / (k + rank)
-    for place in range(max(len(semantic), len(keyword))):
-        for hits in (semantic, keyword):
-            if place < len(hits):
-                first.setdefault(hits[place], len(first))
-    return sorted(score, key=lambda memory_id: (-score[memory_id], first[memory_id]))
+    for rank, memory_id in enumerate(semantic, start=k + 1):
+        score.setdefault(memory_id, 1.0 / rank)
+    keyword_score: dict[str, float] = {}
+    for rank, memory_id in enumerate(keyword, start=k + 1):
+        keyword_score.setdefault(memory_id, 1.0 / rank)
+    for memory_id, part in keyword_score.items():
+        earlier = score.get(memory_id)
+        score[memory_id] = part if earlier is None else earlier + part
+    # First appearances, the lists taken in turn place by place (a dict keeps the first insertion).
+    first = dict.fromkeys(memory_id for pair in zip_longest(semantic, keyword) for memory_id in pair)
+    first.pop(None, None)
+    # Best first, then by first appearance (no two ids share a place, so an id is never compared).
+    return [memory_id for _, _, memory_id in sorted((-score[m], n, m) for n, m in enumerate(first))]
 
 
 @dataclass(frozen=True)

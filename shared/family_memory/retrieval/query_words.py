@@ -184,6 +184,9 @@ _ANALYZER_TOKEN = re.compile(f"[{_CJK}]|[^{_CJK}]+")
 
 def words(text: str) -> list[str]:
     """Words as the FTS tokenizer sees them before stemming: case-folded, diacritics removed."""
+    if text.isascii():
+        # ASCII case-folds to its lower case, and NFKD leaves it as it is, with no combining marks.
+        return _TOKEN.findall(text.lower())
     decomposed = unicodedata.normalize("NFKD", text.casefold())
     plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
     return _TOKEN.findall(plain)
@@ -191,6 +194,8 @@ def words(text: str) -> list[str]:
 
 def analyzer_tokens(word: str) -> list[str]:
     """What an analyzer makes of one word: each CJK character alone, other letters together."""
+    if word.isascii():
+        return [word] if word else []  # no CJK character: the word is one stretch
     return _ANALYZER_TOKEN.findall(word)
 
 
