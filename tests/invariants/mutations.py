@@ -706,6 +706,18 @@ MUTATIONS: list[Mutation] = [
         ["tests/unit/test_sensitivity_tagger.py"],
     ),
     m(
+        "2.support-foreign-yes-unread",
+        '2: "haan" and "aye" take up the notice before them, "nahi" does not',
+        [
+            (
+                SUPPORT,
+                '    r"aye|haan|haa|ji haan|han ji|opo|oo|ndiyo|sawa|oui|ja|claro|vale|sim)\\b",',
+                '    r"nonesuchword)\\b",',
+            )
+        ],
+        ["tests/unit/test_support_englishes.py"],
+    ),
+    m(
         "2.support-currency-swapped-accepted",
         "2: a claim the cited turns do not support does not become a memory (an amount in another currency)",
         [(SUPPORT, "    if currency := currency_problem(cut, source_text):", "    if currency := None:")],

@@ -116,3 +116,19 @@ def test_frequency_words_are_lent_only_where_the_family_says_them() -> None:
     assert "never" not in foreign_words.english_words("kabhi kabhi chikki deti hoon")  # sometimes
     assert "every" not in foreign_words.english_words("is mahine rent late hai")  # this month
     assert foreign_words.english_words("tom and sam") == []
+
+
+def test_a_yes_in_another_language_takes_up_what_the_turn_before_said() -> None:
+    notice = "Sports Day is on Friday 12 June at 9:30 am. Year 3 will run the relay; bring a white T-shirt."
+
+    def support(reply: str, summary: str) -> list[str]:
+        claim = Claim(summary=summary, quotes=(reply,), names=("Nisha Rao",), known_names=NAMES)
+        turns = [SpokenTurn("tool", notice, ()), SpokenTurn("user", reply, ("Karthik Rao",), quoted=True)]
+        return check_support(claim, turns, date(2026, 6, 1)).problems
+
+    summary = "Nisha is running the relay with Year 3 at Sports Day on Friday, June 12, 2026, at 9:30 am."
+    assert support("haan nisha ka hai, white t-shirt ready hai", summary) == []
+    assert support("aye that's nisha's, she's buzzing", summary) == []
+    # No yes, or a no: the notice's details are not the family's.
+    assert support("nahi, nisha ka nahi hai", summary) != []
+    assert support("nisha has a dentist thing that day", summary) != []

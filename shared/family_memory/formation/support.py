@@ -439,12 +439,14 @@ _SUMMARY_HEDGE = re.compile(
 _AFFIRM = re.compile(
     r"(?:^|[.!?]\s+)\W*(?:yes|yeah|yep|yup|sure|ok|okay|perfect|great|sounds good|lovely|definitely|absolutely|"
     r"omg yes|please|pls|do it|go ahead|let'?s|the (?:earlier|later|first|second|other) one|that one|"
-    r"that works|works for me|deal)\b",
+    r"that works|works for me|deal|"
+    # yes in other Englishes and languages: Scots, Hindi, Tagalog, Swahili, French, German, Spanish, Portuguese
+    r"aye|haan|haa|ji haan|han ji|opo|oo|ndiyo|sawa|oui|ja|claro|vale|sim)\b",
     re.I,
 )
 _DECLINE = re.compile(
     r"\b(?:no|nah|nope|not sure|maybe|think about|we'll see|idea|sort it out|later|eh|rather|check with|"
-    r"hmm|don't|dont|not)\b",
+    r"hmm|don't|dont|not|naw|nahi|nahin|hapana|nein|nao)\b",
     re.I,
 )
 _CORRECTION = re.compile(
