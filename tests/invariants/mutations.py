@@ -718,6 +718,36 @@ MUTATIONS: list[Mutation] = [
         ["tests/unit/test_support_englishes.py"],
     ),
     m(
+        "2.support-tag-question-read-as-question",
+        '2: "... é madrinha da nisha, sabia?" states a fact; a question tag is no question',
+        [
+            (
+                SUPPORT,
+                'if not sentence.rstrip().endswith("?") or _TAG_QUESTION.search(sentence):',
+                'if not sentence.rstrip().endswith("?"):',
+            )
+        ],
+        ["tests/unit/test_support_englishes.py"],
+    ),
+    m(
+        "2.support-h-times-unread",
+        '2: "às 15h30" is 15:30, and 16:30 for it is still refused',
+        [
+            (
+                SUPPORT,
+                "        found.add(int(match.group(1)) + int(match.group(2) or 0) / 60)",
+                "        found.add(16.5)",
+            )
+        ],
+        ["tests/unit/test_support_englishes.py"],
+    ),
+    m(
+        "2.support-emoji-joins-clauses",
+        '2: an emoji ends a clause, so the next clause\'s "me" is the writer, not the person before it',
+        [(SUPPORT, '    r"[\\U0001F300-\\U0001FAFF\\u2600-\\u27BF]+|"', '    r"(?!)|"')],
+        ["tests/unit/test_support_englishes.py"],
+    ),
+    m(
         "2.support-currency-swapped-accepted",
         "2: a claim the cited turns do not support does not become a memory (an amount in another currency)",
         [(SUPPORT, "    if currency := currency_problem(cut, source_text):", "    if currency := None:")],

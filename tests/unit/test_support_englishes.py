@@ -4,7 +4,9 @@ formation/foreign_words.py rule 4, formation/paraphrase.py): Scots negation ("na
 Hindi frequency and scope words ("roz", "har", "saare", "kabhi ... mat"), a negation said after
 what it negates ("pasand nahi"), "only" after a negated list, clock times in words ("twenty past
 10"), a dialect word glossed ("packed lunch (piece)"), a day of the year without its year, a
-recurring change said in the past tense, a nickname on file, an "-ing" form of a short verb."""
+recurring change said in the past tense, a nickname on file, an "-ing" form of a short verb;
+Portuguese weekdays, times and dates ("toda terça e quinta às 15h30", "dia 9 de outubro"), a
+question tag ("sabia?"), a question corrected at once, an emoji that ends a clause."""
 
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ def verdict(
     summary: str,
     turn: str,
     *,
-    said_on: date = date(2026, 11, 12),
+    said_on: date = date(2026, 9, 28),
     aliases: tuple[tuple[str, str], ...] = (),
     known: tuple[str, ...] = (),
     writer: str = "Ailsa Boyd",
@@ -68,6 +70,31 @@ FAITHFUL = [
     ("Ailsa still owes the garage £120.", "I'm still owing the garage £120"),
     # Being somewhere for a time is spending it there.
     ("The family is spending New Year at Auntie Jean's.", "new year we're at auntie jean's, staying over"),
+    # Portuguese: short weekdays, "toda", "15h30", "dia 9 de outubro", glosses with accents.
+    ("Nisha's gran picks her up every Tuesday and Thursday at 15:30.", "eu busco a nisha toda terça e quinta às 15h30"),
+    ("Nisha has swimming (natação) every Monday.", "nisha tem natação toda segunda"),
+    ("Nisha's school trip is on Friday, October 9, 2026.", "a visita de estudo da nisha é dia 9 de outubro"),
+    ("Leonor is Nisha's best friend (melhor amiga).", "a minha melhor amiga é a leonor"),
+    ("One cake must be made without egg (sem ovo) for Nisha.", "tem que fazer uma sem ovo pra nisha"),
+    ("Christmas Eve dinner is at home on December 24.", "no natal a ceia é na noite do dia 24 aqui em casa"),
+    # A question tag is no question; a question the speaker corrects at once is a slip.
+    ("Dona Graça is Nisha's godmother.", "e a dona graça é madrinha da nisha, sabia?"),
+    (
+        "Ruaridh has swimming every Wednesday at 17:30.",
+        "ruaridh has swimming every wednesday at 17:30? no sorry, 17:45",
+    ),
+    # An allergy said as "can't have": "allergic to egg" keeps its polarity off the comparison.
+    ("Ruaridh is allergic to egg and can't have it.", "ruaridh can't have egg, he's allergic"),
+    ("No screens at the table for anyone.", "also nothing with a screen at the table, that goes for grown ups too"),
+    ("Ruaridh is dropped off at nursery at 8:45.", "ruaridh gets dropped at nursery at 8:45"),
+    ("The dog must never have grapes.", "our dog can't have grapes, the vet was clear"),
+    ("Karthik has type 1 diabetes and an insulin pump.", "karthik has type 1 diabetes. he's got an omnipod pump"),
+    # An emoji ends a clause: the next one is the writer's own.
+    (
+        "Nobody comes over unless Ailsa or Ruaridh is home.",
+        "karthik tried it yesterday 🙄 nobody comes over unless me or ruaridh is home",
+    ),
+    ("Thanksgiving is on Thursday, November 26, 2026, at 2 pm.", "thanksgiving is at my mom's, thursday 26th at 2"),
 ]
 
 REFUSED = [
@@ -82,6 +109,15 @@ REFUSED = [
     ("Ruaridh needs a packed lunch (piece) on Mondays.", "ruaridh needs his piece on fridays, no school dinners"),
     ("Ailsa still owes the garage £210.", "I'm still owing the garage £120"),
     ("The family is spending Christmas at Auntie Jean's.", "new year we're at auntie jean's, staying over"),
+    ("Nisha's gran picks her up every Tuesday and Friday at 15:30.", "eu busco a nisha toda terça e quinta às 15h30"),
+    ("Nisha's gran picks her up every Tuesday and Thursday at 16:30.", "eu busco a nisha toda terça e quinta às 15h30"),
+    ("Nisha's school trip is on Friday, October 16, 2026.", "a visita de estudo da nisha é dia 9 de outubro"),
+    ("Two cakes must be made without egg (sem ovo) for Nisha.", "tem que fazer uma sem ovo pra nisha"),
+    ("Dona Graça is Leonor's godmother.", "e a dona graça é madrinha da nisha, sabia?"),
+    ("Ruaridh is allergic to egg.", "ruaridh isn't allergic to egg"),
+    ("Screens are fine at the table.", "also nothing with a screen at the table, that goes for grown ups too"),
+    ("The dog must never have grapes.", "our dog can't have grapes today, the vet was clear"),
+    ("Thanksgiving is on Thursday, November 19, 2026, at 2 pm.", "thanksgiving is at my mom's, thursday 26th at 2"),
 ]
 
 
@@ -106,8 +142,9 @@ def test_a_nickname_on_file_is_the_person() -> None:
 
 def test_a_day_of_the_year_without_its_year_is_the_one_just_past() -> None:
     turn = "my birthday was on monday the 9th, I got a bike"
-    assert verdict("Ruaridh's birthday is on November 9.", turn, writer="Ruaridh Boyd") == []
-    assert verdict("Ruaridh's birthday is on November 10.", turn, writer="Ruaridh Boyd") != []
+    on = date(2026, 11, 12)
+    assert verdict("Ruaridh's birthday is on November 9.", turn, writer="Ruaridh Boyd", said_on=on) == []
+    assert verdict("Ruaridh's birthday is on November 10.", turn, writer="Ruaridh Boyd", said_on=on) != []
 
 
 def test_frequency_words_are_lent_only_where_the_family_says_them() -> None:

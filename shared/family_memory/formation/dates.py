@@ -160,7 +160,8 @@ _PATTERNS = _table(
     ),
     (
         "weekday_day_of_month",
-        rf"\b(?:(?:on|this|this coming|coming) )?{_WEEKDAY_NC},? the (\d{{1,2}})(?:st|nd|rd|th)(?: of {_MONTH})?\b",
+        rf"\b(?:(?:on|this|this coming|coming) )?{_WEEKDAY_NC},? (?:the )?(\d{{1,2}})(?:st|nd|rd|th)"
+        rf"(?: of {_MONTH})?\b",
     ),
     (
         "day_month",

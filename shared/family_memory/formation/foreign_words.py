@@ -64,7 +64,8 @@ _TABLE: dict[str, tuple[str, str, str]] = {
         "hoy manana ayer",
     ),
     "portuguese": (
-        "segunda-feira terca-feira/terca quarta-feira quinta-feira sexta-feira sabado domingo",
+        "segunda-feira/segunda terca-feira/terca quarta-feira/quarta quinta-feira/quinta sexta-feira/sexta"
+        " sabado domingo",
         "janeiro fevereiro marco abril maio junho julho agosto setembro outubro novembro dezembro",
         "hoje amanha ontem",
     ),
@@ -191,6 +192,10 @@ AMBIGUOUS = frozenset(
         "juma",
         "hafta",
         "segunda-feira",
+        "segunda",
+        "quarta",
+        "quinta",
+        "sexta",
         "manana",
         "morgen",
         "marco",
@@ -198,7 +203,8 @@ AMBIGUOUS = frozenset(
 )
 #: Words before a calendar word that say it is one ("sa linggo", "tuwing lunes", "kila jumamosi").
 _CONTEXT_BEFORE = frozenset(
-    "sa tuwing on every this hari kila siku el los le am w we de setiap pada ng until till by".split()  # noqa: SIM905
+    """sa tuwing on every this hari kila siku el los le am w we de setiap pada ng until till by toda todas na nas
+    cada""".split()  # noqa: SIM905
 )
 #: Parts of the day after a calendar word ("linggo ng umaga", "leo jioni", "bukas ng gabi").
 _PARTS = frozenset(
@@ -260,6 +266,11 @@ def _plain(text: str) -> str:
     return "".join(c for c in text if not unicodedata.combining(c)).replace("’", "'")
 
 
+def plain(text: str) -> str:
+    """``text`` without its accents ("natação" -> "natacao"), as the tables are written."""
+    return _plain(text)
+
+
 _FORMS = sorted(CALENDAR, key=len, reverse=True)
 _FOREIGN = re.compile(r"(?<![\w'-])(" + "|".join(re.escape(f) for f in _FORMS) + r")(?![\w-])", re.I)
 _WORD = re.compile(r"[\w'-]+")
@@ -292,7 +303,11 @@ def english_calendar(text: str) -> str:
     """``text`` with its foreign weekday, month and today/tomorrow/yesterday words (accents
     stripped) written in English: "sa linggo ng umaga" -> "sa sunday ng umaga"."""
     plain = _plain(text)
-    return _FOREIGN.sub(lambda m: CALENDAR[m.group(1).lower()] if _counts(plain, m) else m.group(1), plain)
+    english = _FOREIGN.sub(lambda m: CALENDAR[m.group(1).lower()] if _counts(plain, m) else m.group(1), plain)
+    return _DAY_OF_MONTH.sub(r"\1 \2", english)  # "dia 9 de october", "el 3 de march": "9 october"
+
+
+_DAY_OF_MONTH = re.compile(r"\b(\d{1,2}) (?:de|di|du) (" + "|".join(_MONTHS) + r")\b", re.I)
 
 
 def calendar_words(text: str) -> list[str]:
@@ -403,11 +418,20 @@ _FREQUENCY_AND_SCOPE: tuple[tuple[str, str], ...] = (
     ("kamwe", "never"),
     # Spanish, Portuguese, Italian, French, German
     ("todos los dias, todo dia, todos os dias, ogni giorno, tous les jours, jeden tag, taglich", "every daily day"),
-    ("cada, ogni, chaque, jede, jeder, jedes", "every each"),
+    ("cada, ogni, chaque, jede, jeder, jedes, toda", "every each"),
+    ("toda semana, todas as semanas, toda a semana, cada semana, todas las semanas", "every week weekly"),
     ("todos, todas, tous, toutes, tutti, tutte, alle", "all every"),
     ("siempre, sempre, toujours, immer", "always"),
     ("nunca, jamais, niemals", "never"),
     ("solamente, somente, seulement, nur, soltanto", "only just"),
+    # holidays and everyday words (Portuguese, Spanish, French, German, Tagalog, Swahili)
+    ("natal, navidad, noel, weihnachten, pasko, krismasi", "christmas"),
+    ("vespera de natal, noite de natal, nochebuena, heiligabend, noche buena", "christmas eve"),
+    ("pascoa, pascua, paques, ostern", "easter"),
+    ("melhor amiga, melhor amigo, mejor amiga, mejor amigo, meilleure amie, meilleur ami", "best friend"),
+    ("beste freundin, bester freund, matalik na kaibigan, rafiki wa karibu", "best friend"),
+    ("sem, sin, sans, ohne, walang, bila", "without no"),
+    ("uma, una, uno, une, eine, isang", "one 1"),
     # Indonesian and Malay
     ("setiap hari, tiap hari", "every daily day"),
     ("setiap, tiap", "every each"),
@@ -433,6 +457,8 @@ def english_words(text: str) -> list[str]:
     subah" -> every, daily, day; "kabhi chikki mat daalna" -> never."""
     plain = _plain(text)
     words = [w for m in _LENT_FORMS.finditer(plain) for w in _LENT[m.group(1).lower()]]
+    if "christmas" in words and re.search(r"\b24\b", plain):
+        words.append("eve")  # "no natal a ceia é na noite do dia 24": Christmas Eve
     return words + (["never"] if _HINDI_NEVER.search(plain) else [])
 
 

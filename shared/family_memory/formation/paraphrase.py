@@ -118,6 +118,14 @@ PHRASINGS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
         (r"\b(?:handyman|diy|fix(?:es|ed|ing)?|mend(?:s|ed|ing)?)\b", "repairs repair fixes fix"),
         (r"\b(?:home from|off) (?:school|nursery|work|daycare)\b|\boff sick\b", "staying home absent"),
         (r"\b(?:trip|going|go|fly(?:ing)?|flight|heading) (?:back )?home\b|\bback home\b", "back return"),
+        (r"\bdrop(?:s|ped|ping)?\b", "off"),  # "gets dropped at the creche": dropped off
+        # A standing "can't have" is a "never", unless the turn gives it a day.
+        (
+            r"\b(?:can't|cant|cannot|can not|mustn't|must not) (?:have|eat|drink|be given)\b"
+            r"(?![^.!?]*\b(?:tonight|today|tomorrow|this (?:week|weekend|time)|till|until)\b)",
+            "never",
+        ),
+        (r"\b(?:type 1|type one|t1d?)\b.{0,120}?\b(?:pump|pen|shots?|injections?)\b", "insulin"),
         # Being somewhere for a time is spending it there: "hogmanay we're at lorraine's".
         (
             r"\b(?:we're|we are|we'll be|we will be|they're|they are|i'm|i am|i'll be)"

@@ -642,6 +642,9 @@ def _numbers(text: str) -> set[float]:
     # decimal stays too: "2.5 kg"); not a price ("£4.15").
     for match in _DOT_TIME.finditer(lowered):
         found.add(int(match.group(1)) + int(match.group(2)) / 60)
+    # The continental way: "às 15h30", "16h", "18h00".
+    for match in _H_TIME.finditer(lowered):
+        found.add(int(match.group(1)) + int(match.group(2) or 0) / 60)
     # Thousands said once stay thousands in the same sentence: "12k total, we have about 9 saved".
     for sentence in re.split(r"(?<=[.!?])\s+|\n+", lowered):
         if _THOUSANDS.search(sentence):
@@ -655,6 +658,8 @@ _AMOUNT_A_PERIOD = re.compile(
     r"\s?(?:a|per|each|every)\s(?:week|month|year|term|fortnight)\b",
     re.I,
 )
+#: An hour written with an "h" ("15h30", "16h"), as in Portuguese, French and Spanish.
+_H_TIME = re.compile(r"(?<![\w.,])([01]?\d|2[0-3])h([0-5]\d)?(?![\w])", re.I)
 #: An hour and its minutes with a dot between ("at 4.15", "6.40am"), not after a currency sign.
 _DOT_TIME = re.compile(r"(?<![£$€₦¥₩\d.,])([01]?\d|2[0-3])\.([0-5]\d)(?![\d.,%])(?!\s?(?:kg|km|mg|ml|g|l|m)\b)", re.I)
 #: A value carried over from what was said before: "same time", "usual time", "as before".
@@ -815,6 +820,7 @@ def _said_dates(text: str, day: date) -> tuple[set[date], int]:
     thurs"; "4/14" read both ways, month first and day first), and how many date phrases they
     are (a range is one)."""
     expanded = _CALENDAR_WORD.sub(lambda m: ABBREVIATIONS.get(m.group(1).lower(), m.group(1)), text)
+    expanded = foreign_words.english_calendar(expanded)  # "dia 9 de outubro" -> "9 october"
     days: set[date] = set()
     # A named month in both tenses: "we got a flat april 4 to 11" is a plan though "got" is
     # past, and the check asks only whether the turn's words can mean the summary's day.
@@ -948,8 +954,20 @@ def _quote_sentences(text: str, quotes: Sequence[str]) -> list[tuple[str, int]]:
         begin = max(b for b in starts if b <= at)
         ends = [m.end() for m in re.finditer(r"[.!?]+|\n|$", folded) if m.end() > at + len(q) - 1]
         end = min(ends) if ends else len(folded)
-        out.append((folded[begin:end], at - begin))
+        sentence = folded[begin:end]
+        if sentence.endswith("?") and _SELF_CORRECTION.match(folded[end:]):
+            sentence = sentence[:-1] + "."  # "at the piscina do alvito? no sorry, ...": a slip, not a question
+        out.append((sentence, at - begin))
     return out
+
+
+#: What opens a speaker's correction of the sentence just said ("... do alvito? no sorry, the ...").
+_SELF_CORRECTION = re.compile(r"\s*(?:no,? sorry|sorry|no wait|wait|i mean|actually|no no)\b", re.I)
+#: A question tag after a statement: "e a dona graça é madrinha do tomás, sabia?", "he's 6, right?".
+_TAG_QUESTION = re.compile(
+    r",?\s*\b(?:sabia|sabe|ne|né|right|innit|yeah|eh|na|diba|hai na|you know|no|oder|verdad|n'est-ce pas)\s*\?+\s*$",
+    re.I,
+)
 
 
 _SUBJECT_PRONOUNS = frozenset(["he", "she", "they", "it", "that", "this", "those", "these", "there"])
@@ -1056,6 +1074,7 @@ def check_support(
     pool += calendar_values.implied_words(source_text, said_on)  # "every day but sunday" -> Monday..Saturday
     pool += foreign_words.english_words(source_text)  # "zöliakie" -> coeliac, "roz" -> every
     phrased = set(paraphrase.lent_words(source_text))
+    pool += [foreign_words.plain(w) for w in set(pool) if not w.isascii()]  # "(natação)" is read without accents
     for head, glossed in foreign_words.glosses(claim.summary):  # "shrimp (hipon)": the family's own word
         held = all(_held(w, pool) for w in glossed)
         if held and head in phrased:
@@ -1091,6 +1110,7 @@ def check_support(
 
     # Numbers and times (those of the absolute dates aside).
     said_numbers = _numbers(source_text) | paraphrase.rate_numbers(source_text)
+    said_numbers |= {float(w) for w in foreign_words.english_words(source_text) if w.isdigit()}  # "uma": one
     if _AN_HOUR.search(source_text):
         said_numbers.add(1.0)  # "an hour on weekdays" is one hour
     if _SAME_AS_BEFORE.search(source_text):
@@ -1506,7 +1526,7 @@ def _asks(sentence: str, start: int, quotes: Sequence[str]) -> bool:
         return False
     if _QUESTION_START.match(sentence[start:]) or (start == 0 and _QUESTION_START.match(sentence)):
         return True
-    if not sentence.rstrip().endswith("?"):
+    if not sentence.rstrip().endswith("?") or _TAG_QUESTION.search(sentence):
         return False
     quote = max((normalise_for_match(q).strip(" .,!?") for q in quotes), key=len, default="")
     after = sentence[start + len(quote) :]
@@ -1575,6 +1595,8 @@ _AVERSION = re.compile(
 _FREE_OF = re.compile(
     r"\b([a-z]+)-free\b|\b(dairy|gluten|nut|peanut|sugar|meat|egg|alcohol|caffeine|lactose|wheat|soy) free\b"
 )
+#: "nothing with a screen", "nothing containing nuts": "no" and the noun phrase after.
+_NOTHING_WITH = re.compile(r"\bnothing (?:with|containing|that has) (?:an? |any )?")
 #: Where the noun phrase a "no" governs ends ("no dairy for vy": Vy is not negated).
 _NOUN_PHRASE_END = re.compile(
     r"\b(?:and|for|at|in|on|with|to|from|during|after|before|when|until|by|near|around|is|are|was|were|"
@@ -1608,6 +1630,7 @@ def _word_polarity(clause: str, inherited: bool, *, generic: bool = False) -> di
     generic words too ("needs")."""
     folded = normalise_for_match(clause).replace("’", "'")
     folded = _FREE_OF.sub(lambda m: f"no {m.group(1) or m.group(2)}", folded)
+    folded = _NOTHING_WITH.sub("no ", folded)  # "nothing with a screen at the table": no screens
     whole: bool | None = None
     if foreign_words.POSTPOSED_NEGATOR.search(folded):  # "karela bilkul pasand nahi"
         return {m.group(0).lower(): None for m in _TOKEN.finditer(folded)}
@@ -1760,7 +1783,13 @@ def _polarity_problems(summary: str, sources: Sequence[SpokenTurn]) -> list[str]
     clause negates a word whose opposite the other says plainly ("sam is no longer scared of the
     dark" -> "Sam is fine with the dark now"; ``paraphrase.NEGATION_ANTONYMS``)."""
     source_clauses = [c for t in sources for c in _polar_clauses(t.text)]
+    # "can't have egg, he's allergic" is "allergic to egg": where the turns speak of an allergy,
+    # what the summary says someone is allergic to is compared neither way.
+    allergy_said = any(re.search(r"\ballerg", t.text, re.I) for t in sources)
     for clause, ours_polarity in _polar_clauses(summary):
+        if allergy_said:
+            allergens = set(re.findall(r"\ballergic to (?:the |an? )?([^\W\d_]+)", normalise_for_match(clause)))
+            ours_polarity = {w: (None if w in allergens else state) for w, state in ours_polarity.items()}
         ours = _restated_words(clause)
         if len(ours) < 2:
             continue
@@ -1982,6 +2011,8 @@ _TITLES = frozenset({"mr", "mrs", "ms", "miss", "dr", "prof", "coach", "aunt", "
 _HOUSEHOLD = frozenset({"family", "household", "kids", "children", "everyone", "parents"})
 _RAW = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*", re.UNICODE)
 _PERSON_CLAUSE = re.compile(
+    # An emoji ends a clause as a full stop does: "tyler tried it yesterday 🙄 nobody comes over ..."
+    r"[\U0001F300-\U0001FAFF\u2600-\u27BF]+|"
     r"[,;:!?]+|\.(?!\d)|\s[—–-]\s|\b(?:but|while|whereas|so|because|cos|coz|cuz|though|although)\b|"
     r"\band(?= (?:i|we|he|she|they|i'm|he's|she's)\b)",
     re.I,
