@@ -366,3 +366,16 @@ def test_asking_who_can_look_after_a_child_brings_who_looks_after_them(runtime: 
     # "who can watch noor" shares no word with "babysitter"; the task is childcare.
     assert sitter.id in rules(runtime, "we want a date night saturday, who can watch noor?")
     assert sitter.id not in rules(runtime, "who can watch the match with dad on saturday?")
+
+
+def test_the_speakers_kin_reaches_that_persons_rules(runtime: Runtime) -> None:
+    """ "take my mum to the clinic" by Ciarán: Layla, whom a relationship on file calls his
+    mother, is named, so her allergy reaches the task (issue 11 section 2)."""
+    message = "find somewhere nice to take my mum for lunch, she needs antibiotics from the pharmacy first"
+    assert PENICILLIN.id not in rules(runtime, message, member="ciaran")  # who "my mum" is: not on file
+    mother = fact("Layla is Ciarán's mum.", "Ciarán's mother", applies_to=[MOM, CIARAN], type=MemoryType.RELATIONSHIP)
+    runtime.writer.apply(change_set(add(mother)))
+    runtime.drain()
+    assert PENICILLIN.id in rules(runtime, message, member="ciaran")
+    # His "my dad" is not Layla.
+    assert PENICILLIN.id not in rules(runtime, message.replace("my mum", "my dad"), member="ciaran")

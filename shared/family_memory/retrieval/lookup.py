@@ -83,6 +83,7 @@ from family_memory.retrieval.must_know import (
     NameBook,
     must_know,
     people_named,
+    says_kin,
     tasks_of,
 )
 from family_memory.retrieval.schedule import activity_words, arrangement_words, asked_weekday, covers, recurs
@@ -597,6 +598,11 @@ class TurnLookup:
             fact_filter = SearchFilter.current(today, types=types)
             with contextlib.suppress(IndexUnavailableError):
                 hits = [*hits, *self.index.semantic(family_id, vector, fact_filter, POOL)]
+        if member_id and says_kin(message) and not tasks & {"care"}:
+            # "take ma maw for her lunch": who the speaker's mother is, to reach her rules.
+            kin_filter = SearchFilter.current(today, types=frozenset({MemoryType.RELATIONSHIP}))
+            with contextlib.suppress(IndexUnavailableError):
+                hits = [*hits, *self.index.semantic(family_id, vector, kin_filter, POOL)]
         rows = self.catalog.get_rows(family_id, [h.memory_id for h in hits])
         current = [
             (row, place)

@@ -67,7 +67,10 @@ _TASKS: dict[str, re.Pattern[str]] = {
         r"\b(?:book|booking|reserve|reservation|schedule|appointment|appt|sign (?:\w+ )?up|register|buy|purchase|"
         r"order|pay|paying|payment|tickets?|arrange|set (?:that|it|this) up|set up|cancel|subscribe|spend|"
         r"instalments?|installments?|finance|loan|credit|deposit|quote|hire|spread (?:the )?(?:cost|payments?)|"
-        r"afford|cost|costs|price|prices)\b",
+        r"afford|cost|costs|price|prices|"
+        # Finding a venue is booking one: "find somewhere nice to take ma maw for her lunch".
+        r"find (?:us |me |them )?(?:somewhere|a place|a venue|a restaurant|a cafe|a café)|"
+        r"somewhere (?:nice|to eat|to go))\b",
         re.I,
     ),
     "driving": re.compile(
@@ -209,6 +212,55 @@ _EVERYONE = re.compile(
 )
 
 
+#: Kin words by the relation they name, in the Englishes and languages families use.
+_KIN_FORMS = {
+    "mother": "mum mom mam maw ma mammy mommy mama mother mither amma ammi maa mae mãe",
+    "father": "dad da daddy papa pa father faither abba baba pai",
+    "grandmother": "gran granny grandma grandmother nan nana nanna nani dadi teta lola abuela avo avó",
+    "grandfather": "grandad granddad grandpa grandfather gramps nana-ji dada dadaji jiddo lolo abuelo avô",
+    "wife": "wife missus",
+    "husband": "husband hubby",
+    "partner": "partner",
+    "son": "son boy",
+    "daughter": "daughter girl",
+    "sister": "sister sis",
+    "brother": "brother bro",
+}
+_KIN_CLASS = {form: kin for kin, forms in _KIN_FORMS.items() for form in forms.split()}
+_KIN_SAID = re.compile(
+    r"\b(?:my|ma|me|mah)\s+(?:wee |old |little |big )?("
+    + "|".join(re.escape(f) for f in sorted(_KIN_CLASS, key=len, reverse=True))
+    + r")\b"
+)
+
+
+def kin_of_speaker(
+    kin: Iterable[str], rows: Iterable[CatalogRow], names: dict[str, frozenset[str]], speaker: frozenset[str]
+) -> frozenset[str]:
+    """The people a message names by the speaker's kin ("ma maw", "my wife"): the others of a
+    relationship on file that calls them that of the speaker ("Morag, known as Gran, is Stuart's
+    mother" for Stuart's "ma maw"), in any of the kin words for the relation."""
+    relations = {_KIN_CLASS[k] for k in kin}
+    forms = [f for kin_class in relations for f in _KIN_FORMS[kin_class].split()]
+    mine = [n for n, ids in names.items() if ids & speaker and len(n) > 1]
+    if not mine:
+        return frozenset()
+    pattern = re.compile(
+        rf"\b(?:{'|'.join(re.escape(n) for n in mine)})['’]s (?:{'|'.join(re.escape(f) for f in forms)})\b"
+    )
+    found: set[str] = set()
+    for row in rows:
+        mine_too = row.type is MemoryType.RELATIONSHIP and bool(speaker & set(row.applies_to))
+        if mine_too and pattern.search(normalise_for_match(row.summary)):
+            found |= set(row.applies_to) - speaker
+    return frozenset(found)
+
+
+def says_kin(message: str) -> bool:
+    """Whether the message names someone by the speaker's kin ("ma maw", "my wife")."""
+    return _KIN_SAID.search(normalise_for_match(message)) is not None
+
+
 @dataclass(frozen=True)
 class MustKnow:
     row: CatalogRow
@@ -340,6 +392,10 @@ def must_know(
     a constraint concerns the people it applies to."""
     tasks = _tasks_of(message)
     named = people_named(message, names) | (speaker if _FIRST_PERSON.search(message) else frozenset())
+    if speaker and (kin := _KIN_SAID.findall(normalise_for_match(message))):
+        # "take ma maw for her lunch" by Stuart: the mother his relationships on file name.
+        rows = list(rows)
+        named |= kin_of_speaker(kin, (row for row, _ in rows), names, speaker)
     says_everyone = bool(_EVERYONE.search(message))
     everyone = not named or says_everyone
     # Whose food it is matters only for a meal.
