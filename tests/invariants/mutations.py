@@ -1617,7 +1617,7 @@ MUTATIONS: list[Mutation] = [
     m(
         "10.must-know-rules-dropped",
         "10: the hard constraints and directives a message touches reach the agent on that turn",
-        [(LOOKUP, "        chosen = must_know(message, current, names, speaker)\n", "        chosen = []\n")],
+        [(LOOKUP, "        chosen = must_know(message, current, names, speaker, kin)\n", "        chosen = []\n")],
         ["tests/integration/test_must_know.py"],
     ),
     m(

@@ -202,7 +202,6 @@ PHRASINGS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
         (r"\b(?:my|his|her|their|your|our|the weans'?|\w+'s) piece\b", "packed lunch sandwich sandwiches"),
         (r"\b(?:the|doing the|do the|get the|got the|for the) messages\b", "shopping groceries grocery"),
         (r"\b(?:weans?|bairns?)\b", "children kids child kid"),
-        (r"\b(?:ma|my|his|her|\w+'?s) maw\b", "mother mum mom"),
         (r"\b(?:packed|jacked|chucked) (?:it )?in\b", "stopped stop quit gave given up"),
         (r"\btiffins?\b", "lunch lunchbox packed box"),
         (r"\bprepone[ds]?\b|\bpreponing\b", "earlier brought forward moved"),

@@ -44,7 +44,7 @@ from difflib import SequenceMatcher
 from family_memory.domain.text import normalise_for_match
 from family_memory.formation import calendar_values, foreign_words, paraphrase, senses
 from family_memory.formation.dates import WEEKDAY_FORMS, find_dates, past_tense, weekday_number
-from family_memory.formation.relations import ADULT_RELATIONS, CHILD_RELATIONS, RELATION_WORDS
+from family_memory.formation.relations import ADULT_RELATIONS, CHILD_RELATIONS, KIN_WORDS, RELATION_WORDS
 from family_memory.formation.text_similarity import STOPWORDS
 
 # --- the lexicon: what family talk abbreviates, and words that mean the same ----------------
@@ -103,47 +103,7 @@ ABBREVIATIONS: dict[str, str] = {
     "med": "medication",
     "pe": "physical education",
     "gp": "doctor",
-    "mom": "mother",
-    "mum": "mother",
-    "mam": "mother",
-    "ma": "mother",
-    "mama": "mother",
-    "mommy": "mother",
-    "mummy": "mother",
-    "mammy": "mother",
-    "dad": "father",
-    "da": "father",
-    "papa": "father",
-    "daddy": "father",
-    "pa": "father",
-    "nan": "grandmother",
-    "nana": "grandmother",
-    "nanna": "grandmother",
-    "gran": "grandmother",
-    "granny": "grandmother",
-    "grandma": "grandmother",
-    "grandmom": "grandmother",
-    "oma": "grandmother",
-    "abuela": "grandmother",
-    "nani": "grandmother",
-    "dadi": "grandmother",
-    "lola": "grandmother",
-    "halmeoni": "grandmother",
-    "babcia": "grandmother",
-    "bubbe": "grandmother",
-    "grandpa": "grandfather",
-    "gramps": "grandfather",
-    "granddad": "grandfather",
-    "grandad": "grandfather",
-    "opa": "grandfather",
-    "abuelo": "grandfather",
-    "nana-ji": "grandfather",
-    "lolo": "grandfather",
-    "dziadek": "grandfather",
-    "hubby": "husband",
-    "wifey": "wife",
-    "bro": "brother",
-    "sis": "sister",
+    **KIN_WORDS,  # "mum", "ma", "nani", "hubby" (relations.py)
     "kid": "child",
     "kids": "children",
     "kiddo": "child",

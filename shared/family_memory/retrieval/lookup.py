@@ -81,9 +81,9 @@ from family_memory.retrieval.must_know import (
     POOL,
     POOL_TYPES,
     NameBook,
+    kin_said,
     must_know,
     people_named,
-    says_kin,
     tasks_of,
 )
 from family_memory.retrieval.schedule import activity_words, arrangement_words, asked_weekday, covers, recurs
@@ -598,7 +598,8 @@ class TurnLookup:
             fact_filter = SearchFilter.current(today, types=types)
             with contextlib.suppress(IndexUnavailableError):
                 hits = [*hits, *self.index.semantic(family_id, vector, fact_filter, POOL)]
-        if member_id and says_kin(message) and not tasks & {"care"}:
+        kin = kin_said(message) if member_id else []
+        if kin and "care" not in tasks:
             # "take ma maw for her lunch": who the speaker's mother is, to reach her rules.
             kin_filter = SearchFilter.current(today, types=frozenset({MemoryType.RELATIONSHIP}))
             with contextlib.suppress(IndexUnavailableError):
@@ -611,7 +612,7 @@ class TurnLookup:
         ]
         names = self.names(family_id)
         speaker = names.get(normalise_for_match(member_id), frozenset()) if member_id else frozenset()
-        chosen = must_know(message, current, names, speaker)
+        chosen = must_know(message, current, names, speaker, kin)
         if surface is Surface.HOUSEHOLD:
             shared = [m.row for m in chosen if m.row.sensitivity is Sensitivity.NORMAL]
             return shared, len(shared) < len(chosen)

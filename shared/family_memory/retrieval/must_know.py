@@ -38,6 +38,7 @@ from dataclasses import dataclass
 
 from family_memory.domain.memory import MemoryType, Strength
 from family_memory.domain.text import normalise_for_match
+from family_memory.formation.relations import ADULT_RELATIONS, CHILD_RELATIONS, KIN_WORDS
 from family_memory.formation.text_similarity import STOPWORDS, content_tokens
 from family_memory.ports.catalog import CatalogRow
 
@@ -212,21 +213,8 @@ _EVERYONE = re.compile(
 )
 
 
-#: Kin words by the relation they name, in the Englishes and languages families use.
-_KIN_FORMS = {
-    "mother": "mum mom mam maw ma mammy mommy mama mother mither amma ammi maa mae mãe",
-    "father": "dad da daddy papa pa father faither abba baba pai",
-    "grandmother": "gran granny grandma grandmother nan nana nanna nani dadi teta lola abuela avo avó",
-    "grandfather": "grandad granddad grandpa grandfather gramps nana-ji dada dadaji jiddo lolo abuelo avô",
-    "wife": "wife missus",
-    "husband": "husband hubby",
-    "partner": "partner",
-    "son": "son boy",
-    "daughter": "daughter girl",
-    "sister": "sister sis",
-    "brother": "brother bro",
-}
-_KIN_CLASS = {form: kin for kin, forms in _KIN_FORMS.items() for form in forms.split()}
+#: "my mum", "ma maw", "my wee sister": a relation of the speaker, by any word for it (``KIN_WORDS``).
+_KIN_CLASS = {**{w: w for w in (*ADULT_RELATIONS, *CHILD_RELATIONS)}, **KIN_WORDS}
 _KIN_SAID = re.compile(
     r"\b(?:my|ma|me|mah)\s+(?:wee |old |little |big )?("
     + "|".join(re.escape(f) for f in sorted(_KIN_CLASS, key=len, reverse=True))
@@ -241,7 +229,7 @@ def kin_of_speaker(
     relationship on file that calls them that of the speaker ("Morag, known as Gran, is Stuart's
     mother" for Stuart's "ma maw"), in any of the kin words for the relation."""
     relations = {_KIN_CLASS[k] for k in kin}
-    forms = [f for kin_class in relations for f in _KIN_FORMS[kin_class].split()]
+    forms = [f for f, relation in _KIN_CLASS.items() if relation in relations]
     mine = [n for n, ids in names.items() if ids & speaker and len(n) > 1]
     if not mine:
         return frozenset()
@@ -256,9 +244,9 @@ def kin_of_speaker(
     return frozenset(found)
 
 
-def says_kin(message: str) -> bool:
-    """Whether the message names someone by the speaker's kin ("ma maw", "my wife")."""
-    return _KIN_SAID.search(normalise_for_match(message)) is not None
+def kin_said(message: str) -> list[str]:
+    """The words by which the message names someone by the speaker's kin ("ma maw": maw)."""
+    return _KIN_SAID.findall(normalise_for_match(message))
 
 
 @dataclass(frozen=True)
@@ -384,15 +372,17 @@ def must_know(
     rows: Iterable[tuple[CatalogRow, int]],
     names: dict[str, frozenset[str]],
     speaker: frozenset[str] = frozenset(),
+    kin: Sequence[str] | None = None,
 ) -> list[MustKnow]:
     """The rules among ``rows`` (each with its place in the filtered pass) that bear on
     ``message``, most pressing first. ``names``: every name the family uses, to the entity ids;
-    ``speaker``: the entity of the member who sent it ("I", "me": their rules concern them).
+    ``speaker``: the entity of the member who sent it ("I", "me": their rules concern them);
+    ``kin``: ``kin_said(message)`` when the caller has it already.
     A directive is an instruction to the assistant, so it concerns whoever the task is for;
     a constraint concerns the people it applies to."""
     tasks = _tasks_of(message)
     named = people_named(message, names) | (speaker if _FIRST_PERSON.search(message) else frozenset())
-    if speaker and (kin := _KIN_SAID.findall(normalise_for_match(message))):
+    if speaker and (kin := kin_said(message) if kin is None else kin):
         # "take ma maw for her lunch" by Stuart: the mother his relationships on file name.
         rows = list(rows)
         named |= kin_of_speaker(kin, (row for row, _ in rows), names, speaker)
