@@ -1700,6 +1700,87 @@ MUTATIONS: list[Mutation] = [
         ],
         [T_CARD_WEB],
     ),
+    m(
+        "2.support-pronoun-of-another-accepted",
+        '2: a claim the cited turns do not support does not become a memory (what "he" or "she" did, given to the writer '
+        "or to someone named after)",
+        [
+            (
+                SUPPORT,
+                "        and (elsewhere := _pronoun_of_another(clause, before, ours, people, writer, by_writer, first_clause))",
+                "        and (elsewhere := None)",
+                "_misbound",
+            )
+        ],
+        ["tests/unit/test_support_binding.py"],
+    ),
+    m(
+        "2.support-writer-possessive-read-as-writer",
+        '2: faithful summaries are accepted ("Ciarán\'s girlfriend Aoife" is not Ciarán, though he wrote "shes coeliac")',
+        [
+            (
+                SUPPORT,
+                "and ours == {writer} and not possessive and not",
+                "and ours == {writer} and not",
+                "_pronoun_of_another",
+            )
+        ],
+        ["tests/unit/test_support_binding.py"],
+    ),
+    m(
+        "2.support-unit-changed-accepted",
+        '2: a claim the cited turns do not support does not become a memory ("six weeks" said, "six months" summarised)',
+        [
+            (
+                "shared/family_memory/formation/quantities.py",
+                "        if other is not None:",
+                "        if False:",
+                "unit_problem",
+            )
+        ],
+        ["tests/unit/test_support_quantities.py"],
+    ),
+    m(
+        "2.support-unit-conversion-unread",
+        '2: faithful summaries are accepted ("a fortnight" is "two weeks", "half an hour" is "30 minutes")',
+        [
+            (
+                "shared/family_memory/formation/quantities.py",
+                "    return abs(a.size - b.size) <= 0.1 * max(a.size, b.size)",
+                "    return False",
+                "_same",
+            )
+        ],
+        ["tests/unit/test_support_quantities.py"],
+    ),
+    m(
+        "2.support-my-relative-given-to-writer",
+        '2: a claim the cited turns do not support does not become a memory ("my wife olga started night shifts" is '
+        "not the writer's)",
+        [
+            (
+                SUPPORT,
+                "        and not _held(ABBREVIATIONS.get(relative, relative), said_in_summary)\n    ):",
+                "        and False\n    ):",
+                "_misbound",
+            )
+        ],
+        ["tests/unit/test_support_binding.py"],
+    ),
+    m(
+        "2.support-my-relative-named-in-summary-refused",
+        "2: faithful summaries are accepted (a summary that names the writer's relative keeps the relative's claim)",
+        [
+            (
+                SUPPORT,
+                "        and not _held(relative, said_in_summary)\n"
+                "        and not _held(ABBREVIATIONS.get(relative, relative), said_in_summary)\n",
+                "",
+                "_misbound",
+            )
+        ],
+        ["tests/unit/test_support_binding.py"],
+    ),
 ]
 
 

@@ -238,3 +238,57 @@ def test_a_part_of_a_parallel_after_a_shared_verb_kept_with_its_own_part_passes(
     summary: str, turn: str, names: tuple[str, ...]
 ) -> None:
     assert not problems(summary, turn, names=names, known=names)
+
+
+# --- a pronoun or a relative that is not the summary's subject ------------------------------
+
+FRIENDS = ("Andre", "Lerato", "Naledi", "Thabo", "Dmitri", "Olga", "Ciarán", "Aoife")
+CROP_OVER = "my brother called last night, he say he gon come down for crop over"
+EPIPEN = "lerato is allergic to peanuts, she carries an epipen. naledi is fine with them"
+NIGHTS = "my wife olga started night shifts at the hospital, so mornings are quiet"
+LESSONS = "my son is learning the violin, i'm learning guitar"
+HIP = "my mum has a hip operation on friday, I'm driving her to the hospital"
+GF = "n aoife's my gf btw. shes coeliac so if ur ever doin food for her no gluten, like proper"  # fitzgerald s02
+
+
+@pytest.mark.parametrize(
+    ("summary", "turn", "writer", "why"),
+    [
+        # the writer never calls themself "he": the plan is the brother's
+        ("Andre is coming down for Crop Over.", CROP_OVER, "Andre", "'he', not andre"),
+        # "she" after a clause of Lerato, with Naledi named only after it, is Lerato
+        ("Naledi carries an EpiPen.", EPIPEN, "Thabo", "of lerato, not naledi"),
+        # "my wife olga" by Dmitri is not Dmitri
+        ("Dmitri started night shifts at the hospital.", NIGHTS, "Dmitri", "dmitri's wife, not dmitri"),
+        ("Dmitri is learning the violin.", LESSONS, "Dmitri", "dmitri's son, not dmitri"),
+    ],
+)
+def test_a_claim_the_turn_makes_of_a_pronoun_or_relative_is_refused_for_another(
+    summary: str, turn: str, writer: str, why: str
+) -> None:
+    names = tuple(n for n in FRIENDS if n in summary)
+    found = problems(summary, turn, names=names, known=FRIENDS, writer=writer)
+    assert any(why in p for p in found), found
+
+
+@pytest.mark.parametrize(
+    ("summary", "turn", "writer"),
+    [
+        ("Andre's brother is coming down for Crop Over.", CROP_OVER, "Andre"),
+        ("Lerato carries an EpiPen.", EPIPEN, "Thabo"),
+        ("Dmitri's wife Olga started night shifts at the hospital.", NIGHTS, "Dmitri"),
+        ("Dmitri's wife started night shifts at the hospital.", NIGHTS, "Dmitri"),
+        ("Dmitri is learning guitar.", LESSONS, "Dmitri"),
+        ("Dmitri's son is learning the violin.", LESSONS, "Dmitri"),
+        # the writer's own part, the relative named in the summary: "mum" read as "mother" too
+        ("Dmitri is driving his mum to her hip operation at the hospital.", HIP, "Dmitri"),
+        ("Dmitri is driving his mother to the hospital for her hip operation.", HIP, "Dmitri"),
+        # "she" by Ciarán is not Ciarán, and a summary about Ciarán's girlfriend is not about him
+        ("Ciarán's girlfriend Aoife is coeliac, so food for her must be strictly gluten-free.", GF, "Ciarán"),
+    ],
+)
+def test_a_claim_given_to_the_pronoun_or_relative_the_turn_means_is_accepted(
+    summary: str, turn: str, writer: str
+) -> None:
+    names = tuple(n for n in FRIENDS if n in summary)
+    assert problems(summary, turn, names=names, known=FRIENDS, writer=writer) == []

@@ -42,7 +42,7 @@ from datetime import date
 from difflib import SequenceMatcher
 
 from family_memory.domain.text import normalise_for_match
-from family_memory.formation import calendar_values, foreign_words, paraphrase, senses
+from family_memory.formation import calendar_values, foreign_words, paraphrase, quantities, senses
 from family_memory.formation.dates import WEEKDAY_FORMS, find_dates, past_tense, weekday_number
 from family_memory.formation.relations import ADULT_RELATIONS, CHILD_RELATIONS, KIN_WORDS, RELATION_WORDS
 from family_memory.formation.text_similarity import STOPWORDS
@@ -1095,6 +1095,9 @@ def check_support(
     said_periods = _periods(f"{source_text} {' '.join(lent_periods)}")
     if ours_periods and said_periods and not ours_periods & said_periods:
         problems.append(f"the turns say a {sorted(said_periods)[0]}, not a {sorted(ours_periods)[0]}")
+    # A quantity's unit: "in a cast for six weeks" is not "for six months" (formation/quantities.py).
+    if unit := quantities.unit_problem(cut, source_text):
+        problems.append(unit)
 
     # Words of substance: each new word of the summary must stand for a word of the turns it drops.
     names = set(claim.names) | set(claim.known_names) | writers
@@ -2048,6 +2051,8 @@ def _misbound(
     if not substance:
         return None
     best: tuple[int, str, str] = (0, "", "")
+    before: list[str] = []  # the clauses of the quoted turn before the best one
+    by_writer = False
     for turn in quoted:
         clauses = _clauses_of(turn.text, people)
         for n, clause in enumerate(clauses):
@@ -2057,15 +2062,35 @@ def _misbound(
                 # named: "my parents are coming in june, they'll stay two weeks".
                 pronoun = n > 0 and bool(re.match(r"\s*(?:they|she|he)\b", clause, re.I))
                 best = (held, clause, clauses[n - 1] if pronoun else clause)
+                before, by_writer = clauses[:n], bool(writer and writer in _raw_words(" ".join(turn.writer_names)))
     held, clause, referent = best
     if held * 2 < len(substance):
         return None
+    whose = _kin_of(first_clause)  # "Yasmin's uncle Samir ...": the subject is not Yasmin
+    if (
+        ours
+        and "family" not in ours
+        and not whose
+        and (elsewhere := _pronoun_of_another(clause, before, ours, people, writer, by_writer, first_clause))
+    ):
+        return elsewhere
     # "my mum's coming for christmas" by Astrid is not "Erik's mother is coming for Christmas".
     mine = re.match(r"\s*my ([\w'-]+)(?: ([\w'-]+))?", normalise_for_match(referent).replace("’", "'"))
     words_after_my = [w.removesuffix("'s") for w in mine.groups() if w] if mine else []
     relative = next((w for w in words_after_my if w in _RELATIONS), "")  # "my mum", "my little brother"
     if kin and writer and relative in _RELATIONS:
         return f"the turn says that of {writer}'s {relative}, not {next(iter(kin))}'s"
+    said_in_summary = [*_tokens(first_clause), *_raw_words(first_clause)]
+    if (
+        writer
+        and ours == {writer}
+        and relative
+        and not whose
+        and not _held(relative, said_in_summary)
+        and not _held(ABBREVIATIONS.get(relative, relative), said_in_summary)
+    ):
+        # "my wife olga is working nights" by Dmitri is not "Dmitri works nights".
+        return f"the turn says that of {writer}'s {relative}, not {writer}"
     if not ours or "family" in ours:
         return None
     words = _raw_words(clause)
@@ -2085,6 +2110,40 @@ def _misbound(
         in_summary = set(_raw_words(summary))
         if theirs and not _compatible(ours, theirs) and not theirs <= in_summary:
             return f"the turn says that of {' and '.join(sorted(theirs))}, not {' and '.join(sorted(ours))}"
+    return None
+
+
+def _pronoun_of_another(
+    clause: str,
+    before: Sequence[str],
+    ours: frozenset[str],
+    people: dict[str, str],
+    writer: str | None,
+    by_writer: bool,
+    first_clause: str,
+) -> str | None:
+    """The clause that says the summary's substance opens with "he" or "she", and that pronoun
+    cannot be the summary's subject: the writer never calls themself "he" ("he say he gon come
+    down for crop over" by Andre is his brother's plan), and a pronoun after a clause of someone
+    else, with the summary's subject not named before it, is that someone's ("lerato is allergic
+    to peanuts, she carries an epipen. naledi is fine with them" does not give Naledi the EpiPen).
+    Read conservatively: a subject named anywhere before the pronoun may be the one it stands for."""
+    words = _raw_words(clause)
+    if not words or words[0] not in ("he", "he's", "hes", "she", "she's", "shes"):
+        return None
+    # "Ciarán's girlfriend Aoife is coeliac" (by Ciarán: "shes coeliac") is not about Ciarán.
+    said = normalise_for_match(first_clause).replace("’", "'")
+    possessive = bool(writer and re.search(rf"(?<!\w){re.escape(writer)}'s?(?!\w)", said))
+    if by_writer and writer and ours == {writer} and not possessive and not {"i", "i'm", "im", "me", "my"} & set(words):
+        return f"the turn says that of '{words[0]}', not {writer}"
+    named_before: set[str] = set()
+    for earlier in before:
+        named_before |= {people[w] for w in _raw_words(earlier) if w in people}
+        if {"i", "i'm", "im", "my", "me"} & set(_raw_words(earlier)) and writer:
+            named_before.add(writer)
+    others = named_before - ours - ({writer} if writer else set())
+    if others and not named_before & ours:
+        return f"the turn says that of {' and '.join(sorted(others))}, not {' and '.join(sorted(ours))}"
     return None
 
 
