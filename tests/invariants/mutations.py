@@ -1754,6 +1754,100 @@ MUTATIONS: list[Mutation] = [
         ["tests/unit/test_support_quantities.py"],
     ),
     m(
+        "2.support-holiday-swapped-accepted",
+        "2: a claim the cited turns do not support does not become a memory (New Year's Day for Stephen's Day)",
+        [
+            (
+                "shared/family_memory/formation/holidays.py",
+                "        if not any(_compatible(ours, theirs) for theirs in anywhere):",
+                "        if False:",
+                "holiday_problem",
+            )
+        ],
+        ["tests/unit/test_support_family_words.py"],
+    ),
+    m(
+        "2.support-holiday-words-unlent",
+        "2: faithful summaries are accepted ('Hogmanay' is New Year's Eve, 'Nadolig' Christmas)",
+        [(SUPPORT, "    pool += holidays.english_words(source_text)", "    pool += []", "check_support")],
+        ["tests/unit/test_support_family_words.py"],
+    ),
+    m(
+        "2.support-kin-word-unread",
+        "2: faithful summaries are accepted ('Ouma' is a grandmother)",
+        [("shared/family_memory/formation/relations.py", '    "ouma": "grandmother",  # Afrikaans\n', "")],
+        ["tests/unit/test_support_family_words.py"],
+    ),
+    m(
+        "2.support-report-kept-refused",
+        "2: faithful summaries are accepted (a summary that keeps a report as a report)",
+        [(SUPPORT, "    if _ATTRIBUTED.search(summary):\n        return False\n", "", "_reports")],
+        ["tests/unit/test_support_family_words.py"],
+    ),
+    m(
+        "2.support-report-read-past-the-quote",
+        "2: faithful summaries are accepted ('doc reckons another fortnight' after the quote is its own clause)",
+        [
+            (
+                SUPPORT,
+                "    return bool(_REPORTED.search(sentence[:end])) or tagged",
+                "    return bool(_REPORTED.search(sentence)) or tagged",
+                "_reports",
+            )
+        ],
+        ["tests/unit/test_support_family_words.py"],
+    ),
+    m(
+        "2.support-report-tagged-after-accepted",
+        "2: a claim the cited turns do not support does not become a memory ('we can stay up till 11, mum said' made a rule)",
+        [
+            (
+                SUPPORT,
+                "    tagged = bool(_TRAILING_REPORT.search(sentence) and _PERMISSION.search(summary))",
+                "    tagged = False",
+                "_reports",
+            )
+        ],
+        ["tests/unit/test_support_family_words.py"],
+    ),
+    m(
+        "2.support-comment-read-as-pointing-back",
+        "2: a claim the cited turns do not support does not become a memory (a swapped pair before 'that's long')",
+        [
+            (
+                "shared/family_memory/formation/binding.py",
+                '_POINTING_IT = re.compile(r"\\b(?:it|that)\\b(?![\'’]s\\b|\\s+(?:is|was)\\b)", re.I)',
+                '_POINTING_IT = re.compile(r"\\b(?:it|that)\\b", re.I)',
+            )
+        ],
+        ["tests/unit/test_support_family_words.py"],
+    ),
+    m(
+        "2.support-small-brother-read-as-older",
+        "2: a claim the cited turns do not support does not become a memory ('my small brother' summarised as the older one)",
+        [
+            (
+                "shared/family_memory/formation/paraphrase.py",
+                '("older eldest elder big", "younger youngest small little")',
+                '("older eldest", "younger youngest")',
+            )
+        ],
+        ["tests/unit/test_support_family_words.py"],
+    ),
+    m(
+        "2.support-midnight-unpaired",
+        "2: a claim the cited turns do not support does not become a memory (midnight given the other part's qualifier)",
+        [
+            (
+                "shared/family_memory/formation/binding.py",
+                '    if word in ("midnight", "noon", "midday"):',
+                "    if False:",
+                "_number_key",
+            )
+        ],
+        ["tests/unit/test_support_family_words.py"],
+    ),
+    m(
         "2.support-my-relative-given-to-writer",
         '2: a claim the cited turns do not support does not become a memory ("my wife olga started night shifts" is '
         "not the writer's)",

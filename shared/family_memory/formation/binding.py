@@ -76,6 +76,8 @@ def _number_key(tokens: Sequence[str], n: int) -> str | None:
     following = tokens[n + 1] if n + 1 < len(tokens) else ""
     if word in ("a", "an") and following == "hour":
         return "1"
+    if word in ("midnight", "noon", "midday"):
+        return "12"  # "home by 10 on school nights, weekends it's 12": midnight is the 12
     if word in _ORDINALS or re.fullmatch(r"\d+(?:st|nd|rd|th)", word):
         return None
     if word == "one" and (not following or following in STOPWORDS):
@@ -288,9 +290,15 @@ def _points_back(text: str, kind: str) -> bool:
     """A later piece leans on an earlier one: "omar's fine with it", "she does too"."""
     for piece in _PART.split(text)[1:]:
         words = _s._raw_words(piece or "")
-        if set(words) & _POINTS_BACK or "it" in words[1:] or "that" in words[1:]:
+        after_first = (piece or "").strip().split(None, 1)[1:]  # "it" opening a piece is its subject
+        if set(words) & _POINTS_BACK or (after_first and _POINTING_IT.search(after_first[0])):
             return True
     return False
+
+
+#: "it" or "that" standing for a thing said before ("omar's fine with it", "she hates that"), not
+#: the "it's" / "that's" of a value or a comment ("weekends it's 12", "fam that's long").
+_POINTING_IT = re.compile(r"\b(?:it|that)\b(?!['’]s\b|\s+(?:is|was)\b)", re.I)
 
 
 def _swap_in(clause: Sequence[_Item], parts: Sequence[_Part], kind: str) -> str | None:

@@ -676,7 +676,7 @@ OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
         ("morning mornings", "evening evenings night nights afternoon afternoons"),
         ("increase increases increased rise rises higher", "decrease decreases decreased reduced lower fall falls"),
         ("earlier early", "later late"),
-        ("older eldest", "younger youngest"),
+        ("older eldest elder big", "younger youngest small little"),  # "my small brother yaw" is the younger
         ("upstairs", "downstairs"),
         ("inside indoors", "outside outdoors"),
         ("love loves loved adore adores enjoy enjoys likes", "dislike dislikes hate hates"),

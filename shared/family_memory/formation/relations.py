@@ -110,6 +110,111 @@ KIN_WORDS: dict[str, str] = {
     "teta": "grandmother",
     "jiddo": "grandfather",
     "missus": "wife",
+    # Other languages' and Englishes' words for a relation, as families write them (without
+    # accents: the check reads "mamó" as "mamo"). Left out: words that are also an English word
+    # or a name ("tad", "pop", "tutu", "anna", "ate", "beta", "me"), or another relation in
+    # another language ("baba" is a father and, in Slavic, a grandmother; Hindi "mama" an uncle).
+    "ouma": "grandmother",  # Afrikaans
+    "oupa": "grandfather",
+    "tannie": "aunt",
+    "oom": "uncle",
+    "gogo": "grandmother",  # Zulu, Xhosa
+    "ugogo": "grandmother",
+    "mkhulu": "grandfather",
+    "umkhulu": "grandfather",
+    "nain": "grandmother",  # Welsh
+    "taid": "grandfather",
+    "mamgu": "grandmother",
+    "tadcu": "grandfather",
+    "mamo": "grandmother",  # Irish
+    "daideo": "grandfather",
+    "granda": "grandfather",  # Scots, Irish English
+    "grannie": "grandmother",
+    "gramma": "grandmother",
+    "grampa": "grandfather",
+    "thatha": "grandfather",  # Tamil, Telugu
+    "thaatha": "grandfather",
+    "paati": "grandmother",
+    "ammamma": "grandmother",
+    "appa": "father",  # Tamil, Korean
+    "akka": "sister",
+    "thambi": "brother",
+    "nanaji": "grandfather",  # Hindi, Urdu
+    "naniji": "grandmother",
+    "dadaji": "grandfather",
+    "dadiji": "grandmother",
+    "abbu": "father",
+    "didi": "sister",
+    "bhaiya": "brother",
+    "bhai": "brother",
+    "chacha": "uncle",
+    "chachi": "aunt",
+    "mamu": "uncle",
+    "mausi": "aunt",
+    "masi": "aunt",
+    "bua": "aunt",
+    "khala": "aunt",
+    "khalu": "uncle",
+    "khalo": "uncle",
+    "phupho": "aunt",
+    "nanay": "mother",  # Tagalog
+    "inay": "mother",
+    "tatay": "father",
+    "itay": "father",
+    "tita": "aunt",
+    "tito": "uncle",
+    "kuya": "brother",
+    "abuelita": "grandmother",  # Spanish, Portuguese
+    "abuelito": "grandfather",
+    "tia": "aunt",
+    "tio": "uncle",
+    "nonna": "grandmother",  # Italian
+    "nonno": "grandfather",
+    "zia": "aunt",
+    "zio": "uncle",
+    "tante": "aunt",  # French, German, Dutch
+    "oncle": "uncle",
+    "onkel": "uncle",
+    "mutti": "mother",
+    "vati": "father",
+    "omi": "grandmother",
+    "opi": "grandfather",
+    "mormor": "grandmother",  # Swedish, Norwegian, Danish
+    "farmor": "grandmother",
+    "morfar": "grandfather",
+    "farfar": "grandfather",
+    "babushka": "grandmother",  # Russian
+    "dedushka": "grandfather",
+    "dziadzia": "grandfather",  # Polish
+    "yiayia": "grandmother",  # Greek
+    "yaya": "grandmother",
+    "papou": "grandfather",
+    "zayde": "grandfather",  # Yiddish
+    "zaidy": "grandfather",
+    "savta": "grandmother",  # Hebrew
+    "saba": "grandfather",
+    "harabeoji": "grandfather",  # Korean
+    "halmoni": "grandmother",
+    "eomma": "mother",
+    "umma": "mother",
+    "obaachan": "grandmother",  # Japanese
+    "ojiichan": "grandfather",
+    "okaasan": "mother",
+    "otousan": "father",
+    "popo": "grandmother",  # Cantonese
+    "nainai": "grandmother",  # Mandarin
+    "yeye": "grandfather",
+    "laolao": "grandmother",
+    "ba": "father",  # Vietnamese
+    "bibi": "grandmother",  # Swahili
+    "babu": "grandfather",
+    "maame": "mother",  # Twi
+    "nne": "mother",  # Igbo
+    "nna": "father",
+    "kuia": "grandmother",  # Maori
+    "koro": "grandfather",
+    "nene": "grandmother",  # Turkish
+    "dede": "grandfather",
 }
 _DETERMINERS = frozenset({"my", "our", "his", "her", "their", "your", "the", "a"})
 

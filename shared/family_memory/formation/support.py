@@ -42,7 +42,7 @@ from datetime import date
 from difflib import SequenceMatcher
 
 from family_memory.domain.text import normalise_for_match
-from family_memory.formation import calendar_values, foreign_words, paraphrase, quantities, senses
+from family_memory.formation import calendar_values, foreign_words, holidays, paraphrase, quantities, senses
 from family_memory.formation.dates import WEEKDAY_FORMS, find_dates, past_tense, weekday_number
 from family_memory.formation.relations import ADULT_RELATIONS, CHILD_RELATIONS, KIN_WORDS, RELATION_WORDS
 from family_memory.formation.text_similarity import STOPWORDS
@@ -106,6 +106,11 @@ ABBREVIATIONS: dict[str, str] = {
     **KIN_WORDS,  # "mum", "ma", "nani", "hubby" (relations.py)
     "kid": "child",
     "kids": "children",
+    "wean": "child",  # Scots
+    "weans": "children",
+    "bairn": "child",
+    "bairns": "children",
+    "comp": "competition",  # "the robotics comp"
     "kiddo": "child",
     "kiddos": "children",
     "footy": "football",
@@ -288,6 +293,7 @@ IMPLIED: dict[str, tuple[str, ...]] = {
         ("jain", "onion garlic root vegetables meat eggs"),
         ("lactose", "dairy milk"),
         ("pregnant expecting", "baby"),  # "mele's expecting" is a baby on the way
+        ("insulin metformin diabetes diabetic", "blood sugar"),  # "sugar was ok today": his blood sugar
     )
     for word in words.split()
 }
@@ -1033,6 +1039,7 @@ def check_support(
     pool += paraphrase.lent_words(source_text)  # "skint" -> "money tight", "won't" -> "refuses"
     pool += calendar_values.implied_words(source_text, said_on)  # "every day but sunday" -> Monday..Saturday
     pool += foreign_words.english_words(source_text)  # "zöliakie" -> coeliac, "roz" -> every
+    pool += holidays.english_words(source_text)  # "hogmanay" -> new year's eve, "nadolig" -> christmas
     phrased = set(paraphrase.lent_words(source_text))
     pool += [foreign_words.plain(w) for w in set(pool) if not w.isascii()]  # "(natação)" is read without accents
     for head, glossed in foreign_words.glosses(claim.summary):  # "shrimp (hipon)": the family's own word
@@ -1095,6 +1102,9 @@ def check_support(
     said_periods = _periods(f"{source_text} {' '.join(lent_periods)}")
     if ours_periods and said_periods and not ours_periods & said_periods:
         problems.append(f"the turns say a {sorted(said_periods)[0]}, not a {sorted(ours_periods)[0]}")
+    # A holiday: "till stephen's day" is not "until New Year's Day" (formation/holidays.py).
+    if holiday := holidays.holiday_problem(cut, source_text, session_text):
+        problems.append(holiday)
     # A quantity's unit: "in a cast for six weeks" is not "for six months" (formation/quantities.py).
     if unit := quantities.unit_problem(cut, source_text):
         problems.append(unit)
@@ -1496,6 +1506,29 @@ def _asks(sentence: str, start: int, quotes: Sequence[str]) -> bool:
     return not re.search(r";|\b(?:so|but)\b", after)
 
 
+#: A summary that keeps the report as a report: "Kevin says his father said he can skip ...",
+#: "which the doctor thinks will take another two weeks".
+_ATTRIBUTED = re.compile(
+    r"\b(?:says?|said|told|tells|reckons?|thinks?|thought|according to|claims?|heard|believes?)\b", re.I
+)
+#: A report tagged on after what it reports: "we can skip chores this week, mum said".
+_TRAILING_REPORT = re.compile(r"[,;-]\s*(?:\S+\s+){0,2}(?:said|says|reckons|told (?:me|us))\W*$", re.I)
+
+
+def _reports(sentence: str, start: int, quote: str, summary: str) -> bool:
+    """Whether the quote's sentence passes on what someone else said or allowed, and the summary
+    states it as the family's own: a report in the words up to the quote's end or tagged on
+    after a permission ("dad said i can skip chores", "we can stay up till 11, mum said"), not
+    one of a later clause of its own ("... till his wrist's healed, doc reckons another fortnight")."""
+    if _ATTRIBUTED.search(summary):
+        return False
+    end = start + len(normalise_for_match(quote).strip(" .,!?"))
+    # A report tagged on after a permission passes on the permission; after a fact or a plan
+    # ("we're off to spain in july, mum said") the family passes on what it was told.
+    tagged = bool(_TRAILING_REPORT.search(sentence) and _PERMISSION.search(summary))
+    return bool(_REPORTED.search(sentence[:end])) or tagged
+
+
 def _speech_problems(claim: Claim, primary: str) -> list[str]:
     """The quote sits in a question, a possibility, a report of someone else's words, a value the
     speaker took back, or one occasion the summary turns into a habit."""
@@ -1509,7 +1542,8 @@ def _speech_problems(claim: Claim, primary: str) -> list[str]:
         quote_text = " ".join(claim.quotes)
         if _hedged(lead, quote_text, claim.summary):
             problems.append("the turn speaks of a possibility; the summary states it as fact")
-        if _REPORTED.search(sentence) or (_APPARENTLY.search(sentence) and _PERMISSION.search(claim.summary)):
+        reported = _reports(sentence, start, quote_text, claim.summary)
+        if reported or (_APPARENTLY.search(sentence) and _PERMISSION.search(claim.summary)):
             problems.append("the turn reports what someone else said or allowed")
         if (
             _EPISODE.search(sentence)

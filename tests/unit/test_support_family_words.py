@@ -1,0 +1,172 @@
+"""Family words and reported speech the support check reads (formation/holidays.py,
+formation/relations.py KIN_WORDS, support._reports, binding._points_back,
+paraphrase.OPPOSITES): each faithful summary it used to refuse beside a near miss it must
+still refuse. The turns are written the way families write, in several Englishes."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from family_memory.formation import holidays
+from family_memory.formation.support import Claim, SpokenTurn, check_support
+
+NAMES = ("Declan", "Maricel", "Jun", "Pieter", "Sipho", "Kevin", "Linh", "Leon", "Abena", "Yaw", "Daz", "Jack")
+
+
+def verdict(summary: str, turn: str, *, writer: str = "Declan", quote: str | None = None) -> list[str]:
+    claim = Claim(
+        summary=summary,
+        quotes=(quote or turn,),
+        names=tuple(n for n in NAMES if n in summary),
+        known_names=NAMES,
+    )
+    return check_support(claim, [SpokenTurn("user", turn, (writer,), quoted=True)], date(2026, 12, 4)).problems
+
+
+# --- holidays ---------------------------------------------------------------------------------
+
+STEPHENS = "Ma's coming Christmas Eve and stopping till Stephen's Day, God help us all"
+NOCHE_BUENA = "ok family meeting Tita Baby will bring the lechon sa Noche Buena, tayo na lang sa pancit"
+SIOE = "sioe Nadolig yr ysgol nos Fercher! Cerys is the angel Gabriel, need a tea towel for her head"
+HOGMANAY = "we're at Lorraine's for hogmanay, back on the 2nd"
+
+
+@pytest.mark.parametrize(
+    ("summary", "turn", "why"),
+    [
+        (
+            "Declan's mother is staying with the family from Christmas Eve until New Year's Day.",
+            STEPHENS,
+            "not new year's day",
+        ),
+        (
+            "Tita Baby will bring the lechon for the New Year's Eve dinner (Noche Buena).",
+            NOCHE_BUENA,
+            "not new year's eve",
+        ),
+    ],
+)
+def test_a_holiday_the_turns_do_not_name_is_refused(summary: str, turn: str, why: str) -> None:
+    found = verdict(summary, turn, writer="Maricel")
+    assert any(why in p for p in found), found
+
+
+@pytest.mark.parametrize(
+    ("summary", "turn"),
+    [
+        ("Declan's mother is staying with the family from Christmas Eve until St Stephen's Day.", STEPHENS),
+        ("Declan's mother is staying from Christmas Eve until Boxing Day.", STEPHENS),
+        ("Tita Baby will bring the lechon for the Christmas Eve dinner (Noche Buena).", NOCHE_BUENA),
+        ("Cerys is the angel Gabriel in the school Christmas show (sioe Nadolig).", SIOE),
+        ("The family is at Lorraine's for New Year's Eve (Hogmanay).", HOGMANAY),
+    ],
+)
+def test_a_holiday_named_in_the_familys_own_words_is_accepted(summary: str, turn: str) -> None:
+    assert verdict(summary, turn, writer="Maricel") == []
+
+
+def test_holidays_are_read_as_one_name_and_new_year_is_either_end() -> None:
+    assert holidays.holidays("Noche Buena, then hogmanay, then Tết") == {
+        "christmas eve",
+        "new year's eve",
+        "lunar new year",
+    }
+    assert holidays.holiday_problem("They arrive for New Year.", "we're at lorraine's for hogmanay") is None
+    # a holiday the conversation names elsewhere is the conversation's
+    assert (
+        holidays.holiday_problem("Lunch on Boxing Day.", "lunch at ours on christmas", "boxing day is at nan's") is None
+    )
+    # a name is no holiday: "Noel" is a person
+    assert holidays.holidays("Noel is coming for Easter") == {"easter"}
+
+
+# --- kin words of other languages -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("summary", "turn", "writer"),
+    [
+        (
+            "Grandmother's (Ouma's) 80th birthday is on the 19th, with a braai at the farm.",
+            "Ouma's 80th is on the 19th!! lekker braai at the farm",
+            "Pieter",
+        ),
+        (
+            "Kevin's father (Ba) said he can skip Vietnamese school this Sunday because of the robotics competition.",
+            "ba said i can skip vietnamese school this sunday cuz of the robotics comp!!",
+            "Kevin",
+        ),
+        ("Grandfather (Thatha) takes his tablets in the morning.", "thatha takes his tablets in the morning", "Pieter"),
+    ],
+)
+def test_a_kin_word_of_another_language_is_its_relation(summary: str, turn: str, writer: str) -> None:
+    assert verdict(summary, turn, writer=writer) == []
+
+
+def test_a_kin_word_is_not_another_relation() -> None:
+    found = verdict("Grandfather (Ouma) turns 80 on the 19th.", "Ouma's 80th is on the 19th!!", writer="Pieter")
+    assert found, "Ouma is a grandmother"
+
+
+# --- reported speech --------------------------------------------------------------------------
+
+TRAMPOLINE = "Jack's not allowed on the tramp till his wrist's healed, doc reckons another fortnight. he's spewin"
+SKIP = "dad said i can skip chores this week"
+STAY_UP = "we can stay up till 11 on friday, mum said"
+
+
+@pytest.mark.parametrize(
+    ("summary", "turn", "quote"),
+    [
+        # the report is its own clause after the quote, and the summary keeps it a report
+        (
+            "Jack is not allowed on the trampoline until his wrist has healed, which the doctor thinks will take another two weeks.",
+            TRAMPOLINE,
+            "Jack's not allowed on the tramp till his wrist's healed",
+        ),
+        (
+            "Jack is not allowed on the trampoline until his wrist has healed.",
+            TRAMPOLINE,
+            "Jack's not allowed on the tramp till his wrist's healed",
+        ),
+        ("Kevin says his father said he can skip chores this week.", SKIP, None),
+    ],
+)
+def test_a_report_kept_as_a_report_or_outside_the_quote_is_accepted(summary: str, turn: str, quote: str | None) -> None:
+    assert verdict(summary, turn, writer="Daz" if "Jack" in summary else "Kevin", quote=quote) == []
+
+
+@pytest.mark.parametrize(
+    ("summary", "turn"),
+    [
+        ("Kevin may skip chores this week.", SKIP),
+        ("Kevin can stay up until 11 pm on Friday.", STAY_UP),  # a report tagged on after the quote
+    ],
+)
+def test_a_report_made_the_familys_own_rule_is_refused(summary: str, turn: str) -> None:
+    found = verdict(summary, turn, writer="Kevin")
+    assert any("reports what someone else said" in p for p in found), found
+
+
+# --- parallel parts and a comment after them; older and younger ---------------------------------
+
+CURFEW = "Bruv my mum's bare stressed, she's told me I gotta be home by 10 on school nights innit, weekends it's 12. Fam that's long"
+YAW = "Please my small brother Yaw is coming to stay from Sunday, he will be here two weeks."
+
+
+def test_a_swapped_pair_before_a_comment_is_refused_and_the_kept_pair_accepted() -> None:
+    swapped = "Leon's mum has told him he has to be home by midnight on school nights and by 10 pm at weekends."
+    kept = "Leon's mum has told him he has to be home by 10 pm on school nights and by midnight at weekends."
+    quote = "I gotta be home by 10 on school nights"
+    assert any("pairs" in p for p in verdict(swapped, CURFEW, writer="Leon", quote=quote))
+    assert verdict(kept, CURFEW, writer="Leon", quote=quote) == []
+
+
+def test_a_small_brother_is_the_younger_one() -> None:
+    assert (
+        verdict("Abena's younger brother Yaw is coming to stay for two weeks from Sunday.", YAW, writer="Abena") == []
+    )
+    found = verdict("Abena's older brother Yaw is coming to stay for two weeks from Sunday.", YAW, writer="Abena")
+    assert any("not older" in p for p in found), found
