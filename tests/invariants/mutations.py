@@ -1848,6 +1848,68 @@ MUTATIONS: list[Mutation] = [
         ["tests/unit/test_support_family_words.py"],
     ),
     m(
+        "2.support-dot-time-before-comma-unread",
+        "2: faithful summaries are accepted ('tues 3.15, the one on elm st' is 3:15)",
+        [
+            (
+                SUPPORT,
+                "(?![\\d%]|[.,]\\d)(?!\\s?(?:kg|km|mg|ml|g|l|m)\\b)",
+                "(?![\\d.,%])(?!\\s?(?:kg|km|mg|ml|g|l|m)\\b)",
+            )
+        ],
+        ["tests/unit/test_support_quantities.py"],
+    ),
+    m(
+        "2.support-spaced-time-unread",
+        "2: faithful summaries are accepted ('mondays 4 15' is 4:15)",
+        [(SUPPORT, "    for match in _SPACED_TIME.finditer(lowered):\n", "    for match in []:\n", "_numbers")],
+        ["tests/unit/test_support_quantities.py"],
+    ),
+    m(
+        "2.support-military-time-unread",
+        "2: faithful summaries are accepted ('cca ends 1530' is 3:30 pm)",
+        [(SUPPORT, "    for match in _MILITARY_TIME.finditer(lowered):\n", "    for match in []:\n", "_numbers")],
+        ["tests/unit/test_support_quantities.py"],
+    ),
+    m(
+        "2.support-money-words-unread",
+        "2: faithful summaries are accepted ('a tenner' is 10, 'five thousand naira' 5,000)",
+        [
+            (
+                SUPPORT,
+                "    found |= {float(_MONEY_WORDS[w]) for w in _tokens(lowered) if w in _MONEY_WORDS}\n    for match in _WORD_TIMES.finditer(lowered):\n",
+                "    for match in []:\n",
+                "_numbers",
+            )
+        ],
+        ["tests/unit/test_support_quantities.py"],
+    ),
+    m(
+        "2.support-period-in-short-unread",
+        "2: a claim the cited turns do not support does not become a memory ('a tenner a wk' is not a month)",
+        [
+            (
+                SUPPORT,
+                "(day|night|week|wk|fortnight|month|mth|year|yr|term)",
+                "(day|night|week|fortnight|month|year|term)",
+            )
+        ],
+        ["tests/unit/test_support_quantities.py"],
+    ),
+    m(
+        "2.support-24-hour-time-unpaired",
+        "2: a claim the cited turns do not support does not become a memory (times said the 24-hour way swapped between parts)",
+        [
+            (
+                "shared/family_memory/formation/binding.py",
+                "    if clock and n and re.fullmatch(_s.TIME_LEAD, tokens[n - 1]):",
+                "    if False:",
+                "_number_key",
+            )
+        ],
+        ["tests/unit/test_support_quantities.py"],
+    ),
+    m(
         "2.support-my-relative-given-to-writer",
         '2: a claim the cited turns do not support does not become a memory ("my wife olga started night shifts" is '
         "not the writer's)",

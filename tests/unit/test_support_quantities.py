@@ -67,3 +67,77 @@ def test_a_rate_is_no_quantity() -> None:
 def test_the_support_check_refuses_the_changed_unit_and_accepts_the_kept_one() -> None:
     assert any("six weeks, not six months" in p for p in problems("Cian is in a cast for six months.", CAST))
     assert problems("Cian is in a cast for six weeks.", CAST) == []
+
+
+# --- times and sums said the way families write them -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("dentist for tobi is this coming tues 3.15, the one on elm st", 3.25),  # a dot time before a comma
+        ("ok so Tilly has swimming mondays 4 15 at the leisure centre", 4.25),  # hour and minutes apart
+        ("cca ends 1530 on wed", 15.5),  # the 24-hour way
+        ("pickup 1800 hrs sharp", 18.0),
+        ("pocket moneys goin up to a tenner a wk", 10.0),
+        ("they need the form and um five thousand naira by friday", 5000.0),
+    ],
+)
+def test_a_time_or_sum_said_informally_is_read(text: str, value: float) -> None:
+    from family_memory.formation.support import _numbers
+
+    assert value in _numbers(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "not_value"),
+    [
+        ("4 15-year-olds are coming", 4.25),  # a count of ages, no time
+        ("3 12 year olds", 3.2),
+        ("we moved here in 2030", 20.5),  # a year without a time's lead word
+        ("£4.15 for the bus", 4.25),  # a price
+    ],
+)
+def test_a_count_a_year_or_a_price_is_no_time(text: str, not_value: float) -> None:
+    from family_memory.formation.support import _numbers
+
+    assert not any(abs(v - not_value) < 1e-6 for v in _numbers(text))
+
+
+def test_a_sum_by_the_week_in_short_is_not_a_month() -> None:
+    turn = "pocket moneys goin up to a tenner a wk for ellie now shes 12"
+    claim = Claim(
+        summary="Ellie's pocket money is going up to £10 a month.",
+        quotes=(turn,),
+        names=("Ellie",),
+        known_names=("Ellie",),
+    )
+    found = check_support(claim, [SpokenTurn("user", turn, ("Gareth",), quoted=True)], date(2026, 2, 8)).problems
+    assert any("not a month" in p for p in found), found
+    kept = Claim(
+        summary="Ellie's pocket money is going up to £10 a week.",
+        quotes=(turn,),
+        names=("Ellie",),
+        known_names=("Ellie",),
+    )
+    assert check_support(kept, [SpokenTurn("user", turn, ("Gareth",), quoted=True)], date(2026, 2, 8)).problems == []
+
+
+def test_times_of_parallel_parts_said_the_24_hour_way_are_paired() -> None:
+    # formation/binding.py keys "1530" after "ends" as the time 15:30, which pairs with "3:30 pm"
+    turn = "cca ends 1530 on wed but on fri it's quarter to 4 bc of assembly"
+    swapped = Claim(
+        summary="Kai Xin's CCA ends at 3:45 pm on Wednesdays and 3:30 pm on Fridays.",
+        quotes=(turn,),
+        names=("Kai Xin",),
+        known_names=("Kai Xin",),
+    )
+    kept = Claim(
+        summary="Kai Xin's CCA ends at 3:30 pm on Wednesdays and 3:45 pm on Fridays.",
+        quotes=(turn,),
+        names=("Kai Xin",),
+        known_names=("Kai Xin",),
+    )
+    spoken = [SpokenTurn("user", turn, ("Hui Min",), quoted=True)]
+    assert any("pairs" in p for p in check_support(swapped, spoken, date(2026, 2, 8)).problems)
+    assert check_support(kept, spoken, date(2026, 2, 8)).problems == []

@@ -88,6 +88,9 @@ def _number_key(tokens: Sequence[str], n: int) -> str | None:
         return None
     if {tokens[n - 1] if n else "", following} & _MONTHS:
         return None
+    clock = re.fullmatch(r"([01]\d|2[0-3])([0-5]\d)", word)
+    if clock and n and re.fullmatch(_s.TIME_LEAD, tokens[n - 1]):  # "cca ends 1530": 3:30 pm
+        return f"{int(clock.group(1)) + int(clock.group(2)) / 60:g}"
     dotted = _s._DOT_TIME.fullmatch(word)
     if dotted:  # "6.40" is keyed as the time "6:40" is, so either spelling finds the other
         return f"{int(dotted.group(1)) + int(dotted.group(2)) / 60:g}"

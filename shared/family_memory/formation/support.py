@@ -611,6 +611,15 @@ def _numbers(text: str) -> set[float]:
     # The continental way: "às 15h30", "16h", "18h00".
     for match in _H_TIME.finditer(lowered):
         found.add(int(match.group(1)) + int(match.group(2) or 0) / 60)
+    for match in _SPACED_TIME.finditer(lowered):
+        found.add(int(match.group(1)) + int(match.group(2)) / 60)
+    for match in _MILITARY_TIME.finditer(lowered):
+        hh, mm = (match.group(1), match.group(2)) if match.group(1) else (match.group(3), match.group(4))
+        found.add(int(hh) + int(mm) / 60)
+    found |= {float(_MONEY_WORDS[w]) for w in _tokens(lowered) if w in _MONEY_WORDS}
+    for match in _WORD_TIMES.finditer(lowered):
+        if match.group(1) in _NUMBER_WORDS:
+            found.add(float(_NUMBER_WORDS[match.group(1)]) * (100 if match.group(2) == "hundred" else 1000))
     # Thousands said once stay thousands in the same sentence: "12k total, we have about 9 saved".
     for sentence in re.split(r"(?<=[.!?])\s+|\n+", lowered):
         if _THOUSANDS.search(sentence):
@@ -627,7 +636,23 @@ _AMOUNT_A_PERIOD = re.compile(
 #: An hour written with an "h" ("15h30", "16h"), as in Portuguese, French and Spanish.
 _H_TIME = re.compile(r"(?<![\w.,])([01]?\d|2[0-3])h([0-5]\d)?(?![\w])", re.I)
 #: An hour and its minutes with a dot between ("at 4.15", "6.40am"), not after a currency sign.
-_DOT_TIME = re.compile(r"(?<![£$€₦¥₩\d.,])([01]?\d|2[0-3])\.([0-5]\d)(?![\d.,%])(?!\s?(?:kg|km|mg|ml|g|l|m)\b)", re.I)
+_DOT_TIME = re.compile(
+    r"(?<![£$€₦¥₩\d.,])([01]?\d|2[0-3])\.([0-5]\d)(?![\d%]|[.,]\d)(?!\s?(?:kg|km|mg|ml|g|l|m)\b)", re.I
+)
+#: A time said as two numbers ("swimming mondays 4 15"), or the 24-hour way without a mark
+#: ("cca ends 1530", "at 0745", "1800 hrs"): an hour and its minutes, read beside the numbers.
+_SPACED_TIME = re.compile(
+    r"(?<![\d.,:£$€₦¥₩])\b(1[0-2]|0?[1-9]) ([0-5]\d)\b(?![-%.,:]?\d|-|\s?(?:%|kg|km|cm|mg|ml|g|l|m|lbs?|years?|yrs?|"
+    r"yo|months?|weeks?|days?|mins?|minutes?|hours?|hrs?|people|kids|pounds|dollars|quid)\b)",
+    re.I,
+)
+TIME_LEAD = r"at|@|by|from|till|til|until|to|ends?|starts?|finish(?:es)?|before|after|around|between|and"
+_MILITARY_TIME = re.compile(
+    rf"(?:\b(?:{TIME_LEAD})\s+)([01]\d|2[0-3])([0-5]\d)\b|\b([01]\d|2[0-3])([0-5]\d)\s?(?:hrs|hours|h)\b", re.I
+)
+#: Money in words: "a tenner", "a fiver"; "five thousand naira", "two hundred quid".
+_MONEY_WORDS = {"tenner": 10, "fiver": 5}
+_WORD_TIMES = re.compile(r"\b([a-z]+(?:-[a-z]+)?) (hundred|thousand)\b")
 #: A value carried over from what was said before: "same time", "usual time", "as before".
 #: An age: "turns 3", "she'll be 3", "3 years old", "third birthday" (what the family said of a
 #: person's age holds for the summary's "third birthday party" of the same person).
@@ -820,12 +845,20 @@ def _said_dates(text: str, day: date) -> tuple[set[date], int]:
 
 #: The period of a rate or a frequency: "a week", "per month", "every fortnight", "weekly".
 _PERIOD = re.compile(
-    r"\b(?:a|an|per|every|each|/)\s*(day|night|week|fortnight|month|year|term)\b"
+    r"\b(?:a|an|per|every|each|/)\s*(day|night|week|wk|fortnight|month|mth|year|yr|term)\b"
     r"(?!\s+(?:ago|old|later|off|before|after|early|late|or two|and a half))|"
     r"\b(daily|nightly|weekly|fortnightly|monthly|yearly|annually)\b",
     re.I,
 )
-_PERIOD_OF = {"daily": "day", "night": "day", "nightly": "day", "annually": "year"}  # a night is a day
+_PERIOD_OF = {
+    "daily": "day",
+    "night": "day",
+    "nightly": "day",
+    "annually": "year",
+    "wk": "week",
+    "mth": "month",
+    "yr": "year",
+}  # a night is a day
 
 
 def _periods(text: str) -> set[str]:
