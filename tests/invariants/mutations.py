@@ -1910,6 +1910,37 @@ MUTATIONS: list[Mutation] = [
         ["tests/unit/test_support_quantities.py"],
     ),
     m(
+        "2.support-if-dropped-from-plan-accepted",
+        "2: a claim the cited turns do not support does not become a memory ('if the penang trip confirm, we'll stay' stated as a plan made)",
+        [(SUPPORT, "                and kept < len(words)\n", "                and False\n", "_hedged")],
+        ["tests/unit/test_support_family_words.py"],
+    ),
+    m(
+        "2.support-if-kept-whole-refused",
+        "2: faithful summaries are accepted ('he'll eat them if they're blended' -> 'will eat them blended')",
+        [(SUPPORT, "                and kept < len(words)\n", "", "_hedged")],
+        ["tests/unit/test_support_family_words.py"],
+    ),
+    m(
+        "2.support-foreign-if-unread",
+        "2: a claim the cited turns do not support does not become a memory ('agar uska visa aa gaya toh he'll fly in')",
+        [(SUPPORT, '    r"agar|kalau|jika|pensando|quizas|quizás|tal vez|a lo mejor|"\n', "")],
+        ["tests/unit/test_support_family_words.py"],
+    ),
+    m(
+        "2.support-maybe-after-quote-accepted",
+        "2: a claim the cited turns do not support does not become a memory ('ir a oaxaca para navidad, maybe')",
+        [
+            (
+                SUPPORT,
+                "            _HEDGE_AFTER.match(after) and not _SUMMARY_HEDGE.search(claim.summary)",
+                "            False",
+                "_speech_problems",
+            )
+        ],
+        ["tests/unit/test_support_family_words.py"],
+    ),
+    m(
         "2.support-my-relative-given-to-writer",
         '2: a claim the cited turns do not support does not become a memory ("my wife olga started night shifts" is '
         "not the writer's)",

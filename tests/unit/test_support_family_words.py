@@ -170,3 +170,49 @@ def test_a_small_brother_is_the_younger_one() -> None:
     )
     found = verdict("Abena's older brother Yaw is coming to stay for two weeks from Sunday.", YAW, writer="Abena")
     assert any("not older" in p for p in found), found
+
+
+# --- a plan said under an "if" or a "maybe" -----------------------------------------------------
+
+PENANG = "If the Penang trip confirm, we'll stay at my cousin's place in Tanjung Bungah for three nights lah"
+VISA = "next week. agar uska visa aa gaya toh he'll fly in for Meera ki shaadi on the 28th, warna video call se hi"
+OAXACA = "estamos pensando en ir a Oaxaca para navidad, maybe, depends on the flights"
+FLIGHTS = "we're going to oaxaca for christmas, maybe, depends on the flights"
+MUSHROOMS = "vasco hates mushrooms but he'll eat them if they're blended in the sauce lol"
+
+
+@pytest.mark.parametrize(
+    ("summary", "turn", "quote"),
+    [
+        (
+            "The family will stay three nights at a cousin's place in Tanjung Bungah for the Penang trip.",
+            PENANG,
+            "we'll stay at my cousin's place in Tanjung Bungah for three nights",
+        ),
+        ("Rohan will fly in for Meera's wedding (shaadi) on the 28th.", VISA, None),
+        ("The family is going to Oaxaca for Christmas.", OAXACA, "ir a Oaxaca para navidad"),
+        ("The family is going to Oaxaca for Christmas.", FLIGHTS, "we're going to oaxaca for christmas"),
+    ],
+)
+def test_a_plan_under_an_if_or_a_maybe_stated_as_made_is_refused(summary: str, turn: str, quote: str | None) -> None:
+    found = verdict(summary, turn, writer="Maricel", quote=quote)
+    assert any("possibility" in p for p in found), found
+
+
+@pytest.mark.parametrize(
+    ("summary", "turn", "quote"),
+    [
+        (
+            "If the Penang trip is confirmed, the family will stay three nights at a cousin's place in Tanjung Bungah.",
+            PENANG,
+            "we'll stay at my cousin's place in Tanjung Bungah for three nights",
+        ),
+        ("Rohan might fly in for Meera's wedding (shaadi) on the 28th if his visa comes through.", VISA, None),
+        ("The family is thinking of going to Oaxaca for Christmas.", OAXACA, "ir a Oaxaca para navidad"),
+        ("The family might go to Oaxaca for Christmas.", FLIGHTS, "we're going to oaxaca for christmas"),
+        # a condition kept whole, as a participle
+        ("Vasco dislikes mushrooms but will eat them blended into a sauce.", MUSHROOMS, None),
+    ],
+)
+def test_a_plan_that_keeps_its_if_or_maybe_is_accepted(summary: str, turn: str, quote: str | None) -> None:
+    assert verdict(summary, turn, writer="Maricel", quote=quote) == []

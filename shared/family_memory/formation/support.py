@@ -386,6 +386,8 @@ _HEDGE = re.compile(
     r"(?:i|we|i'd|we'd) (?:would )?(?:love|like) to|(?:i|we)'d (?:love|like) to|would be nice|could maybe|"
     r"talked about|hoping|hope to|not sure|undecided|"
     r"haven't decided|if|unless|may not be able|we'll see|someday|one day|at some point|"
+    # "agar uska visa aa gaya toh" (Hindi, Urdu), "kalau"/"jika" (Malay), "pensando en", "tal vez" (Spanish)
+    r"agar|kalau|jika|pensando|quizas|quizás|tal vez|a lo mejor|"
     r"as long as|so long as|on (?:the )?condition(?: that)?|"
     r"provid(?:ed|ing)(?: that)?(?= (?:she|he|they|it|we|you|i|the|there|his|her|their|everyone)\b))\b",
     re.I,
@@ -1515,9 +1517,36 @@ def _hedged(lead: str, quote: str, summary: str) -> bool:
             ]
             if keeps_a_condition and (condition_only or not _SUPPOSING.search(lead + " " + quote)):
                 continue
-            if not words or sum(_held(w, summary_tokens) for w in words) < 0.5 * len(words):
+            kept = sum(_held(w, summary_tokens) for w in words)
+            if not words or kept < 0.5 * len(words):
+                return True
+            # "if the penang trip confirm, we'll stay at my cousin's": the summary that keeps the
+            # trip, drops "confirm" and the "if" states a plan as made. A condition kept whole is
+            # kept ("he'll eat them if they're blended in the sauce" -> "will eat them blended
+            # into a sauce"), and a rule may generalise its condition ("if ur ever doin food for
+            # her no gluten" -> "any food for her must be gluten-free").
+            if (
+                word in _IF_WORDS
+                and kept < len(words)
+                and not condition_only
+                and not keeps_a_condition
+                and not _RULE_SHAPED.search(summary)
+            ):
                 return True
     return False
+
+
+_IF_WORDS = frozenset({"if", "agar", "kalau", "jika"})
+#: A summary shaped as a rule, a permission or a standing trait, whose condition an "if" may be.
+_RULE_SHAPED = re.compile(
+    r"\b(?:must|mustn't|should|shouldn't|never|always|not allowed|allowed|can|can't|cannot|may|only|any|every|"
+    r"whenever|no longer|has to|have to|needs? to|don't|do not|avoid|no)\b",
+    re.I,
+)
+#: A hedge said just after the quote: "ir a oaxaca para navidad, maybe, depends on the flights".
+_HEDGE_AFTER = re.compile(
+    r"^\W*(?:maybe|perhaps|possibly|probably|hopefully|if|unless|depends|depending|we'll see|not sure|tbc|tbd)\b", re.I
+)
 
 
 #: A request of the assistant, not a question of fact: "can you remind him at 9pm every night".
@@ -1573,7 +1602,10 @@ def _speech_problems(claim: Claim, primary: str) -> list[str]:
         # ... anyone new has to meet us first" puts no condition on the rule.
         lead = re.split(r"\b(?:but|so|because|though|although)\b|[;:]", sentence[:start])[-1]
         quote_text = " ".join(claim.quotes)
-        if _hedged(lead, quote_text, claim.summary):
+        after = sentence[start + len(normalise_for_match(quote_text).strip(" .,!?")) :]
+        if _hedged(lead, quote_text, claim.summary) or (
+            _HEDGE_AFTER.match(after) and not _SUMMARY_HEDGE.search(claim.summary)
+        ):
             problems.append("the turn speaks of a possibility; the summary states it as fact")
         reported = _reports(sentence, start, quote_text, claim.summary)
         if reported or (_APPARENTLY.search(sentence) and _PERMISSION.search(claim.summary)):
