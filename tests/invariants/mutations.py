@@ -1941,6 +1941,43 @@ MUTATIONS: list[Mutation] = [
         ["tests/unit/test_support_family_words.py"],
     ),
     m(
+        "2.support-one-weekday-made-weekly-accepted",
+        "2: a claim the cited turns do not support does not become a memory ('this Thursday' made 'every Thursday')",
+        [
+            (
+                "shared/family_memory/formation/calendar_values.py",
+                "        if weekday and (_ONE_DAY.search(sentence) or _PAST.search(sentence)):",
+                "        if False:",
+                "occasion_made_weekly",
+            )
+        ],
+        ["tests/unit/test_support_family_words.py"],
+    ),
+    m(
+        "2.support-present-weekday-read-as-one-occasion",
+        "2: faithful summaries are accepted ('sasha's got ... art on thurs' is a habit)",
+        [
+            (
+                "shared/family_memory/formation/calendar_values.py",
+                "|did|was|were|ate|saw|made|",
+                "|did|was|were|ate|saw|got|made|",
+            )
+        ],
+        ["tests/unit/test_support_family_words.py"],
+    ),
+    m(
+        "2.support-lasting-probably-read-as-hedge",
+        "2: faithful summaries are accepted ('can't sit on the floor, probably ever again' is no maybe)",
+        [
+            (
+                SUPPORT,
+                '    r"^\\W*(?:maybe|perhaps|possibly|probably(?! (?:not )?(?:ever again|forever|for good|for life|never))|hopefully|"',
+                '    r"^\\W*(?:maybe|perhaps|possibly|probably|hopefully|if|"',
+            )
+        ],
+        ["tests/unit/test_support_family_words.py"],
+    ),
+    m(
         "2.support-my-relative-given-to-writer",
         '2: a claim the cited turns do not support does not become a memory ("my wife olga started night shifts" is '
         "not the writer's)",

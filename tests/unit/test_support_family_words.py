@@ -216,3 +216,45 @@ def test_a_plan_under_an_if_or_a_maybe_stated_as_made_is_refused(summary: str, t
 )
 def test_a_plan_that_keeps_its_if_or_maybe_is_accepted(summary: str, turn: str, quote: str | None) -> None:
     assert verdict(summary, turn, writer="Maricel", quote=quote) == []
+
+
+# --- one occasion of a weekday made a weekly habit ----------------------------------------------
+
+SCHOOL_RUN = "I'm doing the school run this Thursday since Aoife's down in Galway for work, then back to normal"
+TWINS = "Mama Jo watched the twins Thursday since daycare was closed for the water main thing."
+ART = "sasha's got ballet on tues, art on thurs, and she wants to add swimming"
+
+
+@pytest.mark.parametrize(
+    ("summary", "turn"),
+    [
+        ("Declan does the school run every Thursday.", SCHOOL_RUN),
+        ("Mama Jo watches the twins on Thursdays.", TWINS),
+    ],
+)
+def test_one_weekday_occasion_made_a_weekly_habit_is_refused(summary: str, turn: str) -> None:
+    found = verdict(summary, turn)
+    assert any("every week" in p for p in found), found
+
+
+@pytest.mark.parametrize(
+    ("summary", "turn"),
+    [
+        ("Declan is doing the school run this Thursday while Aoife is in Galway for work.", SCHOOL_RUN),
+        ("Mama Jo watched the twins on Thursday because daycare was closed.", TWINS),
+        ("Sasha has art on Thursdays.", ART),  # "on thurs" in the present is the habit; "got" is "has"
+    ],
+)
+def test_a_weekday_kept_as_one_occasion_or_said_as_a_habit_is_accepted(summary: str, turn: str) -> None:
+    assert verdict(summary, turn) == []
+
+
+def test_an_aside_or_a_lasting_probably_after_the_quote_is_no_hedge() -> None:
+    # eval/families/ahmed.yaml s06 and park.yaml s09
+    paid = "true. fyi i get paid on the 28th every month, if you're ever planning big shops"
+    assert (
+        verdict("Declan gets paid on the 28th of every month.", paid, quote="i get paid on the 28th every month") == []
+    )
+    knee = "halmeoni can't sit on the floor with her new knee, probably ever again honestly."
+    quote = "halmeoni can't sit on the floor with her new knee"
+    assert verdict("Halmeoni cannot sit on the floor with her new knee.", knee, quote=quote) == []

@@ -560,4 +560,33 @@ def problems(
     rate = paraphrase.rate_problem(summary, text)
     if rate:
         found.append(rate)
+    elif weekly := occasion_made_weekly(summary, text):
+        found.append(weekly)
     return found
+
+
+_DAY = r"(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?"
+#: A weekday the summary makes a habit of: "on Thursdays", "every Thursday", "each Sunday".
+_WEEKLY = re.compile(rf"\b(?:(?:every|each|most|all) {_DAY}\b|{_DAY}s\b)", re.I)
+#: One occasion of a weekday: "this thursday", "last sunday", "next tues", "on the thursday".
+_ONE_DAY = re.compile(rf"\b(?:this|last|next|coming|that|the) (?:coming )?{_DAY}\b(?!s)", re.I)
+#: A regular verb's simple past, or an irregular one's, before or after a bare weekday: "Mama Jo
+#: watched the twins Thursday", "we took granddaddy ... this sunday".
+_PAST = re.compile(
+    r"\b(?:[a-z]{3,}ed|took|went|came|did|was|were|ate|saw|made|left|ran|drove|brought|kept|gave)\b", re.I
+)
+
+
+def occasion_made_weekly(summary: str, text: str) -> str | None:
+    """A weekday habit the summary makes of one occasion the turns tell ("I'm doing the school run
+    this Thursday since Aoife's away" is not "every Thursday"; "Mama Jo watched the twins Thursday"
+    not "on Thursdays"): the summary says the weekday as a habit, the turns say it only as one
+    day (after "this", "last", "next", or in the past tense) and say nothing recurs."""
+    if not _WEEKLY.search(summary) or paraphrase.recurring(text):
+        return None
+    plain = normalise_for_match(text)
+    for sentence in re.split(r"(?<=[.!?])\s+|\n+", plain):
+        weekday = re.search(rf"\b{_DAY}\b", sentence)
+        if weekday and (_ONE_DAY.search(sentence) or _PAST.search(sentence)):
+            return f"the turns tell of one {weekday.group(0)}; the summary makes it every week"
+    return None

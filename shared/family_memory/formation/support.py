@@ -1545,8 +1545,12 @@ _RULE_SHAPED = re.compile(
 )
 #: A hedge said just after the quote: "ir a oaxaca para navidad, maybe, depends on the flights".
 _HEDGE_AFTER = re.compile(
-    r"^\W*(?:maybe|perhaps|possibly|probably|hopefully|if|unless|depends|depending|we'll see|not sure|tbc|tbd)\b", re.I
+    r"^\W*(?:maybe|perhaps|possibly|probably(?! (?:not )?(?:ever again|forever|for good|for life|never))|hopefully|"
+    r"depends|depending|we'll see|not sure|tbc|tbd)\b",
+    re.I,
 )
+# (Not "if": an "if" after the quote is an aside or a rule's condition, "i get paid on the 28th
+# every month, if you're ever planning big shops"; ``_hedged`` reads an "if" in the quote.)
 
 
 #: A request of the assistant, not a question of fact: "can you remind him at 9pm every night".
