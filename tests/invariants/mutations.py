@@ -1946,7 +1946,7 @@ MUTATIONS: list[Mutation] = [
         [
             (
                 "shared/family_memory/formation/calendar_values.py",
-                "        if weekday and (_ONE_DAY.search(sentence) or _PAST.search(sentence)):",
+                "        if _ONE_DAY.search(sentence) or _PAST.search(sentence):",
                 "        if False:",
                 "occasion_made_weekly",
             )
@@ -1973,6 +1973,58 @@ MUTATIONS: list[Mutation] = [
                 SUPPORT,
                 '    r"^\\W*(?:maybe|perhaps|possibly|probably(?! (?:not )?(?:ever again|forever|for good|for life|never))|hopefully|"',
                 '    r"^\\W*(?:maybe|perhaps|possibly|probably|hopefully|if|"',
+            )
+        ],
+        ["tests/unit/test_support_family_words.py"],
+    ),
+    m(
+        "2.support-denied-thing-granted-accepted",
+        "2: a claim the cited turns do not support does not become a memory ('no screens after 8' as 'may use screens after 8')",
+        [
+            (
+                SUPPORT,
+                '        if denied and re.search(rf"\\b(?:no|nae|zero) {re.escape(str(match))}\\b", folded):',
+                "        if False:",
+                "_denied_thing_granted",
+            )
+        ],
+        ["tests/unit/test_support_family_words.py"],
+    ),
+    m(
+        "2.support-negation-before-quote-unread",
+        "2: a claim the cited turns do not support does not become a memory ('we won't be [doing the turkey]')",
+        [
+            (
+                SUPPORT,
+                "        if _NEGATION_BEFORE.search(sentence[:start]) and not _negated(claim.summary):",
+                "        if False:",
+                "_speech_problems",
+            )
+        ],
+        ["tests/unit/test_support_family_words.py"],
+    ),
+    m(
+        "2.support-negation-before-quote-kept-refused",
+        "2: faithful summaries are accepted ('will not be doing the turkey' keeps the negation)",
+        [
+            (
+                SUPPORT,
+                "        if _NEGATION_BEFORE.search(sentence[:start]) and not _negated(claim.summary):",
+                "        if _NEGATION_BEFORE.search(sentence[:start]):",
+                "_speech_problems",
+            )
+        ],
+        ["tests/unit/test_support_family_words.py"],
+    ),
+    m(
+        "2.support-schedule-change-read-as-one-occasion",
+        "2: faithful summaries are accepted ('changed her chair time, still mon wed fri' is every week)",
+        [
+            (
+                "shared/family_memory/formation/calendar_values.py",
+                "        if len(weekdays) != 1 or _SCHEDULE_CHANGE.search(sentence):",
+                "        if not weekdays:",
+                "occasion_made_weekly",
             )
         ],
         ["tests/unit/test_support_family_words.py"],

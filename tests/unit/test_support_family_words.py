@@ -258,3 +258,61 @@ def test_an_aside_or_a_lasting_probably_after_the_quote_is_no_hedge() -> None:
     knee = "halmeoni can't sit on the floor with her new knee, probably ever again honestly."
     quote = "halmeoni can't sit on the floor with her new knee"
     assert verdict("Halmeoni cannot sit on the floor with her new knee.", knee, quote=quote) == []
+
+
+# --- a denial turned into a grant ---------------------------------------------------------------
+
+SCREENS = "new rule for jaylen: no screens after 8 on school nights. weekends he can stay on til 9"
+WEEKNIGHTS = (
+    "New rule, eh: the kids get no screens on weeknights anymore, that's done, only Saturday and Sunday mornings"
+)
+TURKEY = "ah sure we won't be doing the turkey this year at all, mam's going veggie so it's a nut roast, grand so"
+
+
+@pytest.mark.parametrize(
+    ("summary", "turn", "quote", "why"),
+    [
+        (
+            "Jaylen may use screens after 8 pm on school nights.",
+            SCREENS,
+            "no screens after 8 on school nights",
+            "says no screens",
+        ),
+        (
+            "The kids get screens on weeknights.",
+            WEEKNIGHTS,
+            "the kids get no screens on weeknights anymore",
+            "says no screens",
+        ),
+        (
+            "The family will be doing the turkey this year.",
+            TURKEY,
+            "doing the turkey this year",
+            "leaves out the negation",
+        ),
+    ],
+)
+def test_a_denial_stated_as_a_grant_or_a_plan_is_refused(summary: str, turn: str, quote: str, why: str) -> None:
+    found = verdict(summary, turn, quote=quote)
+    assert any(why in p for p in found), found
+
+
+@pytest.mark.parametrize(
+    ("summary", "turn", "quote"),
+    [
+        ("Jaylen may not use screens after 8 pm on school nights.", SCREENS, "no screens after 8 on school nights"),
+        ("Jaylen gets no screens after 8 pm on school nights.", SCREENS, "no screens after 8 on school nights"),
+        ("The kids get no screens on weeknights.", WEEKNIGHTS, "the kids get no screens on weeknights anymore"),
+        ("The family will not be doing the turkey this year.", TURKEY, "doing the turkey this year"),
+    ],
+)
+def test_a_denial_kept_is_accepted(summary: str, turn: str, quote: str) -> None:
+    assert verdict(summary, turn, quote=quote) == []
+
+
+def test_a_schedule_changed_to_weekdays_is_every_week() -> None:
+    # eval/families/garcia.yaml s05 and park.yaml s05: a change in the past tense, for every week after
+    chair = "first abuela. the center changed her chair time, she's at 11:15 now, still mon wed fri"
+    piano = "sori academy changed seo-yeon's piano to wed and fri, same time 4:30. starts this week"
+    assert verdict("Abuela's dialysis chair time is now 11:15 on Mondays, Wednesdays and Fridays.", chair) == []
+    assert verdict("Seo-yeon's piano lessons are now on Wednesdays and Fridays at 4:30 pm.", piano) == []

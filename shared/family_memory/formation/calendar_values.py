@@ -586,7 +586,14 @@ def occasion_made_weekly(summary: str, text: str) -> str | None:
         return None
     plain = normalise_for_match(text)
     for sentence in re.split(r"(?<=[.!?])\s+|\n+", plain):
-        weekday = re.search(rf"\b{_DAY}\b", sentence)
-        if weekday and (_ONE_DAY.search(sentence) or _PAST.search(sentence)):
-            return f"the turns tell of one {weekday.group(0)}; the summary makes it every week"
+        weekdays = re.findall(rf"\b{_DAY}\b", sentence)
+        if len(weekdays) != 1 or _SCHEDULE_CHANGE.search(sentence):
+            continue  # "changed seo-yeon's piano to wed and fri": a new schedule, not an occasion
+        if _ONE_DAY.search(sentence) or _PAST.search(sentence):
+            return f"the turns tell of one {weekdays[0]}; the summary makes it every week"
     return None
+
+
+#: A schedule's change, in the past tense but for every week after it: "changed her chair time,
+#: still mon wed fri", "moved to thursdays", "from now on", "starting this week".
+_SCHEDULE_CHANGE = re.compile(r"\b(?:chang\w*|mov\w*|switch\w*|swapp?\w*|now|still|start\w*|from|until|till)\b")

@@ -1572,6 +1572,12 @@ def _asks(sentence: str, start: int, quotes: Sequence[str]) -> bool:
     return not re.search(r";|\b(?:so|but)\b", after)
 
 
+#: A negation the quote starts just after: "we won't be [doing the turkey this year]".
+_NEGATION_BEFORE = re.compile(
+    r"\b(?:not|never|no longer|won't|wont|don't|dont|doesn't|doesnt|didn't|didnt|can't|cant|isn't|aren't|wasn't|"
+    r"weren't|shouldn't|mustn't)(?: (?:be|have|been|going to|gonna|get to))?\s*$",
+    re.I,
+)
 #: A summary that keeps the report as a report: "Kevin says his father said he can skip ...",
 #: "which the doctor thinks will take another two weeks".
 _ATTRIBUTED = re.compile(
@@ -1611,6 +1617,9 @@ def _speech_problems(claim: Claim, primary: str) -> list[str]:
             _HEDGE_AFTER.match(after) and not _SUMMARY_HEDGE.search(claim.summary)
         ):
             problems.append("the turn speaks of a possibility; the summary states it as fact")
+        if _NEGATION_BEFORE.search(sentence[:start]) and not _negated(claim.summary):
+            # "we won't be doing the turkey this year": a quote that starts after its negation
+            problems.append("the quote leaves out the negation before it; the summary states it as done")
         reported = _reports(sentence, start, quote_text, claim.summary)
         if reported or (_APPARENTLY.search(sentence) and _PERMISSION.search(claim.summary)):
             problems.append("the turn reports what someone else said or allowed")
@@ -1862,6 +1871,8 @@ def _polarity_problems(summary: str, sources: Sequence[SpokenTurn]) -> list[str]
         scored = sorted(
             ((sum(_held(w, _tokens(c)) for w in ours), c, p) for c, p in source_clauses), key=lambda t: -t[0]
         )
+        if scored and scored[0][0] >= 2 and (denied := _denied_thing_granted(clause, ours_polarity, *scored[0][1:])):
+            return [f"the turn says no {denied}; the summary grants it"]
         if not scored or scored[0][0] < max(2, 0.6 * len(ours)):
             continue
         theirs = _restated_words(scored[0][1])
@@ -1889,6 +1900,35 @@ def _polarity_problems(summary: str, sources: Sequence[SpokenTurn]) -> list[str]
             said = "the summary negates what the turn says" if turned_negative else "the summary says the opposite"
             return [said if turned_negative else f"{said} of the turn"]
     return []
+
+
+#: A summary clause that grants or gives a thing: "may use screens", "the kids get screens".
+_GRANTS = re.compile(r"\b(?:may|can|could|allowed|gets?|getting|has|have|having|uses?|using|plenty of|lots of)\b", re.I)
+#: Words that keep the denial in other words: "screens are banned", "screens off", "screen-free".
+_KEEPS_DENIAL = re.compile(
+    r"\b(?:ban|bans|banned|forbidden|off|without|free|limit|limited|less|fewer|stop|stopped|quit|cut|avoid|instead|"
+    r"except|only|but)\b|-free\b",
+    re.I,
+)
+
+
+def _denied_thing_granted(
+    clause: str, ours: dict[str, bool | None], source: str, theirs: dict[str, bool | None]
+) -> str | None:
+    """A thing the source clause denies by a determiner ("no screens after 8", "nae sweets") that
+    the summary clause grants ("may use screens after 8 pm"), with nothing in it that keeps the
+    denial: the one word carries the rule, however many words around it agree."""
+    if not _GRANTS.search(clause) or _KEEPS_DENIAL.search(
+        clause
+    ):  # (a negated grant is no grant: its words are read negated)
+        return None
+    folded = normalise_for_match(source)
+    for word, state in ours.items():
+        match = next((w for w in theirs if _alike(word, w)), None)
+        denied = state is False and match is not None and theirs[match] is True
+        if denied and re.search(rf"\b(?:no|nae|zero) {re.escape(str(match))}\b", folded):
+            return match
+    return None
 
 
 def _only_negated(sources: Sequence[SpokenTurn]) -> set[str]:
