@@ -373,7 +373,7 @@ def test_word_patterns_answer_as_search_does_on_every_must_know_pattern() -> Non
             searched = pattern.search(text) is not None
             assert fast.search(words, name) is searched, (name, text)
             hits[name] += searched
-            starts = fast.starts(words, name)
+            starts = fast.matches_at(words, name)
             if starts is not None:
                 at = [
                     (m.start(), m.group().lower()) for m in re.finditer(r"\w+", text) if pattern.match(text, m.start())

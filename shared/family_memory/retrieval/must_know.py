@@ -41,7 +41,7 @@ from family_memory.domain.text import normalise_for_match
 from family_memory.formation.relations import ADULT_RELATIONS, CHILD_RELATIONS, KIN_WORDS
 from family_memory.formation.text_similarity import STOPWORDS, content_tokens, content_words
 from family_memory.ports.catalog import CatalogRow
-from family_memory.retrieval.word_patterns import PatternSet
+from family_memory.retrieval.word_patterns import PatternSet, TextWords
 
 #: Memory types that carry rules.
 RULE_TYPES = frozenset({MemoryType.CONSTRAINT, MemoryType.DIRECTIVE})
@@ -313,28 +313,32 @@ class _Reading:
 def _read_rule(about: str, summary: str, when_to_use: str) -> _Reading:
     """A rule's topics, its content words and what its summary says, from its about, summary and
     when to use."""
-    text = " ".join((about, summary, when_to_use))
-    says = _SUMMARY_PATTERNS.found(summary)
+    said = _RULE_PATTERNS.read(summary)
+    words = _RULE_PATTERNS.join([_RULE_PATTERNS.read(about), said, _RULE_PATTERNS.read(when_to_use)])
     return _Reading(
-        _topics_of(text),
-        content_words(text),
-        "allows" in says,
-        "refuses" in says,
-        "medicine" in says,
-        "allergy_kit" in says,
-        "caregiver" in says,
+        _topics_read(words),
+        content_words(words.text),
+        _RULE_PATTERNS.search(said, "allows"),
+        _RULE_PATTERNS.search(said, "refuses"),
+        _RULE_PATTERNS.search(said, "medicine"),
+        _RULE_PATTERNS.search(said, "allergy_kit"),
+        _RULE_PATTERNS.search(said, "caregiver"),
     )
 
 
 def _topics_of(text: str) -> frozenset[str]:
     """``_topics_searched(text)``, read off the text's words (``word_patterns``)."""
-    words = _TOPIC_PATTERNS.read(text)
-    food = _TOPIC_PATTERNS.starts(words, "food")
+    return _topics_read(_RULE_PATTERNS.read(text))
+
+
+def _topics_read(words: TextWords) -> frozenset[str]:
+    food = _RULE_PATTERNS.matches_at(words, "food")
     if food is None:
-        return _topics_searched(text)
-    topics = {topic for topic in _RULE_TOPICS if topic != "food" and _TOPIC_PATTERNS.search(words, topic)}
-    # The food words the search would find are those where ``food`` starts (a match that runs on
+        return _topics_searched(words.text)
+    topics = {topic for topic in _RULE_TOPICS if topic != "food" and _RULE_PATTERNS.search(words, topic)}
+    # The food words the search would find are those where ``food`` matches (a match that runs on
     # over the next word, "tree nuts", is no allergy word, so what it covers cannot change ``all``).
+    text = words.text
     if food and not (all(_allergy_word_at(text, start, word) for start, word in food) and _NOT_FOOD.search(text)):
         topics.add("food")
     return frozenset(topics)
@@ -358,10 +362,10 @@ def _topics_searched(text: str) -> frozenset[str]:
     return frozenset(topics)
 
 
-_TOPIC_PATTERNS = PatternSet(_RULE_TOPICS)
-#: What ``_read_rule`` asks of a summary.
-_SUMMARY_PATTERNS = PatternSet(
+#: The rule topics and what ``_read_rule`` asks of a summary, read off a row's words at once.
+_RULE_PATTERNS = PatternSet(
     {
+        **_RULE_TOPICS,
         "allows": _ALLOWANCE,
         "refuses": _REFUSES,
         "medicine": _MEDICINE,

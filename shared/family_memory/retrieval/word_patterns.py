@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 #: Characters outside ASCII that re.IGNORECASE matches to an ASCII letter, or whose lower case
@@ -175,17 +175,30 @@ class _Alternation:
         return 1 if self.digit and not ("a" <= word[0] <= "z") else 0
 
 
-@dataclass(frozen=True, slots=True)
 class TextWords:
-    """A text's words in lower case with where each starts, and what each pattern of the set
-    can do there (bit i of ``matched`` / ``maybe``: a word of the text starts / may start a
-    match of the set's i-th pattern). ``runs`` is None for a text read by searching."""
+    """A text's words (runs of ``\\w``) in lower case, and what each pattern of a set can do
+    there: bit i of ``matched`` / ``maybe`` is set when a word of the text starts / may start a
+    match of the set's i-th pattern (``codes``: each word's bits). ``words`` is None for a text
+    read by searching."""
 
-    text: str
-    runs: tuple[tuple[int, str], ...] | None
-    codes: tuple[tuple[int, int], ...]
-    matched: int
-    maybe: int
+    __slots__ = ("_starts", "codes", "matched", "maybe", "text", "words")
+
+    def __init__(
+        self, text: str, words: list[str] | None, codes: list[tuple[int, int]], matched: int, maybe: int
+    ) -> None:
+        self.text = text
+        self.words = words
+        self.codes = codes
+        self.matched = matched
+        self.maybe = maybe
+        self._starts: list[int] | None = None
+
+    @property
+    def starts(self) -> list[int]:
+        """Where each word starts (found when first asked: most texts never need it)."""
+        if self._starts is None:
+            self._starts = [m.start() for m in _RUN.finditer(self.text)]
+        return self._starts
 
 
 class PatternSet:
@@ -205,44 +218,65 @@ class PatternSet:
         return self._alternations[self._index[name]].general
 
     def _code(self, word: str) -> tuple[int, int]:
-        code = self._codes.get(word)
-        if code is None:
-            matched = maybe = 0
-            for i, alternation in enumerate(self._alternations):
-                c = alternation.code(word)
-                matched |= (c == 2) << i
-                maybe |= (c == 1) << i
-            code = (matched, maybe)
-            with self._lock:
-                if len(self._codes) >= WORDS_KEPT:
-                    self._codes.clear()
-                self._codes[word] = code
+        matched = maybe = 0
+        for i, alternation in enumerate(self._alternations):
+            c = alternation.code(word)
+            matched |= (c == 2) << i
+            maybe |= (c == 1) << i
+        code = (matched, maybe)
+        with self._lock:
+            if len(self._codes) >= WORDS_KEPT:
+                self._codes.clear()
+            self._codes[word] = code
         return code
 
     def read(self, text: str) -> TextWords:
-        if not FOLDS_TO_ASCII.isdisjoint(text):
-            return TextWords(text, None, (), 0, 0)
-        runs = tuple((m.start(), m.group().lower()) for m in _RUN.finditer(text))
-        codes = tuple(self._code(word) for _, word in runs)
+        if text.isascii():
+            # Lower case keeps an ASCII text's length and its words where they were.
+            words = _RUN.findall(text.lower())
+        elif FOLDS_TO_ASCII.isdisjoint(text):
+            words = [word.lower() for word in _RUN.findall(text)]
+        else:
+            return TextWords(text, None, [], 0, 0)
+        known = self._codes
+        codes = [known.get(word) or self._code(word) for word in words]
         matched = maybe = 0
         for m, b in codes:
             matched |= m
             maybe |= b
-        return TextWords(text, runs, codes, matched, maybe)
+        return TextWords(text, words, codes, matched, maybe)
+
+    def join(self, parts: Sequence[TextWords], separator: str = " ") -> TextWords:
+        """``read(separator.join(part.text for part in parts))`` from the parts' readings (the
+        separator holds no word character, so no word runs across it)."""
+        if not separator or _RUN.search(separator) or not FOLDS_TO_ASCII.isdisjoint(separator):
+            raise ValueError(f"a separator must hold no word character: {separator!r}")
+        text = separator.join(part.text for part in parts)
+        words: list[str] = []
+        codes: list[tuple[int, int]] = []
+        matched = maybe = 0
+        for part in parts:
+            if part.words is None:
+                return TextWords(text, None, [], 0, 0)
+            words += part.words
+            codes += part.codes
+            matched |= part.matched
+            maybe |= part.maybe
+        return TextWords(text, words, codes, matched, maybe)
 
     def search(self, words: TextWords, name: str) -> bool:
         """``bool(pattern.search(text))`` for the named pattern."""
         i = self._index[name]
-        if words.runs is None or self._general >> i & 1:
+        if words.words is None or self._general >> i & 1:
             return self._alternations[i].pattern.search(words.text) is not None
         if words.matched >> i & 1:
             return True
         if not words.maybe >> i & 1:
             return False
-        pattern = self._alternations[i].pattern
+        pattern, text = self._alternations[i].pattern, words.text
         return any(
-            code[1] >> i & 1 and pattern.match(words.text, start)
-            for (start, _), code in zip(words.runs, words.codes, strict=True)
+            code[1] >> i & 1 and pattern.match(text, start) is not None
+            for start, code in zip(words.starts, words.codes, strict=True)
         )
 
     def found(self, text: str) -> frozenset[str]:
@@ -250,15 +284,17 @@ class PatternSet:
         words = self.read(text)
         return frozenset(name for name in self.names if self.search(words, name))
 
-    def starts(self, words: TextWords, name: str) -> list[tuple[int, str]] | None:
+    def matches_at(self, words: TextWords, name: str) -> list[tuple[int, str]] | None:
         """The words (where each starts, in lower case) at which the named pattern matches, in
         order; None for a text or pattern read by searching."""
         i = self._index[name]
-        if words.runs is None or self._general >> i & 1:
+        if words.words is None or self._general >> i & 1:
             return None
-        pattern = self._alternations[i].pattern
+        if not (words.matched | words.maybe) >> i & 1:
+            return []
+        pattern, text = self._alternations[i].pattern, words.text
         return [
             (start, word)
-            for (start, word), (matched, maybe) in zip(words.runs, words.codes, strict=True)
-            if matched >> i & 1 or (maybe >> i & 1 and pattern.match(words.text, start))
+            for start, word, (matched, maybe) in zip(words.starts, words.words, words.codes, strict=True)
+            if matched >> i & 1 or (maybe >> i & 1 and pattern.match(text, start) is not None)
         ]
