@@ -460,3 +460,46 @@ def test_content_words_are_the_set_of_content_tokens() -> None:
     for _ in range(2000):
         text = " ".join(rng.choice(vocabulary) for _ in range(rng.randint(0, 12)))
         assert content_words(text) == frozenset(content_tokens(text)), text
+
+
+def test_a_joined_reading_is_the_reading_of_the_joined_text() -> None:
+    """``PatternSet.join`` builds a rule's reading from its parts' readings: the same words,
+    codes and answers as reading the joined text, a part that must be searched makes the whole
+    searched, and a separator with a word character in it is refused."""
+    from family_memory.retrieval import must_know as mk
+    from family_memory.retrieval.word_patterns import PatternSet
+
+    fast = PatternSet(mk._RULE_TOPICS)
+    texts = _pattern_texts(list(mk._RULE_TOPICS.values()), seed=2, count=1500)
+    for n, text in enumerate(texts):
+        parts = [text, texts[(n * 7) % len(texts)], texts[(n * 11) % len(texts)]]
+        joined, whole = fast.join([fast.read(part) for part in parts]), fast.read(" ".join(parts))
+        assert joined.text == whole.text
+        assert (joined.words, joined.codes, joined.matched, joined.maybe) == (
+            whole.words, whole.codes, whole.matched, whole.maybe
+        ), parts  # fmt: skip
+        for name in fast.names:
+            assert fast.search(joined, name) is (mk._RULE_TOPICS[name].search(whole.text) is not None)
+    assert fast.join([fast.read("nuts"), fast.read("\u017fesame")]).words is None
+    with pytest.raises(ValueError):
+        fast.join([fast.read("nut"), fast.read("s")], separator="_")
+
+
+def test_a_new_word_is_classified_for_every_pattern_as_each_pattern_classifies_it() -> None:
+    """``PatternSet`` classifies a word for all its patterns from one table; each pattern's own
+    reading (``_Alternation.code``) gives the same: a match starts there, may, or cannot."""
+    import re
+
+    from family_memory.retrieval import must_know as mk
+    from family_memory.retrieval.word_patterns import PatternSet, _Alternation
+
+    patterns = {**mk._TASKS, **{f"rule {k}": p for k, p in mk._RULE_TOPICS.items()}, "medicine": mk._MEDICINE}
+    fast = PatternSet(patterns)
+    each = [_Alternation.read(p) for p in patterns.values()]
+    words = {w.lower() for p in patterns.values() for w in re.findall(r"\w+", p.pattern)}
+    words |= {w + tail for w in list(words) for tail in ("s", "ing", "x")} | {w[:-1] for w in words if len(w) > 1}
+    words |= {"9am", "٣", "é", "_x", "allergies", "babysitter", "pickup"}
+    for word in sorted(words):
+        matched, maybe = fast._code(word)
+        codes = [a.code(word) for a in each]
+        assert [(matched >> i & 1) * 2 + (maybe >> i & 1) for i in range(len(each))] == codes, word

@@ -209,6 +209,25 @@ class PatternSet:
         self._index = {name: i for i, name in enumerate(self.names)}
         self._alternations = [_Alternation.read(pattern) for pattern in patterns.values()]
         self._general = sum(1 << i for i, a in enumerate(self._alternations) if a.general)
+        # Every pattern's words and prefixes in one table, so a new word is classified for all of
+        # them by one look-up and one ``startswith``.
+        self._exact: dict[str, tuple[int, int]] = {}
+        self._prefixes: list[tuple[str, int, int]] = []
+        self._digit = 0
+        for i, a in enumerate(self._alternations):
+            if a.general:
+                continue
+            bit = 1 << i
+            for word in a.matches:
+                m, b = self._exact.get(word, (0, 0))
+                self._exact[word] = (m | bit, b)
+            for word in a.maybe:
+                m, b = self._exact.get(word, (0, 0))
+                self._exact[word] = (m, b | bit)
+            self._prefixes += [(prefix, bit, 0) for prefix in a.prefixes]
+            self._prefixes += [(prefix, 0, bit) for prefix in a.maybe_prefixes]
+            self._digit |= bit if a.digit else 0
+        self._any_prefix = tuple(prefix for prefix, _, _ in self._prefixes)
         #: A word in lower case -> (bits of the patterns a match of starts on it, bits of those one may).
         self._codes: dict[str, tuple[int, int]] = {}
         self._lock = threading.Lock()
@@ -218,12 +237,16 @@ class PatternSet:
         return self._alternations[self._index[name]].general
 
     def _code(self, word: str) -> tuple[int, int]:
-        matched = maybe = 0
-        for i, alternation in enumerate(self._alternations):
-            c = alternation.code(word)
-            matched |= (c == 2) << i
-            maybe |= (c == 1) << i
-        code = (matched, maybe)
+        """``_Alternation.code`` of every pattern, as bits (a general pattern's are never read)."""
+        matched, maybe = self._exact.get(word, (0, 0))
+        if self._any_prefix and word.startswith(self._any_prefix):
+            for prefix, m, b in self._prefixes:
+                if word.startswith(prefix):
+                    matched |= m
+                    maybe |= b
+        if self._digit and not ("a" <= word[0] <= "z"):
+            maybe |= self._digit
+        code = (matched, maybe & ~matched)
         with self._lock:
             if len(self._codes) >= WORDS_KEPT:
                 self._codes.clear()
