@@ -503,3 +503,30 @@ def test_a_new_word_is_classified_for_every_pattern_as_each_pattern_classifies_i
         matched, maybe = fast._code(word)
         codes = [a.code(word) for a in each]
         assert [(matched >> i & 1) * 2 + (maybe >> i & 1) for i in range(len(each))] == codes, word
+
+
+def test_a_day_question_s_activity_words_leave_out_each_name_s_first_word_as_before() -> None:
+    """``activity_words`` reads each name's first content word once per name (``_first_word``);
+    the same words as reading every name's tokens on every call, for names with no content word
+    ("the", "a"), possessives and accents."""
+    import random
+
+    from family_memory.formation.text_similarity import content_tokens
+    from family_memory.retrieval.schedule import _NOT_AN_ACTIVITY, WEEKDAY_FORMS, activity_words
+
+    def before(message: str, names: dict[str, frozenset[str]]) -> set[str]:
+        name_words = {tokens[0] for name in names if (tokens := content_tokens(name))}
+        return {
+            w
+            for w in content_tokens(message)
+            if w not in name_words and w not in _NOT_AN_ACTIVITY and w not in WEEKDAY_FORMS and len(w) > 2
+        }
+
+    rng = random.Random(8)
+    vocabulary = ["piano", "sori", "academy", "the", "a", "do-hyun", "park", "idris's", "zoë", "swimming", "tuesday"]
+    for _ in range(1500):
+        names = {
+            " ".join(rng.sample(vocabulary, rng.randint(1, 3))): frozenset({"e"}) for _ in range(rng.randint(0, 5))
+        }
+        message = "is there " + " ".join(rng.choice(vocabulary) for _ in range(rng.randint(0, 6))) + " that day?"
+        assert activity_words(message, names) == before(message, names), (message, names)
