@@ -511,8 +511,9 @@ def test_a_day_question_s_activity_words_leave_out_each_name_s_first_word_as_bef
     ("the", "a"), possessives and accents."""
     import random
 
+    from family_memory.formation.dates import WEEKDAY_FORMS
     from family_memory.formation.text_similarity import content_tokens
-    from family_memory.retrieval.schedule import _NOT_AN_ACTIVITY, WEEKDAY_FORMS, activity_words
+    from family_memory.retrieval.schedule import _NOT_AN_ACTIVITY, activity_words
 
     def before(message: str, names: dict[str, frozenset[str]]) -> set[str]:
         name_words = {tokens[0] for name in names if (tokens := content_tokens(name))}
