@@ -7,6 +7,7 @@ import math
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -270,3 +271,263 @@ def test_words_of_ascii_text_are_those_of_the_general_path() -> None:
     for text in texts:
         assert words(text) == general(text), text
         assert analyzer_tokens(text) == _ANALYZER_TOKEN.findall(text), text
+
+
+def _sample(pattern: str, rng: Any) -> str:
+    """A text the regex ``pattern`` may match, drawn at random from its parse (alternatives,
+    classes, repeats of up to three); lookarounds and boundaries are left out, so some samples
+    are near misses."""
+    import importlib
+
+    parser: Any = importlib.import_module("re._parser")  # the test's own generator; the code does not parse
+
+    def draw(items: Any) -> str:
+        out = ""
+        for op, value in items:
+            name = str(op)
+            if name == "LITERAL":
+                out += chr(value)
+            elif name == "NOT_LITERAL":
+                out += rng.choice("xy 1")
+            elif name == "ANY":
+                out += rng.choice("ab .")
+            elif name == "IN" and str(value[0][0]) == "NEGATE":
+                out += rng.choice("xy 1")
+            elif name == "IN":
+                choices = [chr(v) for o, v in value if str(o) == "LITERAL"]
+                choices += [c for o, v in value if str(o) == "RANGE" for c in (chr(v[0]), chr(v[1]))]
+                choices += [{"CATEGORY_DIGIT": "4", "CATEGORY_WORD": "q", "CATEGORY_SPACE": " "}.get(str(v), "z")
+                            for o, v in value if str(o) == "CATEGORY"]  # fmt: skip
+                out += rng.choice(choices or ["z"])
+            elif name == "CATEGORY":
+                out += {"CATEGORY_DIGIT": "7", "CATEGORY_WORD": "w", "CATEGORY_SPACE": " "}.get(str(value), "-")
+            elif name == "BRANCH":
+                out += draw(rng.choice(value[1]))
+            elif name == "SUBPATTERN":
+                out += draw(value[-1])
+            elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+                low, high, body = value
+                out += "".join(draw(body) for _ in range(rng.randint(low, min(high, low + 3))))
+        return out
+
+    return draw(parser.parse(pattern))
+
+
+def _pattern_texts(patterns: Sequence[Any], seed: int, count: int) -> list[str]:
+    """Texts that hit the patterns' alternatives and their near misses: a sample of every
+    alternative and the literal words of each pattern, run together, cased, cut inside words,
+    beside digits, apostrophes and the characters that fold to ASCII letters under re.I."""
+    import random
+    import re
+
+    from family_memory.retrieval.word_patterns import alternatives
+
+    rng = random.Random(seed)
+    words = sorted({w for p in patterns for w in re.findall(r"[a-z]+", p.pattern)})
+    phrases = [
+        "pick the kids up", "pickup", "can you have", "a&e", "what does dad take tonight", "who can watch the game",
+        "café", "check-up", "checkup", "tree nuts", "allergic", "ALLERGY", "epipen", "٣ mg", "2.5ml", "hayfever",
+        "wi-fi", "packing for the train", "packed", "i'm", "all of us", "groceries", "mind the kids", "minds",
+    ]  # fmt: skip
+    for pattern in patterns:
+        for alternative in alternatives(pattern.pattern) or []:
+            phrases += [_sample(alternative, rng) for _ in range(3)]
+    glue = ["", " ", " ", "_", "9", "x", "-", "'", "’", ".", "\u212a", "\u017f", "İ", "ı", "é", "\n", "?", ", "]
+    texts = [*phrases, *words, "", " ", "Eat", "EAT", "heat", "eats_", "_eat", "\u212aids", "\u017fleepover"]
+    for _ in range(count):
+        parts = [rng.choice(phrases) if rng.random() < 0.5 else rng.choice(words) for _ in range(rng.randint(1, 8))]
+        text = ""
+        for part in parts:
+            if rng.random() < 0.15:
+                part = part.upper() if rng.random() < 0.5 else part.title()
+            if part and rng.random() < 0.1:
+                part = part[rng.randrange(len(part)) :] if rng.random() < 0.5 else part[: rng.randrange(len(part) + 1)]
+            text += rng.choice(glue) if rng.random() < 0.4 else " "
+            text += part
+        texts.append(text)
+    return texts
+
+
+def test_word_patterns_answer_as_search_does_on_every_must_know_pattern() -> None:
+    """``PatternSet`` reads a pattern off the text's words and tries it only where a word may begin
+    a longer alternative; ``search`` tries every position. The same answer for every pattern the
+    must-know pass reads, and the same words where a match starts as ``match`` at each word."""
+    import re
+
+    from family_memory.retrieval import must_know as mk
+    from family_memory.retrieval.word_patterns import PatternSet
+
+    patterns = {
+        **{f"task {name}": p for name, p in mk._TASKS.items()},
+        **{f"topic {name}": p for name, p in mk._RULE_TOPICS.items()},
+        "allows": mk._ALLOWANCE, "refuses": mk._REFUSES, "medicine": mk._MEDICINE, "kit": mk._ALLERGY_KIT,
+        "caregiver": mk._CAREGIVER, "not food": mk._NOT_FOOD, "everyone": mk._EVERYONE, "first": mk._FIRST_PERSON,
+    }  # fmt: skip
+    fast = PatternSet(patterns)
+    assert not [name for name in patterns if fast.general(name)]  # every one is read, none searched whole
+    texts = _pattern_texts(list(patterns.values()), seed=7, count=6000)
+    hits = dict.fromkeys(patterns, 0)
+    for text in texts:
+        words = fast.read(text)
+        for name, pattern in patterns.items():
+            searched = pattern.search(text) is not None
+            assert fast.search(words, name) is searched, (name, text)
+            hits[name] += searched
+            starts = fast.matches_at(words, name)
+            if starts is not None:
+                at = [
+                    (m.start(), m.group().lower()) for m in re.finditer(r"\w+", text) if pattern.match(text, m.start())
+                ]
+                assert starts == at, (name, text)
+    assert min(hits.values()) > 50, hits  # every pattern matched often, and missed often
+    assert max(hits.values()) < len(texts) - 50, hits
+
+
+def test_a_pattern_of_another_shape_is_searched_as_it_is() -> None:
+    import re
+
+    from family_memory.retrieval.word_patterns import PatternSet, alternatives
+
+    patterns = {
+        "cased": re.compile(r"\b(?:eat|nuts?)\b"),  # no re.I: words compared in lower case would be wrong
+        "bare": re.compile(r"eat|nuts?", re.I),
+        "lookbehind": re.compile(r"\b(?:(?<!no )eat|nuts?)\b", re.I),
+        "two groups": re.compile(r"\b(?:eat)\b|\b(?:nuts)\b", re.I),
+    }
+    assert alternatives(r"\b(?:eat)\b|\b(?:nuts)\b") is None
+    assert alternatives(r"\b(?:a|b(?:c|d)|[|)]|\|)\b") == ["a", "b(?:c|d)", "[|)]", "\\|"]
+    fast = PatternSet(patterns)
+    assert fast.general("cased") and fast.general("bare") and fast.general("lookbehind")
+    for text in ["Eat", "no eat", "NUTS and eat", "peanuts", "heat", "nut", ""]:
+        for name, pattern in patterns.items():
+            assert fast.search(fast.read(text), name) is (pattern.search(text) is not None), (name, text)
+
+
+def test_the_characters_that_fold_to_ascii_letters_are_those_word_patterns_sends_to_search() -> None:
+    """Outside ASCII, only these characters match an ASCII letter or digit under re.I or hold
+    one in lower case; a text with one of them is searched as it is."""
+    import re
+    import string
+
+    from family_memory.retrieval.word_patterns import FOLDS_TO_ASCII
+
+    chars = "".join(chr(c) for c in range(0x80, 0x110000) if not 0xD800 <= c <= 0xDFFF)
+    folding = {c for a in string.ascii_lowercase + string.digits + "_" for c in re.findall(re.escape(a), chars, re.I)}
+    lowering = {c for c in chars if any(x.isascii() for x in c.lower())}
+    assert folding | lowering == set(FOLDS_TO_ASCII)
+
+
+def test_a_rule_s_reading_off_its_words_is_the_one_its_patterns_give() -> None:
+    """``_read_rule`` reads topics and what a summary says off the words; the old reading ran
+    every pattern over the text (the food words in full, for "allergic" alone or "allergic to
+    penicillin"). Same reading on texts built from every pattern's words, and the content words
+    are ``content_tokens``'."""
+    from family_memory.formation.text_similarity import content_tokens
+    from family_memory.retrieval import must_know as mk
+
+    def searched(about: str, summary: str, when: str) -> tuple[object, ...]:
+        text = " ".join((about, summary, when))
+        food_words = {m.group(0) for m in mk._RULE_TOPICS["food"].finditer(text)}
+        topics = {t for t, p in mk._RULE_TOPICS.items() if t != "food" and p.search(text)}
+        if food_words and not (all(mk._ALLERGY_WORD.match(w) for w in food_words) and mk._NOT_FOOD.search(text)):
+            topics.add("food")
+        says = [bool(p.search(summary)) for p in (mk._ALLOWANCE, mk._REFUSES, mk._MEDICINE)]
+        says += [bool(p.search(summary)) for p in (mk._ALLERGY_KIT, mk._CAREGIVER)]
+        return (frozenset(topics), frozenset(content_tokens(text)), *says)
+
+    patterns = [*mk._RULE_TOPICS.values(), mk._ALLOWANCE, mk._REFUSES, mk._MEDICINE, mk._CAREGIVER, mk._NOT_FOOD]
+    texts = _pattern_texts(patterns, seed=9, count=4000)
+    texts += ["allergic", "Allergic to penicillin", "anaphylaxis, bee stings", "epipen for wasps", "ALLERGY to cats"]
+    texts += ["allergic to tree nuts and penicillin", "allergic to cats; no milk", "Allergic to ſesame and cats"]
+    only_allergy = 0
+    for n, summary in enumerate(texts):
+        about, when = texts[(n * 7) % len(texts)][:30], texts[(n * 13) % len(texts)][:20]
+        reading = mk._read_rule.__wrapped__(about, summary, when)
+        old = searched(about, summary, when)
+        got = (reading.topics, reading.words, reading.allows, reading.refuses, reading.medicine)
+        assert (*got, reading.allergy_kit, reading.caregiver) == old, (about, summary, when)
+        only_allergy += "medical" in reading.topics and "food" not in reading.topics
+    assert only_allergy > 5  # the allergy-alone branch ran both ways
+
+
+def test_content_words_are_the_set_of_content_tokens() -> None:
+    import random
+
+    from family_memory.formation.text_similarity import content_tokens, content_words
+
+    rng = random.Random(4)
+    vocabulary = ["Maya's", "parties", "running", "booked", "class", "is", "THE", "Noor’s", "ﬁsh", "Straße", "x_y"]
+    for _ in range(2000):
+        text = " ".join(rng.choice(vocabulary) for _ in range(rng.randint(0, 12)))
+        assert content_words(text) == frozenset(content_tokens(text)), text
+
+
+def test_a_joined_reading_is_the_reading_of_the_joined_text() -> None:
+    """``PatternSet.join`` builds a rule's reading from its parts' readings: the same words,
+    codes and answers as reading the joined text, a part that must be searched makes the whole
+    searched, and a separator with a word character in it is refused."""
+    from family_memory.retrieval import must_know as mk
+    from family_memory.retrieval.word_patterns import PatternSet
+
+    fast = PatternSet(mk._RULE_TOPICS)
+    texts = _pattern_texts(list(mk._RULE_TOPICS.values()), seed=2, count=1500)
+    for n, text in enumerate(texts):
+        parts = [text, texts[(n * 7) % len(texts)], texts[(n * 11) % len(texts)]]
+        joined, whole = fast.join([fast.read(part) for part in parts]), fast.read(" ".join(parts))
+        assert joined.text == whole.text
+        assert (joined.words, joined.codes, joined.matched, joined.maybe) == (
+            whole.words, whole.codes, whole.matched, whole.maybe
+        ), parts  # fmt: skip
+        for name in fast.names:
+            assert fast.search(joined, name) is (mk._RULE_TOPICS[name].search(whole.text) is not None)
+    assert fast.join([fast.read("nuts"), fast.read("\u017fesame")]).words is None
+    with pytest.raises(ValueError):
+        fast.join([fast.read("nut"), fast.read("s")], separator="_")
+
+
+def test_a_new_word_is_classified_for_every_pattern_as_each_pattern_classifies_it() -> None:
+    """``PatternSet`` classifies a word for all its patterns from one table; each pattern's own
+    reading (``_Alternation.code``) gives the same: a match starts there, may, or cannot."""
+    import re
+
+    from family_memory.retrieval import must_know as mk
+    from family_memory.retrieval.word_patterns import PatternSet, _Alternation
+
+    patterns = {**mk._TASKS, **{f"rule {k}": p for k, p in mk._RULE_TOPICS.items()}, "medicine": mk._MEDICINE}
+    fast = PatternSet(patterns)
+    each = [_Alternation.read(p) for p in patterns.values()]
+    words = {w.lower() for p in patterns.values() for w in re.findall(r"\w+", p.pattern)}
+    words |= {w + tail for w in list(words) for tail in ("s", "ing", "x")} | {w[:-1] for w in words if len(w) > 1}
+    words |= {"9am", "٣", "é", "_x", "allergies", "babysitter", "pickup"}
+    for word in sorted(words):
+        matched, maybe = fast._code(word)
+        codes = [a.code(word) for a in each]
+        assert [(matched >> i & 1) * 2 + (maybe >> i & 1) for i in range(len(each))] == codes, word
+
+
+def test_a_day_question_s_activity_words_leave_out_each_name_s_first_word_as_before() -> None:
+    """``activity_words`` reads each name's first content word once per name (``_first_word``);
+    the same words as reading every name's tokens on every call, for names with no content word
+    ("the", "a"), possessives and accents."""
+    import random
+
+    from family_memory.formation.dates import WEEKDAY_FORMS
+    from family_memory.formation.text_similarity import content_tokens
+    from family_memory.retrieval.schedule import _NOT_AN_ACTIVITY, activity_words
+
+    def before(message: str, names: dict[str, frozenset[str]]) -> set[str]:
+        name_words = {tokens[0] for name in names if (tokens := content_tokens(name))}
+        return {
+            w
+            for w in content_tokens(message)
+            if w not in name_words and w not in _NOT_AN_ACTIVITY and w not in WEEKDAY_FORMS and len(w) > 2
+        }
+
+    rng = random.Random(8)
+    vocabulary = ["piano", "sori", "academy", "the", "a", "do-hyun", "park", "idris's", "zoë", "swimming", "tuesday"]
+    for _ in range(1500):
+        names = {
+            " ".join(rng.sample(vocabulary, rng.randint(1, 3))): frozenset({"e"}) for _ in range(rng.randint(0, 5))
+        }
+        message = "is there " + " ".join(rng.choice(vocabulary) for _ in range(rng.randint(0, 6))) + " that day?"
+        assert activity_words(message, names) == before(message, names), (message, names)

@@ -44,6 +44,29 @@ def content_tokens(text: str) -> list[str]:
     return [_stem(w) for w in words if w not in STOPWORDS]
 
 
+#: Words to their stems (or None for a stopword), for ``content_words``: a family's vocabulary is
+#: small beside the texts read, so a word is stemmed once. Started afresh when full.
+_STEMS: dict[str, str | None] = {}
+_STEMS_KEPT = 65536
+
+
+def content_words(text: str) -> frozenset[str]:
+    """``frozenset(content_tokens(text))``, each word's stem looked up once it is known."""
+    stems = _STEMS
+    found: set[str] = set()
+    for word in _WORD.findall(normalise_for_match(text)):
+        try:
+            stem = stems[word]
+        except KeyError:
+            stem = None if word in STOPWORDS else _stem(word)
+            if len(stems) >= _STEMS_KEPT:
+                stems.clear()
+            stems[word] = stem
+        if stem is not None:
+            found.add(stem)
+    return frozenset(found)
+
+
 def _dice(a: set[str], b: set[str]) -> float:
     if not a and not b:
         return 0.0

@@ -39,8 +39,9 @@ from dataclasses import dataclass
 from family_memory.domain.memory import MemoryType, Strength
 from family_memory.domain.text import normalise_for_match
 from family_memory.formation.relations import ADULT_RELATIONS, CHILD_RELATIONS, KIN_WORDS
-from family_memory.formation.text_similarity import STOPWORDS, content_tokens
+from family_memory.formation.text_similarity import STOPWORDS, content_tokens, content_words
 from family_memory.ports.catalog import CatalogRow
+from family_memory.retrieval.word_patterns import PatternSet, TextWords
 
 #: Memory types that carry rules.
 RULE_TYPES = frozenset({MemoryType.CONSTRAINT, MemoryType.DIRECTIVE})
@@ -265,16 +266,12 @@ def tasks_of(message: str) -> set[str]:
 #: remembered by the message's text for the few messages of the moment.
 @functools.lru_cache(maxsize=64)
 def _tasks_of(message: str) -> frozenset[str]:
-    # Every task pattern is ``\b`` and words that start with a letter, so a match can only start where
-    # a word does: each pattern is tried at the message's word starts alone (``pattern.match`` reads
-    # the letter before ``pos`` for ``\b``), not at every character as ``search`` would, with the
-    # same answer (``tests/unit/test_retrieval_units.py`` checks it against ``search``).
-    starts = [m.start() for m in _WORD_START.finditer(message)]
-    return frozenset(task for task, pattern in _TASKS.items() if any(pattern.match(message, start) for start in starts))
+    # Read off the message's words (``word_patterns``): the answer each pattern's ``search`` gives
+    # (``tests/unit/test_retrieval_units.py`` checks it against ``search``).
+    return _TASK_PATTERNS.found(message)
 
 
-#: Where a word starts: the positions at which a task pattern can match.
-_WORD_START = re.compile(r"\b\w")
+_TASK_PATTERNS = PatternSet(_TASKS)
 
 
 #: Allergies that are not to a food: "allergic to penicillin" is no food rule.
@@ -316,19 +313,47 @@ class _Reading:
 def _read_rule(about: str, summary: str, when_to_use: str) -> _Reading:
     """A rule's topics, its content words and what its summary says, from its about, summary and
     when to use."""
-    text = " ".join((about, summary, when_to_use))
+    said = _RULE_PATTERNS.read(summary)
+    words = _RULE_PATTERNS.join([_RULE_PATTERNS.read(about), said, _RULE_PATTERNS.read(when_to_use)])
     return _Reading(
-        _topics_of(text),
-        frozenset(content_tokens(text)),
-        bool(_ALLOWANCE.search(summary)),
-        bool(_REFUSES.search(summary)),
-        bool(_MEDICINE.search(summary)),
-        bool(_ALLERGY_KIT.search(summary)),
-        bool(_CAREGIVER.search(summary)),
+        _topics_read(words),
+        content_words(words.text),
+        _RULE_PATTERNS.search(said, "allows"),
+        _RULE_PATTERNS.search(said, "refuses"),
+        _RULE_PATTERNS.search(said, "medicine"),
+        _RULE_PATTERNS.search(said, "allergy_kit"),
+        _RULE_PATTERNS.search(said, "caregiver"),
     )
 
 
 def _topics_of(text: str) -> frozenset[str]:
+    """``_topics_searched(text)``, read off the text's words (``word_patterns``)."""
+    return _topics_read(_RULE_PATTERNS.read(text))
+
+
+def _topics_read(words: TextWords) -> frozenset[str]:
+    food = _RULE_PATTERNS.matches_at(words, "food")
+    if food is None:
+        return _topics_searched(words.text)
+    topics = {topic for topic in _RULE_TOPICS if topic != "food" and _RULE_PATTERNS.search(words, topic)}
+    # The food words the search would find are those where ``food`` matches (a match that runs on
+    # over the next word, "tree nuts", is no allergy word, so what it covers cannot change ``all``).
+    text = words.text
+    if food and not (all(_allergy_word_at(text, start, word) for start, word in food) and _NOT_FOOD.search(text)):
+        topics.add("food")
+    return frozenset(topics)
+
+
+def _allergy_word_at(text: str, start: int, word: str) -> bool:
+    """Whether the food pattern's match at ``start`` (where ``word`` begins) is an allergy word.
+    Such a match is one whole word, so a word that is none cannot begin one."""
+    if not _ALLERGY_WORD.match(word):
+        return False
+    match = _RULE_TOPICS["food"].match(text, start)
+    return match is not None and _ALLERGY_WORD.match(match.group(0)) is not None
+
+
+def _topics_searched(text: str) -> frozenset[str]:
     # The food words are read in full (an allergy alone may be to no food); a search says the rest.
     food_words = {m.group(0) for m in _RULE_TOPICS["food"].finditer(text)}
     topics = {topic for topic, pattern in _RULE_TOPICS.items() if topic != "food" and pattern.search(text)}
@@ -337,9 +362,22 @@ def _topics_of(text: str) -> frozenset[str]:
     return frozenset(topics)
 
 
+#: The rule topics and what ``_read_rule`` asks of a summary, read off a row's words at once.
+_RULE_PATTERNS = PatternSet(
+    {
+        **_RULE_TOPICS,
+        "allows": _ALLOWANCE,
+        "refuses": _REFUSES,
+        "medicine": _MEDICINE,
+        "allergy_kit": _ALLERGY_KIT,
+        "caregiver": _CAREGIVER,
+    }
+)
+
+
 @functools.lru_cache(maxsize=1024)
 def _words_of(text: str) -> frozenset[str]:
-    return frozenset(content_tokens(text))
+    return content_words(text)
 
 
 #: A rule's about in comparison form, for telling two rules of one slot apart (cached by the text).

@@ -154,12 +154,20 @@ def activity_words(message: str, names: dict[str, frozenset[str]]) -> set[str]:
     content words, without names, weekdays and the words any day question uses."""
     # A name's first word ("do-hyun park", "sori piano academy"): the rest of a place's name may be
     # what the question asks about ("is there piano that day?").
-    name_words = {tokens[0] for name in names if (tokens := content_tokens(name))}
+    name_words = {first for name in names if (first := _first_word(name))}
     return {
         w
         for w in content_tokens(message)
         if w not in name_words and w not in _NOT_AN_ACTIVITY and w not in WEEKDAY_FORMS and len(w) > 2
     }
+
+
+@functools.lru_cache(maxsize=4096)
+def _first_word(name: str) -> str:
+    """A name's first content word ("" for none), read once per name: a day question reads the
+    whole name book."""
+    tokens = content_tokens(name)
+    return tokens[0] if tokens else ""
 
 
 @functools.lru_cache(maxsize=16384)
