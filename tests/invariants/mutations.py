@@ -2030,6 +2030,32 @@ MUTATIONS: list[Mutation] = [
         ["tests/unit/test_support_family_words.py"],
     ),
     m(
+        "2.support-condition-after-but-unread",
+        "2: a claim the cited turns do not support does not become a memory ('can walk ... but only if her brother's with her' without its condition)",
+        [
+            (
+                CONDITIONS,
+                "            if lead and after_main and _AFTER_ITS_MAIN.match(clause):",
+                "            if False:",
+                "_conditioned_clauses",
+            )
+        ],
+        ["tests/unit/test_support_family_words.py"],
+    ),
+    m(
+        "2.support-condition-read-past-its-comma",
+        "2: a claim the cited turns do not support does not become a memory ('only if his sugar is below 140, doctor was very clear': the doctor keeps no condition)",
+        [
+            (
+                CONDITIONS,
+                '                condition = clause[trailing.end() :].split(",")[0]',
+                "                condition = clause[trailing.end() :]",
+                "_conditioned_clauses",
+            )
+        ],
+        ["tests/unit/test_support_family_words.py"],
+    ),
+    m(
         "2.support-my-relative-given-to-writer",
         '2: a claim the cited turns do not support does not become a memory ("my wife olga started night shifts" is '
         "not the writer's)",

@@ -316,3 +316,40 @@ def test_a_schedule_changed_to_weekdays_is_every_week() -> None:
     piano = "sori academy changed seo-yeon's piano to wed and fri, same time 4:30. starts this week"
     assert verdict("Abuela's dialysis chair time is now 11:15 on Mondays, Wednesdays and Fridays.", chair) == []
     assert verdict("Seo-yeon's piano lessons are now on Wednesdays and Fridays at 4:30 pm.", piano) == []
+
+
+# --- a permission's condition after a "but", and a condition that ends at its comma ----------------
+
+HARPER = "harper can walk to the bus stop on her own now but only if her brother's with her, not by herself yet"
+TOMMY = "ok Tommy can go to Derek's lake house over winter break but ONLY if Derek's parents are there the whole time"
+SWEET = (
+    "papa can have the sweet only if his sugar reading is below 140 in the morning, doctor was very clear about this"
+)
+
+
+@pytest.mark.parametrize(
+    ("summary", "turn"),
+    [
+        ("Harper may walk to the bus stop on her own.", HARPER),
+        ("Tommy can go to Derek's lake house over the winter break.", TOMMY),
+        ("The doctor said Papa can have the sweet.", SWEET),  # "doctor" is no word of the condition
+    ],
+)
+def test_a_permission_without_its_condition_is_refused(summary: str, turn: str) -> None:
+    found = verdict(summary, turn)
+    assert any("condition" in p for p in found), found
+
+
+@pytest.mark.parametrize(
+    ("summary", "turn"),
+    [
+        ("Harper may walk to the bus stop on her own now, but only if her brother is with her.", HARPER),
+        (
+            "Tommy can go to Derek's lake house over the winter break only if Derek's parents are there the whole time.",
+            TOMMY,
+        ),
+        ("Papa can have the sweet only if his morning sugar reading is below 140.", SWEET),
+    ],
+)
+def test_a_permission_with_its_condition_is_accepted(summary: str, turn: str) -> None:
+    assert verdict(summary, turn) == []

@@ -84,6 +84,8 @@ _TRAILING = re.compile(
     r"(?<!wondering )(?<!see )(?<!check )(?<!know )(?<!sure )if)\b",
     re.I,
 )
+#: A condition that follows its main clause after a "but": "... but only if her brother's with her".
+_AFTER_ITS_MAIN = re.compile(r"^\W*(?:only if|unless|as long as|so long as|provided)\b", re.I)
 #: A condition before its main clause: "if X, Y"; its end is a comma or the main clause's subject.
 _LEADING = re.compile(r"^\W*(?:only if|if|unless|as long as|so long as|provided(?: that)?)\b\s*", re.I)
 _MAIN_SUBJECT = re.compile(
@@ -110,11 +112,18 @@ def _conditioned_clauses(text: str) -> list[tuple[str, str]]:
     """(main clause, condition) for each conditioned clause of ``text``."""
     out: list[tuple[str, str]] = []
     for sentence in _SENTENCE.split(_fold(text)):
+        previous = ""
         for clause in _COORDINATE.split(sentence):
             clause = _EXCLUDED_IF.sub(" ", clause).strip()
             if not clause:
                 continue
+            after_main, previous = previous, clause
             lead = _LEADING.match(clause)
+            if lead and after_main and _AFTER_ITS_MAIN.match(clause):
+                # "harper can walk to the bus stop on her own now but only if her brother's with
+                # her": the condition of the clause before the "but", up to its comma.
+                out.append((after_main, clause[lead.end() :].split(",")[0]))
+                continue
             if lead:
                 rest = clause[lead.end() :]
                 comma = rest.find(",")
@@ -127,7 +136,10 @@ def _conditioned_clauses(text: str) -> list[tuple[str, str]]:
             if trailing and trailing.start() > 0:
                 # The main clause is the stretch since the last comma: "she's mad about horses, she'd
                 # ride every day if we let her" conditions the riding, not the horses.
-                out.append((clause[: trailing.start()].rsplit(",", 1)[-1], clause[trailing.end() :]))
+                # The condition runs to its comma: "only if his sugar reading is below 140, doctor
+                # was very clear" does not make the doctor a word of the condition.
+                condition = clause[trailing.end() :].split(",")[0]
+                out.append((clause[: trailing.start()].rsplit(",", 1)[-1], condition))
     return out
 
 
