@@ -2056,6 +2056,31 @@ MUTATIONS: list[Mutation] = [
         ["tests/unit/test_support_family_words.py"],
     ),
     m(
+        "2.support-diet-overreach-accepted",
+        "2: a claim the cited turns do not support does not become a memory ('veg on mondays ... chicken fish all fine' as 'the whole family is vegetarian')",
+        [(CONDITIONS, "        diet_overreach(summary, quoted),\n", "", "condition_problems")],
+        ["tests/unit/test_support_family_words.py"],
+    ),
+    m(
+        "2.support-diet-of-meals-refused",
+        "2: faithful summaries are accepted ('vegetarian meals on Mondays; chicken and fish are fine on other days')",
+        [
+            (
+                CONDITIONS,
+                "    if not diet or _s._negated(summary) or _DIET_OF_MEALS.search(summary):",
+                "    if not diet or _s._negated(summary):",
+                "diet_overreach",
+            )
+        ],
+        ["tests/unit/test_support_family_words.py"],
+    ),
+    m(
+        "2.support-done-before-it-happens-accepted",
+        "2: a claim the cited turns do not support does not become a memory ('im quitting after the season' as 'has already quit')",
+        [(CONDITIONS, "        done_before_it_happens(summary, quoted),\n", "", "condition_problems")],
+        ["tests/unit/test_support_family_words.py"],
+    ),
+    m(
         "2.support-my-relative-given-to-writer",
         '2: a claim the cited turns do not support does not become a memory ("my wife olga started night shifts" is '
         "not the writer's)",

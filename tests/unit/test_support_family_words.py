@@ -353,3 +353,36 @@ def test_a_permission_without_its_condition_is_refused(summary: str, turn: str) 
 )
 def test_a_permission_with_its_condition_is_accepted(summary: str, turn: str) -> None:
     assert verdict(summary, turn) == []
+
+
+# --- a diet the turns say less than; a change stated as done before it is ------------------------
+
+MONDAYS = "from this week we are doing veg on mondays, whole family. rest of the week chicken fish all fine"
+PORK = "mi done wid pork from now on, nuh more pork fi mi. chicken an fish still good tho so nobody start fuss"
+QUITTING = "ngl im so done w soccer, told coach im quitting after the season ends in nov"
+
+
+@pytest.mark.parametrize(
+    ("summary", "turn", "why"),
+    [
+        ("The whole family is vegetarian.", MONDAYS, "still eaten"),
+        ("Declan is vegetarian from now on.", PORK, "still eaten"),
+        ("Declan has already quit soccer.", QUITTING, "to come"),
+    ],
+)
+def test_a_diet_or_a_change_the_turns_say_less_of_is_refused(summary: str, turn: str, why: str) -> None:
+    found = verdict(summary, turn)
+    assert any(why in p for p in found), found
+
+
+@pytest.mark.parametrize(
+    ("summary", "turn"),
+    [
+        ("The whole family eats vegetarian meals on Mondays; chicken and fish are fine on other days.", MONDAYS),
+        ("From this week the whole family eats vegetarian meals on Mondays.", MONDAYS),
+        ("Declan no longer eats pork, but chicken and fish are still fine.", PORK),
+        ("Declan has told the coach he is quitting soccer after the season ends in November.", QUITTING),
+    ],
+)
+def test_a_diet_or_a_change_said_as_the_turns_say_it_is_accepted(summary: str, turn: str) -> None:
+    assert verdict(summary, turn) == []

@@ -353,5 +353,66 @@ def condition_problems(
         flipped_state(summary, quoted),
         swapped_pair(summary, quoted, names),
         proposal_not_taken(summary, turns, names, family_text),
+        diet_overreach(summary, quoted),
+        done_before_it_happens(summary, quoted),
     ]
     return [p for p in found if p]
+
+
+# --- 5. a diet the turns say less than; a change stated as done before it is ------------------
+
+_DIET = re.compile(r"\b(?:vegetarian|vegan|veggie|pescatarian|plant[- ]based)\b", re.I)
+_MEATS = r"(?:meat|chicken|fish|beef|lamb|pork|mutton|goat|turkey|ham|bacon|sausages?|seafood|prawns?|shrimp)"
+#: A meat the turns say is still eaten: "rest of the week chicken fish all fine", "chicken an fish
+#: still good tho".
+_MEAT_EATEN = re.compile(
+    rf"\b{_MEATS}\b(?:[\s,&/]+(?:and |an |n |or )?{_MEATS}\b)*"
+    r"[\s,]+(?:all |is |are |still |also )*(?:fine|good|ok|okay|allowed)\b"
+    rf"|\b(?:still|can|does|do)\s+(?:eats?|have|has)\s+{_MEATS}\b",
+    re.I,
+)
+#: A diet of some meals or days, not of the person: "vegetarian meals on Mondays", "veggie dinners".
+_DIET_OF_MEALS = re.compile(
+    r"\b(?:vegetarian|vegan|veggie|pescatarian|plant[- ]based) (?:meals?|food|dinners?|lunch(?:es)?|days?|options?)\b"
+    r"|\bon (?:mon|tues|wednes|thurs|fri|satur|sun)days\b",
+    re.I,
+)
+#: Meats a pescatarian eats.
+_PESCATARIAN_EATS = re.compile(r"^(?:fish|seafood|prawns?|shrimp)$", re.I)
+
+
+def diet_overreach(summary: str, quoted: str) -> str | None:
+    """A diet the summary gives that the turns say less than: "we are doing veg on mondays ...
+    rest of the week chicken fish all fine" is no "the whole family is vegetarian", nor "mi done
+    wid pork ... chicken an fish still good" "Shanice is vegetarian"."""
+    diet = _DIET.search(summary)
+    if not diet or _s._negated(summary) or _DIET_OF_MEALS.search(summary):
+        return None  # "eats vegetarian meals on Mondays; chicken and fish are fine on other days"
+    if re.search(rf"\b{_MEATS}\b", summary, re.I):
+        return None  # the summary says which meat is still eaten
+    folded = _fold(quoted)
+    for match in _MEAT_EATEN.finditer(folded):
+        meats = re.findall(_MEATS, match.group(0), re.I)
+        if diet.group(0).lower() == "pescatarian" and all(_PESCATARIAN_EATS.match(m) for m in meats):
+            continue
+        return f"the turns say {' and '.join(meats)} is still eaten; the summary says {diet.group(0).lower()}"
+    return None
+
+
+#: A summary that says the change has happened: "has already quit", "has started", "has left".
+_DONE = re.compile(r"\b(?:already|has (?:now )?(?:quit|left|started|stopped|moved|finished|given up))\b", re.I)
+#: A turn that says it will: "im quitting after the season ends", "gonna", "will", "after".
+_TO_COME = re.compile(
+    r"\b(?:(?:i'm|im|i am|she's|shes|he's|hes|they're|we're) (?:quitting|leaving|starting|stopping|moving|finishing)"
+    r"|going to|gonna|will|'ll|after the|once the|next (?:week|month|year|term|season))\b",
+    re.I,
+)
+
+
+def done_before_it_happens(summary: str, quoted: str) -> str | None:
+    """A change the turn says is to come that the summary says is done: "told coach im quitting
+    after the season ends in nov" is not "Zoe has already quit soccer"."""
+    folded = _fold(quoted)
+    if _DONE.search(summary) and _TO_COME.search(folded) and not re.search(r"\b(?:already|just)\b", folded):
+        return "the turn says it is to come; the summary says it is done"
+    return None
