@@ -2081,6 +2081,18 @@ MUTATIONS: list[Mutation] = [
         ["tests/unit/test_support_family_words.py"],
     ),
     m(
+        "2.support-or-not-read-as-negation",
+        "2: faithful summaries are accepted ('can or not remind him to sleep by 10' is a question, not a negation)",
+        [(SUPPORT, '    r"\\b(?:(?<!\\bor )not|no longer|no|never|nor|', '    r"\\b(?:not|no longer|no|never|nor|')],
+        ["tests/unit/test_support_family_words.py"],
+    ),
+    m(
+        "2.support-or-not-before-quote-read-as-negation",
+        "2: faithful summaries are accepted ('can or not [remind him]' leaves out no negation)",
+        [(SUPPORT, "    r\"\\b(?:(?<!\\bor )not|never|no longer|won't|", "    r\"\\b(?:not|never|no longer|won't|")],
+        ["tests/unit/test_support_family_words.py"],
+    ),
+    m(
         "2.support-my-relative-given-to-writer",
         '2: a claim the cited turns do not support does not become a memory ("my wife olga started night shifts" is '
         "not the writer's)",

@@ -304,6 +304,11 @@ def test_a_denial_stated_as_a_grant_or_a_plan_is_refused(summary: str, turn: str
         ("Jaylen gets no screens after 8 pm on school nights.", SCREENS, "no screens after 8 on school nights"),
         ("The kids get no screens on weeknights.", WEEKNIGHTS, "the kids get no screens on weeknights anymore"),
         ("The family will not be doing the turkey this year.", TURKEY, "doing the turkey this year"),
+        (
+            "Remind Declan to sleep by 10 pm every night until his exams finish.",
+            "exams next thursday already, very stressed. can or not remind him to sleep by 10 every night until exams finish",
+            "remind him to sleep by 10 every night until exams finish",
+        ),
     ],
 )
 def test_a_denial_kept_is_accepted(summary: str, turn: str, quote: str) -> None:

@@ -741,7 +741,8 @@ FILLER = frozenset(
     bless big news fyi guess think know mean sure right well kinda sorta stuff things thing lot lots""".split()  # noqa: SIM905
 )
 _NEGATORS = re.compile(
-    r"\b(?:not|no longer|no|never|nor|none|nothing|nobody|cannot|any ?more|stopped|quit|quits|quitting|"
+    # Not the "or not" of a question: "can or not remind him" (Singlish), "whether or not".
+    r"\b(?:(?<!\bor )not|no longer|no|never|nor|none|nothing|nobody|cannot|any ?more|stopped|quit|quits|quitting|"
     r"(?:give|gives|gave|given|giving) up|"
     r"outgrown|outgrew|refuses?|refused|hates?|hated|dislikes?|disliked|can't stand|cant stand|scared|afraid|"
     r"frightened|terrified|petrified|banned|forbidden|\w+n't|" + foreign_words.NEGATORS + r")\b",
@@ -1572,10 +1573,11 @@ def _asks(sentence: str, start: int, quotes: Sequence[str]) -> bool:
     return not re.search(r";|\b(?:so|but)\b", after)
 
 
-#: A negation the quote starts just after: "we won't be [doing the turkey this year]".
+#: A negation the quote starts just after: "we won't be [doing the turkey this year]"; not
+#: the "or not" of a question ("can or not [remind him to sleep by 10]", Singlish).
 _NEGATION_BEFORE = re.compile(
-    r"\b(?:not|never|no longer|won't|wont|don't|dont|doesn't|doesnt|didn't|didnt|can't|cant|isn't|aren't|wasn't|"
-    r"weren't|shouldn't|mustn't)(?: (?:be|have|been|going to|gonna|get to))?\s*$",
+    r"\b(?:(?<!\bor )not|never|no longer|won't|wont|don't|dont|doesn't|doesnt|didn't|didnt|can't|cant|isn't|"
+    r"aren't|wasn't|weren't|shouldn't|mustn't)(?: (?:be|have|been|going to|gonna|get to))?\s*$",
     re.I,
 )
 #: A summary that keeps the report as a report: "Kevin says his father said he can skip ...",
