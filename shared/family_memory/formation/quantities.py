@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 
 from family_memory.domain.text import normalise_for_match
+from family_memory.formation import number_words
 
 #: Each unit: its dimension and its size in that dimension's base (days, grams, millilitres,
 #: metres). A month is 30 days and a year 365 for comparing within a tenth, never for dates.
@@ -60,32 +61,7 @@ _SAID_AS = {
     "yr": "years",
     "yrs": "years",
 }
-_NUMBER_WORDS = {
-    "a": 1,
-    "an": 1,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "fifteen": 15,
-    "eighteen": 18,
-    "twenty": 20,
-    "thirty": 30,
-    "forty": 40,
-    "forty-five": 45,
-    "fifty": 50,
-    "sixty": 60,
-    "ninety": 90,
-    "couple": 2,
-}
+_NUMBER_WORDS = {**number_words.CARDINALS, "a": 1, "an": 1, "couple": 2}  # "a fortnight", "a couple of weeks"
 _NUMBER = r"\d+(?:\.\d+)?|" + "|".join(sorted((re.escape(w) for w in _NUMBER_WORDS), key=len, reverse=True))
 _QUANTITY = re.compile(
     rf"(?<![\w.,£$€])(?P<half>half (?:of )?)?(?P<n>{_NUMBER})(?P<and_half> and a half)?(?: of)?[\s-]?"

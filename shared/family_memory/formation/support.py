@@ -42,7 +42,15 @@ from datetime import date
 from difflib import SequenceMatcher
 
 from family_memory.domain.text import normalise_for_match
-from family_memory.formation import calendar_values, foreign_words, holidays, paraphrase, quantities, senses
+from family_memory.formation import (
+    calendar_values,
+    foreign_words,
+    holidays,
+    number_words,
+    paraphrase,
+    quantities,
+    senses,
+)
 from family_memory.formation.dates import WEEKDAY_FORMS, find_dates, past_tense, weekday_number
 from family_memory.formation.relations import ADULT_RELATIONS, CHILD_RELATIONS, KIN_WORDS, RELATION_WORDS
 from family_memory.formation.text_similarity import STOPWORDS
@@ -327,47 +335,7 @@ def _kind_of_a_named_place(word: str, summary: str, pool: Sequence[str]) -> bool
     return False
 
 
-_NUMBER_WORDS = {
-    "zero": 0,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "thirteen": 13,
-    "fourteen": 14,
-    "fifteen": 15,
-    "sixteen": 16,
-    "seventeen": 17,
-    "eighteen": 18,
-    "nineteen": 19,
-    "twenty": 20,
-    "thirty": 30,
-    "forty": 40,
-    "fifty": 50,
-    "sixty": 60,
-    "hundred": 100,
-    "first": 1,
-    "second": 2,
-    "third": 3,
-    "fourth": 4,
-    "fifth": 5,
-    "sixth": 6,
-    "seventh": 7,
-    "eighth": 8,
-    "ninth": 9,
-    "tenth": 10,
-    "twice": 2,
-    "once": 1,
-    "dozen": 12,
-}
+_NUMBER_WORDS = {**number_words.CARDINALS, **number_words.ORDINALS, **number_words.TIMES}
 _TOKEN = re.compile(r"\d+(?:[:.,]\d+)*(?:st|nd|rd|th|k)?|[^\W\d_]+(?:['’-][^\W\d_]+)*", re.UNICODE)
 #: Minutes said in words before "past" or "to" ("twenty past 10", "ten to 8", "half 4").
 _CLOCK_MINUTES = {"five": 5, "ten": 10, "quarter": 15, "twenty": 20, "twenty-five": 25, "twenty five": 25, "half": 30}
