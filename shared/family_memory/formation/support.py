@@ -1888,9 +1888,8 @@ def _denied_thing_granted(
     """A thing the source clause denies by a determiner ("no screens after 8", "nae sweets") that
     the summary clause grants ("may use screens after 8 pm"), with nothing in it that keeps the
     denial: the one word carries the rule, however many words around it agree."""
-    if not _GRANTS.search(clause) or _KEEPS_DENIAL.search(
-        clause
-    ):  # (a negated grant is no grant: its words are read negated)
+    # (A negated grant, "may not use screens", is no grant: its words are read negated.)
+    if not _GRANTS.search(clause) or _KEEPS_DENIAL.search(clause):
         return None
     folded = normalise_for_match(source)
     for word, state in ours.items():
@@ -2202,7 +2201,7 @@ def _misbound(
         and not _held(relative, said_in_summary)
         and not _held(ABBREVIATIONS.get(relative, relative), said_in_summary)
     ):
-        # "my wife olga is working nights" by Dmitri is not "Dmitri works nights".
+        # "my wife olga started night shifts" by Dmitri is not "Dmitri started night shifts".
         return f"the turn says that of {writer}'s {relative}, not {writer}"
     if not ours or "family" in ours:
         return None
