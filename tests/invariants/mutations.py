@@ -2093,6 +2093,25 @@ MUTATIONS: list[Mutation] = [
         ["tests/unit/test_support_family_words.py"],
     ),
     m(
+        "2.support-sorry-no-unread",
+        "2: a claim the cited turns do not support does not become a memory ('the 9th -- sorry no, the 19th' kept as the 9th)",
+        [(SUPPORT, "(?:sorry,? no|sorry|no wait|", "(?:sorry|no wait|")],
+        ["tests/unit/test_support_family_words.py"],
+    ),
+    m(
+        "2.support-ordinal-taken-back-unread",
+        "2: a claim the cited turns do not support does not become a memory ('the 9th' taken back is the summary's 'December 9')",
+        [
+            (
+                SUPPORT,
+                '        took_back, instead = _ORDINAL.sub(r"\\1", took_back), _ORDINAL.sub(r"\\1", instead)\n',
+                "",
+                "_speech_problems",
+            )
+        ],
+        ["tests/unit/test_support_family_words.py"],
+    ),
+    m(
         "2.support-my-relative-given-to-writer",
         '2: a claim the cited turns do not support does not become a memory ("my wife olga started night shifts" is '
         "not the writer's)",

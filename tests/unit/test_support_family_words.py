@@ -391,3 +391,16 @@ def test_a_diet_or_a_change_the_turns_say_less_of_is_refused(summary: str, turn:
 )
 def test_a_diet_or_a_change_said_as_the_turns_say_it_is_accepted(summary: str, turn: str) -> None:
     assert verdict(summary, turn) == []
+
+
+# --- "sorry no" takes a day of the month back ----------------------------------------------------
+
+DENTIST = "Ethan dentist is on the 9th -- sorry no, the 19th, I keep mixing up."
+
+
+def test_a_day_taken_back_with_sorry_no_is_refused_and_the_corrected_one_kept() -> None:
+    found = verdict("Ethan's dentist appointment is on the 9th.", DENTIST, quote="Ethan dentist is on the 9th")
+    assert any("took back" in p for p in found), found
+    found = verdict("Ethan's dentist appointment is on December 9.", DENTIST, quote="Ethan dentist is on the 9th")
+    assert any("took back" in p for p in found), found  # "the 9th" is the summary's "December 9"
+    assert verdict("Ethan's dentist appointment is on the 19th.", DENTIST, quote="sorry no, the 19th") == []

@@ -386,8 +386,8 @@ _DECLINE = re.compile(
     re.I,
 )
 _CORRECTION = re.compile(
-    r"(?P<before>[^,;!?—–]{1,60}?)\s*[,.—–-]*\s*(?:sorry|no wait|wait no|wait|i mean|oops i mean|oops|ugh no|"
-    r"ah no|no no|no sorry|actually no|actually|scratch that|correction|or rather|"
+    r"(?P<before>[^,;!?—–]{1,60}?)\s*[,.—–-]*\s*(?:sorry,? no|sorry|no wait|wait no|wait|i mean|oops i mean|oops|"
+    r"ugh no|ah no|no no|no sorry|actually no|actually|scratch that|correction|or rather|"
     r"no(?=,? (?:the |on |at )?\d))\b[,.—–\s-]*"
     r"(?P<after>(?:[^,;!?.]|\.(?=\d)|(?<=mr|ms|dr|st)\.|(?<=mrs)\.){1,60})",
     re.I,
@@ -1541,6 +1541,7 @@ def _asks(sentence: str, start: int, quotes: Sequence[str]) -> bool:
     return not re.search(r";|\b(?:so|but)\b", after)
 
 
+_ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)$")
 #: A negation the quote starts just after: "we won't be [doing the turkey this year]"; not
 #: the "or not" of a question ("can or not [remind him to sleep by 10]", Singlish).
 _NEGATION_BEFORE = re.compile(
@@ -1602,8 +1603,10 @@ def _speech_problems(claim: Claim, primary: str) -> list[str]:
             and not _ANNUAL.search(claim.summary)  # "my birthday was on monday the 2nd": it is every year
         ):
             problems.append("the turn tells of one occasion; the summary makes it a habit")
-    summary_tokens = _tokens(claim.summary)
+    # A day of the month is the same number however written: "the 9th" is the summary's "December 9".
+    summary_tokens = [_ORDINAL.sub(r"\1", w) for w in _tokens(claim.summary)]
     for took_back, instead in _retracted(primary):
+        took_back, instead = _ORDINAL.sub(r"\1", took_back), _ORDINAL.sub(r"\1", instead)
         if _held(took_back, summary_tokens) and not _held(instead, summary_tokens):
             problems.append(f"the summary keeps {took_back!r}, which the speaker took back")
     return list(dict.fromkeys(problems))
