@@ -2112,6 +2112,32 @@ MUTATIONS: list[Mutation] = [
         ["tests/unit/test_support_family_words.py"],
     ),
     m(
+        "2.support-denied-allergen-accepted",
+        "2: a claim the cited turns do not support does not become a memory ('allergic of cats, not of dogs' as 'allergic to dogs')",
+        [
+            (
+                SUPPORT,
+                "        if any(_alike(allergen, d) for d in denied) and not any(_alike(allergen, a) for a in said):",
+                "        if False:",
+                "_allergy_swapped",
+            )
+        ],
+        ["tests/unit/test_support_family_words.py"],
+    ),
+    m(
+        "2.support-said-allergen-refused",
+        "2: faithful summaries are accepted ('allergic to cats but not to dogs' keeps the turn's allergen)",
+        [
+            (
+                SUPPORT,
+                "        if any(_alike(allergen, d) for d in denied) and not any(_alike(allergen, a) for a in said):",
+                "        if True:",
+                "_allergy_swapped",
+            )
+        ],
+        ["tests/unit/test_support_family_words.py"],
+    ),
+    m(
         "2.support-my-relative-given-to-writer",
         '2: a claim the cited turns do not support does not become a memory ("my wife olga started night shifts" is '
         "not the writer's)",

@@ -404,3 +404,17 @@ def test_a_day_taken_back_with_sorry_no_is_refused_and_the_corrected_one_kept() 
     found = verdict("Ethan's dentist appointment is on December 9.", DENTIST, quote="Ethan dentist is on the 9th")
     assert any("took back" in p for p in found), found  # "the 9th" is the summary's "December 9"
     assert verdict("Ethan's dentist appointment is on the 19th.", DENTIST, quote="sorry no, the 19th") == []
+
+
+# --- an allergen the turns deny, made one -------------------------------------------------------
+
+CATS = "My son Tiago he is allergic of cats, not of dogs, so is ok when we go to my sister, she have only one cão."
+
+
+def test_an_allergen_the_turns_deny_is_refused_and_the_said_one_kept() -> None:
+    found = verdict(
+        "Declan's son is allergic to dogs but not to cats.", CATS, quote="he is allergic of cats, not of dogs"
+    )
+    assert any("not dogs" in p for p in found), found
+    kept = "Declan's son is allergic to cats but not to dogs."
+    assert verdict(kept, CATS, quote="he is allergic of cats, not of dogs") == []

@@ -1061,6 +1061,8 @@ def check_support(
     # Each quoted turn ends its sentences: the next turn's words lead to no quote of this one.
     problems += _speech_problems(claim, "\n".join(t.text for t in quoted))
     problems += _polarity_problems(claim.summary, sources)
+    if swapped_allergy := _allergy_swapped(claim.summary, "\n".join(t.text for t in sources)):
+        problems.append(swapped_allergy)
 
     # Dates: an absolute date in the summary is one the turn's words name on the day they were said.
     day = said_on or date(2026, 6, 10)
@@ -1900,6 +1902,27 @@ def _denied_thing_granted(
         denied = state is False and match is not None and theirs[match] is True
         if denied and re.search(rf"\b(?:no|nae|zero) {re.escape(str(match))}\b", folded):
             return match
+    return None
+
+
+_ALLERGIC_TO = re.compile(r"\b(?<!not )(?<!n't )(?<!never )allergic (?:to|of) (?:the |an? )?([^\W\d_]+)", re.I)
+#: An allergen the turns deny: "allergic of cats, not of dogs", "not allergic to eggs".
+_NOT_ALLERGIC_TO = re.compile(
+    r"\b(?:not|isn't|isnt|aren't|never) (?:allergic )?(?:to|of) (?:the |an? )?([^\W\d_]+)", re.I
+)
+
+
+def _allergy_swapped(summary: str, source_text: str) -> str | None:
+    """An allergen the turns deny that the summary makes one: "he is allergic of cats, not of
+    dogs" is not "Tiago is allergic to dogs" (the polarity reading compares no allergens)."""
+    folded = normalise_for_match(source_text)
+    denied = _NOT_ALLERGIC_TO.findall(folded)
+    if not denied:
+        return None
+    said = _ALLERGIC_TO.findall(folded)
+    for allergen in _ALLERGIC_TO.findall(normalise_for_match(summary)):
+        if any(_alike(allergen, d) for d in denied) and not any(_alike(allergen, a) for a in said):
+            return f"the turns say not {allergen}"
     return None
 
 
