@@ -1877,7 +1877,7 @@ MUTATIONS: list[Mutation] = [
         [
             (
                 SUPPORT,
-                "    found |= {float(_MONEY_WORDS[w]) for w in _tokens(lowered) if w in _MONEY_WORDS}\n    for match in _WORD_TIMES.finditer(lowered):\n",
+                "    found |= {float(_MONEY_WORDS[w]) for w in _tokens(lowered) if w in _MONEY_WORDS}\n    for match in _HUNDREDS_IN_WORDS.finditer(lowered):\n",
                 "    for match in []:\n",
                 "_numbers",
             )
@@ -2022,8 +2022,8 @@ MUTATIONS: list[Mutation] = [
         [
             (
                 "shared/family_memory/formation/calendar_values.py",
-                "        if len(weekdays) != 1 or _SCHEDULE_CHANGE.search(sentence):",
-                "        if not weekdays:",
+                "        if len(days) != 1 or days[0] not in weekly or _SCHEDULE_CHANGE.search(sentence):",
+                "        if len(days) != 1 or days[0] not in weekly:",
                 "occasion_made_weekly",
             )
         ],
@@ -2133,6 +2133,19 @@ MUTATIONS: list[Mutation] = [
                 "        if any(_alike(allergen, d) for d in denied) and not any(_alike(allergen, a) for a in said):",
                 "        if True:",
                 "_allergy_swapped",
+            )
+        ],
+        ["tests/unit/test_support_family_words.py"],
+    ),
+    m(
+        "2.support-other-weekday-read-as-the-habit",
+        "2: faithful summaries are accepted (a past Saturday says nothing of a Thursday habit)",
+        [
+            (
+                "shared/family_memory/formation/calendar_values.py",
+                "        if len(days) != 1 or days[0] not in weekly or _SCHEDULE_CHANGE.search(sentence):",
+                "        if len(days) != 1 or _SCHEDULE_CHANGE.search(sentence):",
+                "occasion_made_weekly",
             )
         ],
         ["tests/unit/test_support_family_words.py"],

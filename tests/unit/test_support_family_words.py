@@ -418,3 +418,19 @@ def test_an_allergen_the_turns_deny_is_refused_and_the_said_one_kept() -> None:
     assert any("not dogs" in p for p in found), found
     kept = "Declan's son is allergic to cats but not to dogs."
     assert verdict(kept, CATS, quote="he is allergic of cats, not of dogs") == []
+
+
+def test_one_past_occasion_of_another_weekday_says_nothing_of_the_habit() -> None:
+    turn = "we took nan to the match on saturday, she loved it. bingo thursday as usual"
+    assert verdict("Nan has bingo on Thursdays.", turn, quote="bingo thursday as usual") == []
+
+
+@pytest.mark.parametrize(
+    ("summary", "turn"),
+    [
+        ("Sasha has art on Thursdays.", "sasha's got art on thurs"),  # "got" is "has", not a past
+        ("Seo-yeon's piano is now on Thursdays.", "sori academy moved seo-yeon's piano to thursday"),  # a new schedule
+    ],
+)
+def test_one_weekday_said_as_a_habit_or_a_new_schedule_is_accepted(summary: str, turn: str) -> None:
+    assert verdict(summary, turn) == []

@@ -566,8 +566,6 @@ def problems(
 
 
 _DAY = r"(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?"
-#: A weekday the summary makes a habit of: "on Thursdays", "every Thursday", "each Sunday".
-_WEEKLY = re.compile(rf"\b(?:(?:every|each|most|all) {_DAY}\b|{_DAY}s\b)", re.I)
 #: One occasion of a weekday: "this thursday", "last sunday", "next tues", "on the thursday".
 _ONE_DAY = re.compile(rf"\b(?:this|last|next|coming|that|the) (?:coming )?{_DAY}\b(?!s)", re.I)
 #: A regular verb's simple past, or an irregular one's, before or after a bare weekday: "Mama Jo
@@ -577,20 +575,32 @@ _PAST = re.compile(
 )
 
 
+def _weekly_days(summary: str) -> set[int]:
+    """The weekdays a summary makes a habit of: "on Thursdays", "every Thursday", "each Sunday"."""
+    words = [w.lower() for w in _WORD.findall(summary)]
+    return {
+        _SUMMARY_WEEKDAYS[w]
+        for n, w in enumerate(words)
+        if w in _SUMMARY_WEEKDAYS
+        and ((w.removesuffix("s") in WEEKDAYS and w.endswith("s")) or words[n - 1 : n] in (["every"], ["each"]))
+    }
+
+
 def occasion_made_weekly(summary: str, text: str) -> str | None:
     """A weekday habit the summary makes of one occasion the turns tell ("I'm doing the school run
     this Thursday since Aoife's away" is not "every Thursday"; "Mama Jo watched the twins Thursday"
-    not "on Thursdays"): the summary says the weekday as a habit, the turns say it only as one
-    day (after "this", "last", "next", or in the past tense) and say nothing recurs."""
-    if not _WEEKLY.search(summary) or paraphrase.recurring(text):
+    not "on Thursdays"): the summary makes a weekday a habit, and a sentence of the turns names
+    that weekday alone, once, as one day (after "this", "last", "next", or in the past tense),
+    while nothing they say recurs."""
+    weekly = _weekly_days(summary)
+    if not weekly or paraphrase.recurring(text):
         return None
-    plain = normalise_for_match(text)
-    for sentence in re.split(r"(?<=[.!?])\s+|\n+", plain):
-        weekdays = re.findall(rf"\b{_DAY}\b", sentence)
-        if len(weekdays) != 1 or _SCHEDULE_CHANGE.search(sentence):
+    for sentence in re.split(r"(?<=[.!?])\s+|\n+", normalise_for_match(text)):
+        days = [_WEEKDAY_FORMS[w] for w in _WORD.findall(sentence) if w in _WEEKDAY_FORMS]
+        if len(days) != 1 or days[0] not in weekly or _SCHEDULE_CHANGE.search(sentence):
             continue  # "changed seo-yeon's piano to wed and fri": a new schedule, not an occasion
         if _ONE_DAY.search(sentence) or _PAST.search(sentence):
-            return f"the turns tell of one {weekdays[0]}; the summary makes it every week"
+            return f"the turns tell of one {WEEKDAYS[days[0]].title()}; the summary makes it every week"
     return None
 
 

@@ -424,10 +424,8 @@ _FREQUENCY_AND_SCOPE: tuple[tuple[str, str], ...] = (
     ("siempre, sempre, toujours, immer", "always"),
     ("nunca, jamais, niemals", "never"),
     ("solamente, somente, seulement, nur, soltanto", "only just"),
-    # holidays and everyday words (Portuguese, Spanish, French, German, Tagalog, Swahili)
-    ("natal, navidad, noel, weihnachten, pasko, krismasi", "christmas"),
-    ("vespera de natal, noite de natal, nochebuena, heiligabend, noche buena", "christmas eve"),
-    ("pascoa, pascua, paques, ostern", "easter"),
+    # everyday words (Portuguese, Spanish, French, German, Tagalog, Swahili); holidays are
+    # formation/holidays.py's
     ("melhor amiga, melhor amigo, mejor amiga, mejor amigo, meilleure amie, meilleur ami", "best friend"),
     ("beste freundin, bester freund, matalik na kaibigan, rafiki wa karibu", "best friend"),
     ("sem, sin, sans, ohne, walang, bila", "without no"),
@@ -457,8 +455,6 @@ def english_words(text: str) -> list[str]:
     subah" -> every, daily, day; "kabhi chikki mat daalna" -> never."""
     plain = _plain(text)
     words = [w for m in _LENT_FORMS.finditer(plain) for w in _LENT[m.group(1).lower()]]
-    if "christmas" in words and re.search(r"\b24\b", plain):
-        words.append("eve")  # "no natal a ceia é na noite do dia 24": Christmas Eve
     return words + (["never"] if _HINDI_NEVER.search(plain) else [])
 
 

@@ -104,8 +104,13 @@ def holidays(text: str) -> set[str]:
 
 
 def english_words(text: str) -> list[str]:
-    """The English words of the holidays a text names, for the word check's pool."""
-    return [w for name in holidays(text) for w in re.findall(r"[a-z']+", _HOLIDAYS[name][0])]
+    """The English words of the holidays a text names, for the word check's pool ("no natal a
+    ceia é na noite do dia 24": Christmas, and its Eve)."""
+    names = holidays(text)
+    words = [w for name in names for w in re.findall(r"[a-z']+", _HOLIDAYS[name][0])]
+    if "christmas" in names and re.search(r"\b24\b", text):
+        words.append("eve")
+    return words
 
 
 def _compatible(ours: str, theirs: str) -> bool:

@@ -587,7 +587,7 @@ def _numbers(text: str) -> set[float]:
         hh, mm = (match.group(1), match.group(2)) if match.group(1) else (match.group(3), match.group(4))
         found.add(int(hh) + int(mm) / 60)
     found |= {float(_MONEY_WORDS[w]) for w in _tokens(lowered) if w in _MONEY_WORDS}
-    for match in _WORD_TIMES.finditer(lowered):
+    for match in _HUNDREDS_IN_WORDS.finditer(lowered):
         if match.group(1) in _NUMBER_WORDS:
             found.add(float(_NUMBER_WORDS[match.group(1)]) * (100 if match.group(2) == "hundred" else 1000))
     # Thousands said once stay thousands in the same sentence: "12k total, we have about 9 saved".
@@ -622,7 +622,7 @@ _MILITARY_TIME = re.compile(
 )
 #: Money in words: "a tenner", "a fiver"; "five thousand naira", "two hundred quid".
 _MONEY_WORDS = {"tenner": 10, "fiver": 5}
-_WORD_TIMES = re.compile(r"\b([a-z]+(?:-[a-z]+)?) (hundred|thousand)\b")
+_HUNDREDS_IN_WORDS = re.compile(r"\b([a-z]+(?:-[a-z]+)?) (hundred|thousand)\b")
 #: A value carried over from what was said before: "same time", "usual time", "as before".
 #: An age: "turns 3", "she'll be 3", "3 years old", "third birthday" (what the family said of a
 #: person's age holds for the summary's "third birthday party" of the same person).
