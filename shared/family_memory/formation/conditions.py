@@ -413,6 +413,8 @@ def done_before_it_happens(summary: str, quoted: str) -> str | None:
     """A change the turn says is to come that the summary says is done: "told coach im quitting
     after the season ends in nov" is not "Zoe has already quit soccer"."""
     folded = _fold(quoted)
+    if _TO_COME.search(summary) or re.search(r"\b(?:from|starting)\b", summary, re.I):
+        return None  # "has moved from Wednesdays to Thursdays ... from next week" says when
     if _DONE.search(summary) and _TO_COME.search(folded) and not re.search(r"\b(?:already|just)\b", folded):
         return "the turn says it is to come; the summary says it is done"
     return None
